@@ -1,0 +1,21 @@
+// The `ingot` command.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "ingot/cli/commands.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
+    std::printf("usage: ingot <command> [args]\n\ncommands:\n  demo    run the built-in demo\n");
+    return argc < 2 ? 1 : 0;
+  }
+  try {
+    if (std::strcmp(argv[1], "demo") == 0) return ingot::cli::run_demo(argc - 2, argv + 2);
+    std::fprintf(stderr, "ingot: unknown command '%s' (see ingot --help)\n", argv[1]);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ingot: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,98 @@
+#include "ingot/core/storage.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "ingot/core/error.h"
+
+namespace ingot {
+namespace {
+
+std::atomic<int64_t> g_live_owned_bytes{0};
+constexpr size_t kAlignment = 64;
+
+}  // namespace
+
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  INGOT_CHECK(fd >= 0, IoError, "[MappedFile] cannot open '{}': {}", path, std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    INGOT_THROW(IoError, "[MappedFile] '{}' is not a regular file", path);
+  }
+  std::shared_ptr<MappedFile> file(new MappedFile());
+  file->path_ = path;
+  file->size_ = size_t(st.st_size);
+  if (file->size_ > 0) {
+    void* p = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      INGOT_THROW(IoError, "[MappedFile] cannot map '{}': {}", path, std::strerror(err));
+    }
+    file->data_ = static_cast<const uint8_t*>(p);
+  }
+  ::close(fd);
+  return file;
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zero_fill) {
+  std::shared_ptr<Storage> s(new Storage());
+  // Round up so aligned_alloc's size requirement holds; allocate at least one line so
+  // data() is never null (size-0 tensors still get a valid pointer).
+  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  s->data_ = std::aligned_alloc(kAlignment, rounded);
+  INGOT_CHECK(s->data_ != nullptr, Error, "[Storage] out of memory allocating {} bytes", nbytes);
+  if (zero_fill) std::memset(s->data_, 0, rounded);
+  s->nbytes_ = nbytes;
+  s->owned_ = true;
+  g_live_owned_bytes += int64_t(nbytes);
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::from_mapped_file(std::shared_ptr<MappedFile> file,
+                                                   size_t offset, size_t nbytes) {
+  INGOT_CHECK(offset <= file->size() && nbytes <= file->size() - offset, IoError,
+              "[Storage] region [{}, {}) lies outside '{}' ({} bytes)", offset,
+              offset + nbytes, file->path(), file->size());
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = const_cast<uint8_t*>(file->data()) + offset;
+  s->nbytes_ = nbytes;
+  s->writable_ = false;
+  s->mapped_ = std::move(file);
+  return s;
+}
+
+std::shared_ptr<Storage> Storage::from_external(void* data, size_t nbytes,
+                                                std::shared_ptr<void> owner, bool writable) {
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = data;
+  s->nbytes_ = nbytes;
+  s->writable_ = writable;
+  s->owner_ = std::move(owner);
+  return s;
+}
+
+Storage::~Storage() {
+  if (owned_) {
+    std::free(data_);
+    g_live_owned_bytes -= int64_t(nbytes_);
+  }
+}
+
+int64_t Storage::live_owned_bytes() { return g_live_owned_bytes.load(); }
+
+}  // namespace ingot

@@ -1,0 +1,70 @@
+// Storage: a reference-counted byte buffer that tensors view.
+//
+// Either owned (64-byte aligned heap memory, zero-filled on request) or borrowed from
+// something that keeps it alive: a read-only mmap of a file region (weights, artifacts),
+// or caller-provided memory. Borrowed read-only storage is never written: kernels that
+// write check writable() through Tensor::check_writable().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ingot {
+
+// A whole file mapped read-only into memory. Regions of it become Storages that keep
+// the mapping alive.
+class MappedFile {
+ public:
+  // Throws IoError naming the path when it cannot be opened or mapped.
+  static std::shared_ptr<MappedFile> open(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  MappedFile() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  std::string path_;
+};
+
+class Storage {
+ public:
+  // Owned, 64-byte aligned memory of nbytes (zeroed when zero_fill).
+  static std::shared_ptr<Storage> allocate(size_t nbytes, bool zero_fill = false);
+  // nbytes at offset inside a mapped file; throws IoError if the region is outside it.
+  static std::shared_ptr<Storage> from_mapped_file(std::shared_ptr<MappedFile> file,
+                                                   size_t offset, size_t nbytes);
+  // External memory kept alive by `owner`.
+  static std::shared_ptr<Storage> from_external(void* data, size_t nbytes,
+                                                std::shared_ptr<void> owner, bool writable);
+
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  bool writable() const { return writable_; }
+  bool is_mapped() const { return mapped_ != nullptr; }
+
+  // Bytes currently held by owned storages in this process (for memory tests).
+  static int64_t live_owned_bytes();
+
+ private:
+  Storage() = default;
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  bool writable_ = true;
+  bool owned_ = false;
+  std::shared_ptr<MappedFile> mapped_;
+  std::shared_ptr<void> owner_;
+};
+
+}  // namespace ingot
