@@ -1,0 +1,67 @@
+// Reading a Hugging Face config.json with errors that name the file and the key.
+//
+// Architecture files read their hyper-parameters through ConfigReader; a missing or
+// mistyped key is an IoError such as
+//   "[config] 'qwen3/config.json': key 'num_attention_heads' is missing (an integer)".
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ingot::models {
+
+// Rotary position embedding parameters, from `rope_parameters` (transformers 5) or the
+// older `rope_theta` + `rope_scaling` keys.
+struct RopeConfig {
+  std::string type = "default";  // default | linear | dynamic | llama3 | yarn
+  double theta = 10000.0;
+  double factor = 1.0;
+  double partial_rotary_factor = 1.0;
+  // llama3
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  std::optional<int64_t> original_max_position_embeddings;
+  // yarn
+  double beta_fast = 32.0;
+  double beta_slow = 1.0;
+  std::optional<double> attention_factor;
+  std::optional<double> mscale;
+  std::optional<double> mscale_all_dim;
+  bool truncate = true;
+};
+
+class ConfigReader {
+ public:
+  // Parses `path` (a config.json); throws IoError naming it when unreadable or invalid.
+  static ConfigReader from_file(const std::string& path);
+  static ConfigReader from_json_text(const std::string& text, const std::string& origin);
+  ~ConfigReader();
+  ConfigReader(ConfigReader&&) noexcept;
+
+  const std::string& origin() const { return origin_; }
+  bool has(const std::string& key) const;  // present and not null
+  int64_t get_int(const std::string& key) const;
+  int64_t get_int(const std::string& key, int64_t fallback) const;
+  std::optional<int64_t> get_optional_int(const std::string& key) const;
+  double get_double(const std::string& key) const;
+  double get_double(const std::string& key, double fallback) const;
+  bool get_bool(const std::string& key, bool fallback) const;
+  std::string get_string(const std::string& key) const;
+  std::string get_string(const std::string& key, const std::string& fallback) const;
+  // `architectures[0]`; IoError when absent.
+  std::string architecture() const;
+  RopeConfig rope() const;
+
+ private:
+  ConfigReader(std::unique_ptr<nlohmann::json> json, std::string origin);
+  const nlohmann::json* find(const std::string& key) const;
+  [[noreturn]] void fail(const std::string& key, const char* expected) const;
+
+  std::unique_ptr<nlohmann::json> json_;
+  std::string origin_;
+};
+
+}  // namespace ingot::models
