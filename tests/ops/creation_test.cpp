@@ -51,8 +51,9 @@ TEST(Full, InfersDTypeFromFillValue) {
   for (DType dtype : testing::kAllDTypes) {
     Tensor z = full({3, 0, 2}, 7, dtype);
     EXPECT_EQ(z.sizes(), (IntShape{3, 0, 2}));
-    testing::expect_close(full({4, 1}, 7, dtype), std::vector<double>(4, dtype == DType::Bool ? 1 : 7),
-                          0, 0, fmt::format("{}", dtype));
+    testing::expect_close(full({4, 1}, 7, dtype),
+                          std::vector<double>(4, dtype == DType::Bool ? 1 : 7), 0, 0,
+                          fmt::format("{}", dtype));
   }
   Tensor big = full({300000}, -2, DType::I32);  // threaded fill
   EXPECT_EQ(values(big)[299999], -2);

@@ -50,7 +50,8 @@ std::vector<double> ref_index_put(const Tensor& self, const Indices& indices, co
   IntShape block;
   for (const Entry& e : per_dim) {
     if (!e.used) continue;
-    if (e.shape.size() > block.size()) block.insert(block.begin(), e.shape.size() - block.size(), 1);
+    if (e.shape.size() > block.size())
+      block.insert(block.begin(), e.shape.size() - block.size(), 1);
     for (size_t i = 0; i < e.shape.size(); ++i) {
       int64_t& b = block[block.size() - e.shape.size() + i];
       if (b == 1) b = e.shape[i];
@@ -61,7 +62,8 @@ std::vector<double> ref_index_put(const Tensor& self, const Indices& indices, co
   for (size_t i = 0; i < ss.size(); ++i) {
     if (per_dim[i].used) used_dims.push_back(int64_t(i));
   }
-  bool adjacent = used_dims.empty() || used_dims.back() - used_dims.front() + 1 == int64_t(used_dims.size());
+  bool adjacent =
+      used_dims.empty() || used_dims.back() - used_dims.front() + 1 == int64_t(used_dims.size());
   const int64_t first = adjacent && !used_dims.empty() ? used_dims.front() : 0;
   IntShape target;
   std::vector<int64_t> target_dim;  // self dim of each target dim, or -1 for block dims
@@ -85,8 +87,10 @@ std::vector<double> ref_index_put(const Tensor& self, const Indices& indices, co
     IntShape bp;
     IntShape sp(ss.size(), 0);
     for (size_t i = 0; i < tp.size(); ++i) {
-      if (target_dim[i] < 0) bp.push_back(tp[i]);
-      else sp[size_t(target_dim[i])] = tp[i];
+      if (target_dim[i] < 0)
+        bp.push_back(tp[i]);
+      else
+        sp[size_t(target_dim[i])] = tp[i];
     }
     for (size_t i = 0; i < ss.size(); ++i) {
       const Entry& e = per_dim[i];
@@ -121,26 +125,50 @@ std::vector<Case> cases() {
   };
   return {
       {{5, 4}, [=](auto& r) { return Indices{idx({3}, 0, 4)(r)}; }, {3, 4}, "leading dim"},
-      {{5, 4}, [=](auto& r) { return Indices{idx({3}, -5, 4)(r)}; }, {4}, "negative, broadcast values"},
-      {{4, 5, 2}, [=](auto& r) { return Indices{idx({3, 1}, 0, 3)(r), idx({1, 2}, 0, 4)(r)}; },
-       {3, 2, 2}, "two broadcast indices"},
-      {{2, 3, 8, 4}, [=](auto& r) { return Indices{std::nullopt, std::nullopt, idx({2}, 0, 7)(r)}; },
-       {2, 3, 2, 4}, "kv cache [:, :, pos]"},
-      {{3, 4, 5}, [=](auto& r) { return Indices{idx({2}, 0, 2)(r), std::nullopt, idx({2}, 0, 4)(r)}; },
-       {2, 4}, "non-adjacent: block first"},
-      {{3, 4, 5}, [=](auto& r) { return Indices{std::nullopt, idx({2, 2}, 0, 3)(r)}; },
-       {3, 2, 2, 5}, "2-d index in the middle"},
-      {{3, 4}, [=](auto& r) { return Indices{std::nullopt, idx({}, -4, 3)(r)}; }, {}, "0-d index"},
-      {{4, 3},
-       [](std::mt19937& r) {
-         return Indices{testing::random_tensor({4}, DType::Bool, r)};
+      {{5, 4},
+       [=](auto& r) { return Indices{idx({3}, -5, 4)(r)}; },
+       {4},
+       "negative, broadcast values"},
+      {{4, 5, 2},
+       [=](auto& r) {
+         return Indices{idx({3, 1}, 0, 3)(r), idx({1, 2}, 0, 4)(r)};
        },
-       {1, 3}, "bool mask rows"},
+       {3, 2, 2},
+       "two broadcast indices"},
+      {{2, 3, 8, 4},
+       [=](auto& r) {
+         return Indices{std::nullopt, std::nullopt, idx({2}, 0, 7)(r)};
+       },
+       {2, 3, 2, 4},
+       "kv cache [:, :, pos]"},
+      {{3, 4, 5},
+       [=](auto& r) {
+         return Indices{idx({2}, 0, 2)(r), std::nullopt, idx({2}, 0, 4)(r)};
+       },
+       {2, 4},
+       "non-adjacent: block first"},
+      {{3, 4, 5},
+       [=](auto& r) {
+         return Indices{std::nullopt, idx({2, 2}, 0, 3)(r)};
+       },
+       {3, 2, 2, 5},
+       "2-d index in the middle"},
+      {{3, 4},
+       [=](auto& r) {
+         return Indices{std::nullopt, idx({}, -4, 3)(r)};
+       },
+       {},
+       "0-d index"},
+      {{4, 3},
+       [](std::mt19937& r) { return Indices{testing::random_tensor({4}, DType::Bool, r)}; },
+       {1, 3},
+       "bool mask rows"},
       {{4, 3},
        [](std::mt19937& r) {
          return Indices{testing::random_tensor({4, 3}, DType::Bool, r)};
        },
-       {}, "bool mask over all dims"},
+       {},
+       "bool mask over all dims"},
   };
 }
 
@@ -186,9 +214,9 @@ TEST(IndexPut, KvCacheWriteInPlace) {
   Tensor kv = testing::make_tensor({1, 2, 2, 16}, DType::F32, [](int64_t i) { return i + 1.0; });
   index_put_(cache, {std::nullopt, std::nullopt, pos}, kv);
   auto v = values(cache);
-  EXPECT_EQ(v[5 * 16], 1);                // [0, 0, 5, 0]
-  EXPECT_EQ(v[6 * 16 + 15], 32);          // [0, 0, 6, 15]
-  EXPECT_EQ(v[128 + 6 * 16 + 15], 64);    // [0, 1, 6, 15]
+  EXPECT_EQ(v[5 * 16], 1);              // [0, 0, 5, 0]
+  EXPECT_EQ(v[6 * 16 + 15], 32);        // [0, 0, 6, 15]
+  EXPECT_EQ(v[128 + 6 * 16 + 15], 64);  // [0, 1, 6, 15]
   EXPECT_EQ(v[4 * 16], 0);
 }
 
@@ -197,13 +225,15 @@ TEST(IndexPut, ErrorsNameTheProblemAndLeaveSelfUnchanged) {
   Tensor vals = ones({1, 2, 2, 4});
   testing::expect_throw_with<ValueError>(
       [&] {
-        index_put_(cache, {std::nullopt, std::nullopt, Tensor::from_vector<int64_t>({7, 8}, {2})}, vals);
+        index_put_(cache, {std::nullopt, std::nullopt, Tensor::from_vector<int64_t>({7, 8}, {2})},
+                   vals);
       },
       "[index_put_] index 8 is out of bounds for dim 2 of size 8");
   EXPECT_EQ(values(cache), std::vector<double>(64, 0));
-  EXPECT_THROW(index_put_(cache, {std::nullopt, std::nullopt, Tensor::from_vector<int64_t>({-9}, {1})},
-                          ones({1, 2, 1, 4})),
-               ValueError);
+  EXPECT_THROW(
+      index_put_(cache, {std::nullopt, std::nullopt, Tensor::from_vector<int64_t>({-9}, {1})},
+                 ones({1, 2, 1, 4})),
+      ValueError);
   testing::expect_throw_with<ShapeError>(
       [&] {
         index_put(cache, {std::nullopt, std::nullopt, Tensor::from_vector<int64_t>({1, 2, 3}, {3})},
@@ -212,10 +242,11 @@ TEST(IndexPut, ErrorsNameTheProblemAndLeaveSelfUnchanged) {
       "cannot be broadcast to the indexing result of shape [1, 2, 3, 4]");
   EXPECT_THROW(index_put(cache, {Tensor::from_vector<int64_t>({0}, {1})}, ones({4}, DType::F64)),
                DTypeError);
-  EXPECT_THROW(index_put(zeros({2}), {Tensor::from_vector<int64_t>({0}, {1}),
-                                      Tensor::from_vector<int64_t>({0}, {1})},
-                         ones({1})),
-               ShapeError);
+  EXPECT_THROW(
+      index_put(zeros({2}),
+                {Tensor::from_vector<int64_t>({0}, {1}), Tensor::from_vector<int64_t>({0}, {1})},
+                ones({1})),
+      ShapeError);
   EXPECT_THROW(index_put(zeros({4, 3}), {Tensor::empty({3}, DType::Bool, true)}, ones({1})),
                ShapeError);
   // With a mask the values shape is only known from the data: checked in the kernel.

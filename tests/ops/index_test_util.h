@@ -39,11 +39,16 @@ inline Tensor random_values(const IntShape& sizes, DType dtype, std::mt19937& rn
 // Values rounded as storing them in `dtype` would (for reference results).
 inline double round_to(double v, DType dtype) {
   switch (dtype) {
-    case DType::F16: return float(Half(float(v)));
-    case DType::BF16: return float(BFloat16(float(v)));
-    case DType::F32: return double(float(v));
-    case DType::Bool: return v != 0;
-    default: return is_integral(dtype) ? std::trunc(v) : v;
+    case DType::F16:
+      return float(Half(float(v)));
+    case DType::BF16:
+      return float(BFloat16(float(v)));
+    case DType::F32:
+      return double(float(v));
+    case DType::Bool:
+      return v != 0;
+    default:
+      return is_integral(dtype) ? std::trunc(v) : v;
   }
 }
 

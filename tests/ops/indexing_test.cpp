@@ -15,7 +15,8 @@ std::vector<int64_t> ints(const Tensor& t) {
 
 // --- index_select / embedding ---------------------------------------------------------------
 
-std::vector<double> ref_index_select(const Tensor& t, int64_t dim, const std::vector<int64_t>& idx) {
+std::vector<double> ref_index_select(const Tensor& t, int64_t dim,
+                                     const std::vector<int64_t>& idx) {
   IntShape out_sizes = t.sizes();
   out_sizes[size_t(dim)] = int64_t(idx.size());
   const std::vector<double> v = values(t);
@@ -59,7 +60,9 @@ TEST(IndexSelect, ScalarIndexAndErrors) {
   EXPECT_EQ(values(index_select(Tensor::scalar<float>(4), 0, Tensor::scalar<int32_t>(0))),
             std::vector<double>{4});
   testing::expect_throw_with<ValueError>(
-      [&] { index_select(t, 1, Tensor::from_vector<int64_t>({0, 7}, {2})); },
+      [&] {
+        index_select(t, 1, Tensor::from_vector<int64_t>({0, 7}, {2}));
+      },
       "[index_select] index 7 is out of bounds for dim 1 of size 5");
   EXPECT_THROW(index_select(t, 0, Tensor::from_vector<int64_t>({-1}, {1})), ValueError);
   EXPECT_THROW(index_select(t, 0, Tensor::from_vector<float>({0}, {1})), DTypeError);
@@ -71,7 +74,8 @@ TEST(Embedding, LooksUpRows) {
   for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I64}) {
     for (int64_t dim : {4, 32}) {
       Tensor w = testing::random_tensor({10, dim}, dtype, rng);
-      Tensor ids = testing::random_index({2, 3}, 0, 9, rng, dtype == DType::F16 ? DType::I32 : DType::I64);
+      Tensor ids =
+          testing::random_index({2, 3}, 0, 9, rng, dtype == DType::F16 ? DType::I32 : DType::I64);
       for (const Tensor& weight : {w, testing::noncontiguous_like(w)}) {
         Tensor out = embedding(weight, ids);
         ASSERT_EQ(out.sizes(), (IntShape{2, 3, dim}));
@@ -82,7 +86,9 @@ TEST(Embedding, LooksUpRows) {
   }
   Tensor w = Tensor::empty({4, 2}, DType::F32, true);
   testing::expect_throw_with<ValueError>(
-      [&] { embedding(w, Tensor::from_vector<int64_t>({1, 4}, {2})); },
+      [&] {
+        embedding(w, Tensor::from_vector<int64_t>({1, 4}, {2}));
+      },
       "[embedding] index 4 is out of bounds for dim 0 of size 4");
   EXPECT_THROW(embedding(Tensor::empty({4}, DType::F32), Tensor::scalar<int64_t>(0)), ShapeError);
   EXPECT_EQ(embedding(w, Tensor::empty({0}, DType::I64)).sizes(), (IntShape{0, 2}));
@@ -100,7 +106,8 @@ TEST(Gather, MatchesReference) {
       index_shape[size_t(d)] = 6;  // may exceed self along dim
       Tensor self = testing::random_values(self_shape, dtype, rng);
       Tensor index = testing::random_index(index_shape, 0, self_shape[size_t(d)] - 1, rng);
-      Tensor out = gather(testing::noncontiguous_like(self), dim, testing::noncontiguous_like(index));
+      Tensor out =
+          gather(testing::noncontiguous_like(self), dim, testing::noncontiguous_like(index));
       ASSERT_EQ(out.sizes(), index_shape);
       const auto sv = values(self);
       const auto iv = ints(index);
@@ -115,7 +122,9 @@ TEST(Gather, MatchesReference) {
   }
   Tensor s = Tensor::empty({2, 3}, DType::F32, true);
   testing::expect_throw_with<ValueError>(
-      [&] { gather(s, 1, Tensor::from_vector<int64_t>({0, 3}, {1, 2})); },
+      [&] {
+        gather(s, 1, Tensor::from_vector<int64_t>({0, 3}, {1, 2}));
+      },
       "[gather] index 3 is out of bounds for dim 1 of size 3");
   EXPECT_THROW(gather(s, 1, Tensor::empty({3, 1}, DType::I64, true)), ShapeError);
   EXPECT_THROW(gather(s, 1, Tensor::empty({2}, DType::I64, true)), ShapeError);
@@ -144,18 +153,19 @@ TEST(Scatter, SrcAndValueMatchReference) {
         expected_v[size_t(ravel(p, self_shape))] = testing::round_to(3, dtype);
       }
       const std::string what = fmt::format("{} dim {}", dtype, dim);
-      testing::expect_close(scatter(testing::noncontiguous_like(self), dim, index,
-                                    testing::noncontiguous_like(src)),
-                            expected, 0, 0, what);
+      testing::expect_close(
+          scatter(testing::noncontiguous_like(self), dim, index, testing::noncontiguous_like(src)),
+          expected, 0, 0, what);
       testing::expect_close(scatter(self, dim, index, Scalar(3)), expected_v, 0, 0, what);
     }
   }
   Tensor s = Tensor::empty({2, 3}, DType::F32, true);
   Tensor idx = Tensor::from_vector<int64_t>({5}, {1, 1});
-  testing::expect_throw_with<ValueError>([&] { scatter(s, 0, idx, s); },
-                                         "[scatter.src] index 5 is out of bounds for dim 0 of size 2");
-  EXPECT_THROW(scatter(s, 0, Tensor::empty({1, 1}, DType::I64, true), Tensor::empty({2, 3}, DType::F64)),
-               DTypeError);
+  testing::expect_throw_with<ValueError>(
+      [&] { scatter(s, 0, idx, s); }, "[scatter.src] index 5 is out of bounds for dim 0 of size 2");
+  EXPECT_THROW(
+      scatter(s, 0, Tensor::empty({1, 1}, DType::I64, true), Tensor::empty({2, 3}, DType::F64)),
+      DTypeError);
 }
 
 // --- index_copy --------------------------------------------------------------------------------
@@ -207,7 +217,9 @@ TEST(IndexCopy, KvCacheWriteAndErrorsLeaveSelfUnchanged) {
   EXPECT_EQ(v[15 + 3 * 3 + 2], 1);  // [0, 1, 3, 2]
   Tensor before = clone(cache);
   testing::expect_throw_with<ValueError>(
-      [&] { index_copy_(cache, 2, Tensor::from_vector<int64_t>({0, 5}, {2}), k); },
+      [&] {
+        index_copy_(cache, 2, Tensor::from_vector<int64_t>({0, 5}, {2}), k);
+      },
       "[index_copy_] index 5 is out of bounds for dim 2 of size 5");
   EXPECT_EQ(values(cache), values(before));
   EXPECT_THROW(index_copy_(cache, 2, Tensor::from_vector<int64_t>({0}, {1}), k), ShapeError);

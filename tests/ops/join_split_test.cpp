@@ -70,8 +70,11 @@ TEST(Cat, PromotesDTypesAndSkipsLegacyEmpty) {
 
 TEST(Cat, RejectsBadInputs) {
   Tensor a = Tensor::empty({2, 3}, DType::F32, true);
-  testing::expect_throw_with<ShapeError>([&] { cat({a, Tensor::empty({2, 4}, DType::F32)}, 0); },
-                                         "dim 1 differs");
+  testing::expect_throw_with<ShapeError>(
+      [&] {
+        cat({a, Tensor::empty({2, 4}, DType::F32)}, 0);
+      },
+      "dim 1 differs");
   EXPECT_THROW(cat({a, Tensor::empty({2, 3, 1}, DType::F32)}), ShapeError);
   EXPECT_THROW(cat({a, Tensor::scalar<float>(1)}), ShapeError);
   EXPECT_THROW(cat({}), ValueError);
@@ -141,8 +144,11 @@ TEST(Split, WithSizes) {
   EXPECT_EQ(pieces[0].sizes(), (IntShape{2, 1}));
   EXPECT_EQ(pieces[1].sizes(), (IntShape{2, 0}));
   EXPECT_EQ(values(pieces[2]), (std::vector<double>{1, 2, 3, 4, 5, 7, 8, 9, 10, 11}));
-  testing::expect_throw_with<ShapeError>([&] { split_with_sizes(t, {SymInt(2), SymInt(3)}, 1); },
-                                         "sum to 5");
+  testing::expect_throw_with<ShapeError>(
+      [&] {
+        split_with_sizes(t, {SymInt(2), SymInt(3)}, 1);
+      },
+      "sum to 5");
   EXPECT_THROW(split_with_sizes(t, {SymInt(-1), SymInt(7)}, 1), ValueError);
 }
 

@@ -12,8 +12,12 @@ TEST(SliceScatter, MatchesCopyIntoSlice) {
     std::optional<SymInt> start, end;
     int64_t step;
   };
-  const std::vector<Args> args{{0, std::nullopt, std::nullopt, 1}, {1, 1, 5, 2}, {-1, -3, std::nullopt, 1},
-                               {0, 2, 2, 1},   {1, 0, 100, 3},   {-2, 1, -1, 1}};
+  const std::vector<Args> args{{0, std::nullopt, std::nullopt, 1},
+                               {1, 1, 5, 2},
+                               {-1, -3, std::nullopt, 1},
+                               {0, 2, 2, 1},
+                               {1, 0, 100, 3},
+                               {-2, 1, -1, 1}};
   for (DType dtype : testing::kAllDTypes) {
     for (const Args& a : args) {
       Tensor self = testing::random_values({4, 6}, dtype, rng);
@@ -22,16 +26,19 @@ TEST(SliceScatter, MatchesCopyIntoSlice) {
       Tensor view = slice(expected, a.dim, a.start, a.end, a.step);
       Tensor src = testing::random_values(view.sizes(), dtype, rng);
       copy_(view, src);
-      Tensor out = slice_scatter(testing::noncontiguous_like(self), testing::noncontiguous_like(src),
-                                 a.dim, a.start, a.end, a.step);
+      Tensor out = slice_scatter(testing::noncontiguous_like(self),
+                                 testing::noncontiguous_like(src), a.dim, a.start, a.end, a.step);
       const std::string what = fmt::format("{} dim {} step {}", dtype, a.dim, a.step);
       EXPECT_EQ(out.sizes(), self.sizes()) << what;
       testing::expect_close(out, values(expected), 0, 0, what);
     }
   }
   Tensor self = zeros({4, 6});
-  testing::expect_throw_with<ShapeError>([&] { slice_scatter(self, ones({4, 2}), 1, 0, 3); },
-                                         "must have the shape of the slice");
+  testing::expect_throw_with<ShapeError>(
+      [&] {
+        slice_scatter(self, ones({4, 2}), 1, 0, 3);
+      },
+      "must have the shape of the slice");
   EXPECT_THROW(slice_scatter(self, ones({4, 3}), 1, 0, 3, 0), ValueError);
   // src converts to self's dtype, as copy_ does.
   Tensor r = slice_scatter(self, ones({1, 6}, DType::I64), 0, 3);

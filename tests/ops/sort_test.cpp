@@ -11,8 +11,8 @@ using testing::values;
 
 // Reference: for every row along dim, a stable sort of (value, position), NaN largest;
 // returns the first k of each row as (values, indices) in output order.
-std::pair<std::vector<double>, std::vector<double>> ref_rows(const Tensor& t, int64_t dim, int64_t k,
-                                                             bool largest_first) {
+std::pair<std::vector<double>, std::vector<double>> ref_rows(const Tensor& t, int64_t dim,
+                                                             int64_t k, bool largest_first) {
   const IntShape s = t.dim() == 0 ? IntShape{1} : t.sizes();
   const auto v = values(t);
   IntShape out_s = s;
@@ -49,7 +49,8 @@ Tensor tie_heavy(const IntShape& s, DType dtype, std::mt19937& rng) {
 TEST(Sort, StableAndMatchesReference) {
   std::mt19937 rng(31);
   for (DType dtype : testing::kAllDTypes) {
-    for (IntShape shape : {IntShape{3, 9}, IntShape{2, 5, 4}, IntShape{7}, IntShape{0, 3}, IntShape{}}) {
+    for (IntShape shape :
+         {IntShape{3, 9}, IntShape{2, 5, 4}, IntShape{7}, IntShape{0, 3}, IntShape{}}) {
       const int64_t rank = int64_t(shape.size());
       for (int64_t dim = -std::max<int64_t>(rank, 1); dim < std::max<int64_t>(rank, 1); ++dim) {
         const int64_t d = dim < 0 ? dim + std::max<int64_t>(rank, 1) : dim;
@@ -58,7 +59,8 @@ TEST(Sort, StableAndMatchesReference) {
         for (bool descending : {false, true}) {
           auto [v, i] = sort(testing::noncontiguous_like(t), dim, descending);
           auto [ev, ei] = ref_rows(t, d, n, descending);
-          const std::string what = fmt::format("{} {} dim {} desc {}", dtype, shape_str(shape), dim, descending);
+          const std::string what =
+              fmt::format("{} {} dim {} desc {}", dtype, shape_str(shape), dim, descending);
           EXPECT_EQ(v.sizes(), shape) << what;
           EXPECT_EQ(i.dtype(), DType::I64);
           testing::expect_close(v, ev, 0, 0, what);
@@ -91,20 +93,22 @@ TEST(Sort, NaNSortsAsLargest) {
 
 TEST(Topk, MatchesReferenceBothPaths) {
   std::mt19937 rng(41);
-  for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32, DType::I64, DType::U8}) {
+  for (DType dtype :
+       {DType::F32, DType::F16, DType::BF16, DType::F64, DType::I32, DType::I64, DType::U8}) {
     for (IntShape shape : {IntShape{4, 40}, IntShape{40, 3}, IntShape{2, 3, 100}}) {
       for (int64_t dim : {-1, 0}) {
         const int64_t d = dim < 0 ? dim + int64_t(shape.size()) : dim;
         const int64_t n = shape[size_t(d)];
         // Wide-range floats (few ties) and small integers (many ties).
-        Tensor t = is_floating(dtype) && n > 50 ? testing::random_tensor(shape, dtype, rng, -100, 100)
-                                                : tie_heavy(shape, dtype, rng);
+        Tensor t = is_floating(dtype) && n > 50
+                       ? testing::random_tensor(shape, dtype, rng, -100, 100)
+                       : tie_heavy(shape, dtype, rng);
         for (int64_t k : {int64_t(0), int64_t(1), int64_t(2), n / 2, n}) {
           for (bool largest : {true, false}) {
             auto [v, i] = topk(testing::noncontiguous_like(t), k, dim, largest);
             auto [ev, ei] = ref_rows(t, d, k, largest);
-            const std::string what =
-                fmt::format("{} {} dim {} k {} largest {}", dtype, shape_str(shape), dim, k, largest);
+            const std::string what = fmt::format("{} {} dim {} k {} largest {}", dtype,
+                                                 shape_str(shape), dim, k, largest);
             IntShape es = shape;
             es[size_t(d)] = k;
             EXPECT_EQ(v.sizes(), es) << what;
@@ -130,7 +134,8 @@ TEST(Topk, VocabularyRowIsFast) {
   Tensor logits = testing::random_tensor({1, vocab}, DType::F32, rng, -10, 10);
   auto start = std::chrono::steady_clock::now();
   auto [v, i] = topk(logits, 50);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   auto [ev, ei] = ref_rows(logits, 1, 50, true);
   testing::expect_close(v, ev, 0, 0);
   testing::expect_close(i, ei, 0, 0);

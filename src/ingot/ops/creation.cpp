@@ -1,11 +1,12 @@
 // Tensor creation: arange, full, zeros, ones, empty; and the triangle masks triu, tril.
+#include "ingot/ops/functional/creation.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/copy.h"
-#include "ingot/ops/functional/creation.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 
@@ -127,7 +128,8 @@ Shape checked_size(const OpArgs& a) {
 ShapeFn fill_shape(size_t dtype_at, bool dtype_from_fill) {
   return [=](const OpArgs& a) {
     DType fallback = dtype_from_fill ? a.scalar(1).default_dtype() : DType::F32;
-    return std::vector<OutputMeta>{{a.optional_dtype(dtype_at).value_or(fallback), checked_size(a)}};
+    return std::vector<OutputMeta>{
+        {a.optional_dtype(dtype_at).value_or(fallback), checked_size(a)}};
   };
 }
 
@@ -199,8 +201,9 @@ CpuKernel triangle_kernel(bool upper) {
         const int64_t hi = upper ? cols : std::clamp<int64_t>(i + diagonal + 1, 0, cols);
         const size_t row = size_t(r * cols) * item;
         std::memset(dst + row, 0, size_t(lo) * item);
-        if (hi > lo) std::memcpy(dst + row + size_t(lo) * item, src + row + size_t(lo) * item,
-                                 size_t(hi - lo) * item);
+        if (hi > lo)
+          std::memcpy(dst + row + size_t(lo) * item, src + row + size_t(lo) * item,
+                      size_t(hi - lo) * item);
         std::memset(dst + row + size_t(hi) * item, 0, size_t(cols - hi) * item);
       }
     });
@@ -220,7 +223,9 @@ const OpHandle kArangeOp("arange"), kArangeStartStepOp("arange.start_step"), kFu
 
 }  // namespace
 
-Tensor arange(Scalar end, std::optional<DType> dtype) { return kArangeOp({end, dtype})[0]; }
+Tensor arange(Scalar end, std::optional<DType> dtype) {
+  return kArangeOp({end, dtype})[0];
+}
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
   return kArangeStartStepOp({start, end, step, dtype})[0];
 }
@@ -230,19 +235,29 @@ Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype)
 Tensor full_symint(const SymIntList& size, Scalar fill_value, std::optional<DType> dtype) {
   return kFullOp({size, fill_value, dtype})[0];
 }
-Tensor zeros(const IntShape& size, std::optional<DType> dtype) { return kZerosOp({size, dtype})[0]; }
+Tensor zeros(const IntShape& size, std::optional<DType> dtype) {
+  return kZerosOp({size, dtype})[0];
+}
 Tensor zeros_symint(const SymIntList& size, std::optional<DType> dtype) {
   return kZerosOp({size, dtype})[0];
 }
-Tensor ones(const IntShape& size, std::optional<DType> dtype) { return kOnesOp({size, dtype})[0]; }
+Tensor ones(const IntShape& size, std::optional<DType> dtype) {
+  return kOnesOp({size, dtype})[0];
+}
 Tensor ones_symint(const SymIntList& size, std::optional<DType> dtype) {
   return kOnesOp({size, dtype})[0];
 }
-Tensor empty(const IntShape& size, std::optional<DType> dtype) { return kEmptyOp({size, dtype})[0]; }
+Tensor empty(const IntShape& size, std::optional<DType> dtype) {
+  return kEmptyOp({size, dtype})[0];
+}
 Tensor empty_symint(const SymIntList& size, std::optional<DType> dtype) {
   return kEmptyOp({size, dtype})[0];
 }
-Tensor triu(const Tensor& t, int64_t diagonal) { return kTriuOp({t, diagonal})[0]; }
-Tensor tril(const Tensor& t, int64_t diagonal) { return kTrilOp({t, diagonal})[0]; }
+Tensor triu(const Tensor& t, int64_t diagonal) {
+  return kTriuOp({t, diagonal})[0];
+}
+Tensor tril(const Tensor& t, int64_t diagonal) {
+  return kTrilOp({t, diagonal})[0];
+}
 
 }  // namespace ingot

@@ -22,7 +22,9 @@
 namespace ingot {
 namespace {
 
-bool is_mask(const Tensor& t) { return t.dtype() == DType::Bool || t.dtype() == DType::U8; }
+bool is_mask(const Tensor& t) {
+  return t.dtype() == DType::Bool || t.dtype() == DType::U8;
+}
 
 // Where the broadcast index block B goes in the indexed shape, given which self dims are
 // indexed: the first indexed dim when all indexed dims are adjacent, else 0.
@@ -117,7 +119,8 @@ std::vector<OutputMeta> index_put_shape(const OpArgs& a) {
   INGOT_CHECK(consumed <= self.dim(), ShapeError,
               "[{}] too many indices ({}) for a tensor of rank {} (shape {})", a.name(), consumed,
               self.dim(), self.shape_string());
-  if (!has_mask) check_values_shape(values, indexed_shape(self.sym_sizes(), indexed, block), a.name());
+  if (!has_mask)
+    check_values_shape(values, indexed_shape(self.sym_sizes(), indexed, block), a.name());
   return {OutputMeta{self.dtype(), self.sym_sizes()}};
 }
 
@@ -203,7 +206,8 @@ void index_put_into(const Tensor& out, const OpArgs& a) {
     const Tensor& idx = per_dim[d];
     Tensor view = idx.as_strided(block, broadcast_strides(idx, block), idx.storage_offset());
     auto vals = read_indices(view, self_sizes[d], int64_t(d), op, /*wrap=*/true);
-    for (int64_t b = 0; b < block_numel; ++b) self_base[size_t(b)] += vals[size_t(b)] * out.stride(int64_t(d));
+    for (int64_t b = 0; b < block_numel; ++b)
+      self_base[size_t(b)] += vals[size_t(b)] * out.stride(int64_t(d));
   }
 
   const IntShape target = indexed_shape(self_sizes, indexed, block);
@@ -286,7 +290,8 @@ void index_put_into(const Tensor& out, const OpArgs& a) {
   };
 
   if (!accumulate) {
-    const bool rows_contiguous = !inner.is_block && inner.self_stride == 1 && inner.value_stride == 1;
+    const bool rows_contiguous =
+        !inner.is_block && inner.self_stride == 1 && inner.value_stride == 1;
     dispatch_by_size(item, [&]<typename U>() {
       U* s = reinterpret_cast<U*>(self_ptr);
       const U* v = reinterpret_cast<const U*>(value_ptr);
@@ -312,8 +317,10 @@ void index_put_into(const Tensor& out, const OpArgs& a) {
         int64_t sj, vj;
         inner_offsets(j, sj, vj);
         T& dst = s[so + sj];
-        if constexpr (std::is_same_v<T, bool>) dst = dst || v[vo + vj];
-        else dst = T(opmath_t<T>(dst) + opmath_t<T>(v[vo + vj]));
+        if constexpr (std::is_same_v<T, bool>)
+          dst = dst || v[vo + vj];
+        else
+          dst = T(opmath_t<T>(dst) + opmath_t<T>(v[vo + vj]));
       }
     });
   });

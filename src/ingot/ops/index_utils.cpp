@@ -7,10 +7,10 @@ namespace ingot {
 void check_index_dtype(const Tensor& index, std::string_view op, std::string_view arg,
                        bool allow_mask) {
   const DType t = index.dtype();
-  const bool ok = t == DType::I64 || t == DType::I32 ||
-                  (allow_mask && (t == DType::Bool || t == DType::U8));
-  INGOT_CHECK(ok, DTypeError, "[{}] argument '{}' must be an int64 or int32{} tensor, got {}",
-              op, arg, allow_mask ? " (or bool mask)" : "", t);
+  const bool ok =
+      t == DType::I64 || t == DType::I32 || (allow_mask && (t == DType::Bool || t == DType::U8));
+  INGOT_CHECK(ok, DTypeError, "[{}] argument '{}' must be an int64 or int32{} tensor, got {}", op,
+              arg, allow_mask ? " (or bool mask)" : "", t);
 }
 
 namespace {
@@ -53,9 +53,12 @@ std::vector<int64_t> read_indices(const Tensor& index, int64_t size, int64_t dim
                                   std::string_view op, bool wrap) {
   std::vector<int64_t> out(size_t(index.numel()));
   if (out.empty()) return out;
-  if (index.dtype() == DType::I64) read_typed<int64_t>(index, size, dim, op, wrap, out.data());
-  else if (index.dtype() == DType::I32) read_typed<int32_t>(index, size, dim, op, wrap, out.data());
-  else check_index_dtype(index, op, "index");
+  if (index.dtype() == DType::I64)
+    read_typed<int64_t>(index, size, dim, op, wrap, out.data());
+  else if (index.dtype() == DType::I32)
+    read_typed<int32_t>(index, size, dim, op, wrap, out.data());
+  else
+    check_index_dtype(index, op, "index");
   return out;
 }
 

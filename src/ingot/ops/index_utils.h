@@ -29,10 +29,14 @@ std::vector<int64_t> read_indices(const Tensor& index, int64_t size, int64_t dim
 template <typename F>
 void dispatch_by_size(size_t item, F&& fn) {
   switch (item) {
-    case 1: return fn.template operator()<uint8_t>();
-    case 2: return fn.template operator()<uint16_t>();
-    case 4: return fn.template operator()<uint32_t>();
-    default: return fn.template operator()<uint64_t>();
+    case 1:
+      return fn.template operator()<uint8_t>();
+    case 2:
+      return fn.template operator()<uint16_t>();
+    case 4:
+      return fn.template operator()<uint32_t>();
+    default:
+      return fn.template operator()<uint64_t>();
   }
 }
 

@@ -3,12 +3,13 @@
 //
 // Shape functions only look at sizes and dtypes; kernels read every index first
 // (index_utils.h) so that nothing is read or written out of bounds.
+#include "ingot/ops/functional/indexing.h"
+
 #include <cstring>
 
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/copy.h"
 #include "ingot/ops/cpu/loops.h"
-#include "ingot/ops/functional/indexing.h"
 #include "ingot/ops/index_utils.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
@@ -16,10 +17,14 @@
 namespace ingot {
 namespace {
 
-std::vector<OutputMeta> one(DType t, Shape s) { return {OutputMeta{t, std::move(s)}}; }
+std::vector<OutputMeta> one(DType t, Shape s) {
+  return {OutputMeta{t, std::move(s)}};
+}
 
 // A 0-d tensor seen as shape [1] (index ops treat a scalar like a one-element vector).
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.as_strided({1}, {1}, t.storage_offset()) : t; }
+Tensor as_1d(const Tensor& t) {
+  return t.dim() == 0 ? t.as_strided({1}, {1}, t.storage_offset()) : t;
+}
 
 // For every element of the iteration shape (the sizes of `a`, which `b` shares), calls
 // fn(pa, pb, k) with pointers to the elements and k its flat row-major position.
@@ -30,14 +35,16 @@ void for_each_pair(const Tensor& a, const Tensor& b, bool parallel, F&& fn) {
   if (it.numel == 0) return;
   auto run = [&](int64_t begin, int64_t end) {
     int64_t k = begin;
-    cpu::iterate_range(it, begin, end,
-                       [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s,
-                           int64_t n) {
-                         for (int64_t i = 0; i < n; ++i, ++k) fn(p[0] + i * s[0], p[1] + i * s[1], k);
-                       });
+    cpu::iterate_range(
+        it, begin, end,
+        [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i, ++k) fn(p[0] + i * s[0], p[1] + i * s[1], k);
+        });
   };
-  if (parallel) parallel_for(0, it.numel, cpu::kElementwiseGrain, run);
-  else run(0, it.numel);
+  if (parallel)
+    parallel_for(0, it.numel, cpu::kElementwiseGrain, run);
+  else
+    run(0, it.numel);
 }
 
 // --- index_select -----------------------------------------------------------------------
@@ -47,8 +54,8 @@ std::vector<OutputMeta> index_select_shape(const OpArgs& a) {
   const Tensor& index = a.tensor(2);
   const int64_t dim = wrap_dim(a.int_(1), self.dim(), a.name());
   check_index_dtype(index, a.name(), "index");
-  INGOT_CHECK(index.dim() <= 1, ShapeError, "[{}] index must be 0-d or 1-d, got shape {}",
-              a.name(), index.shape_string());
+  INGOT_CHECK(index.dim() <= 1, ShapeError, "[{}] index must be 0-d or 1-d, got shape {}", a.name(),
+              index.shape_string());
   if (self.dim() == 0) {
     INGOT_CHECK(bool(index.sym_numel() == 1), ShapeError,
                 "[{}] index of a 0-d input must have one element, got shape {}", a.name(),
@@ -86,7 +93,8 @@ void select_rows(const Tensor& self, int64_t dim, const std::vector<int64_t>& id
     return;
   }
   // Any layout: walk the output, reading self at (position with dim's index replaced).
-  const Tensor self_v = self.as_strided(out.sizes(), strides_without(self, dim), self.storage_offset());
+  const Tensor self_v =
+      self.as_strided(out.sizes(), strides_without(self, dim), self.storage_offset());
   const int64_t dim_bytes = self.stride(dim) * int64_t(item);
   const IntShape out_sizes = out.sizes();
   int64_t inner_out = 1;
@@ -132,8 +140,8 @@ int64_t check_gather_scatter(const OpArgs& a, const Tensor* src) {
     }
     if (src && src->dim() > 0) {
       INGOT_CHECK(bool(index.sym_size(d) <= src->sym_size(d)), ShapeError,
-                  "[{}] index {} is larger than src {} in dim {}", a.name(),
-                  index.shape_string(), src->shape_string(), d);
+                  "[{}] index {} is larger than src {} in dim {}", a.name(), index.shape_string(),
+                  src->shape_string(), d);
     }
   }
   if (src) {
@@ -153,7 +161,8 @@ void gather_kernel(const OpArgs& a, std::span<const Tensor> out) {
   auto idx = read_indices(index, self.size(dim), dim, a.name(), false);
   if (idx.empty()) return;
   const Tensor o = out[0].dim() == 0 ? out[0].as_strided({1}, {1}, 0) : out[0];
-  const Tensor self_v = self.as_strided(index.sizes(), strides_without(self, dim), self.storage_offset());
+  const Tensor self_v =
+      self.as_strided(index.sizes(), strides_without(self, dim), self.storage_offset());
   const int64_t dim_bytes = self.stride(dim) * int64_t(itemsize(self.dtype()));
   dispatch_by_size(itemsize(self.dtype()), [&]<typename U>() {
     for_each_pair(o, self_v, true, [&](char* po, char* ps, int64_t k) {
@@ -187,9 +196,8 @@ void scatter_kernel(const OpArgs& a, std::span<const Tensor> out) {
     src = s.as_strided(index.sizes(), s.strides(), s.storage_offset());
   } else {
     src = Tensor::empty({}, o.dtype());
-    INGOT_DISPATCH_ALL_TYPES(o.dtype(), a.name(), [&]<typename T>() {
-      *src.data<T>() = a.scalar(3).to<T>();
-    });
+    INGOT_DISPATCH_ALL_TYPES(o.dtype(), a.name(),
+                             [&]<typename T>() { *src.data<T>() = a.scalar(3).to<T>(); });
     src = src.as_strided(index.sizes(), IntShape(size_t(index.dim()), 0), 0);
   }
   dispatch_by_size(itemsize(o.dtype()), [&]<typename U>() {
@@ -223,8 +231,8 @@ std::vector<OutputMeta> index_copy_shape(const OpArgs& a) {
   const Tensor& source = a.tensor(3);
   const int64_t dim = wrap_dim(a.int_(1), self.dim(), a.name());
   check_index_dtype(index, a.name(), "index");
-  INGOT_CHECK(index.dim() <= 1, ShapeError, "[{}] index must be 0-d or 1-d, got shape {}",
-              a.name(), index.shape_string());
+  INGOT_CHECK(index.dim() <= 1, ShapeError, "[{}] index must be 0-d or 1-d, got shape {}", a.name(),
+              index.shape_string());
   INGOT_CHECK(source.dtype() == self.dtype(), DTypeError,
               "[{}] source dtype {} must equal self dtype {}", a.name(), source.dtype(),
               self.dtype());
@@ -257,9 +265,10 @@ void index_copy_into(const Tensor& out_any, const OpArgs& a) {
   out_strides.erase(out_strides.begin() + dim);
   src_strides.erase(src_strides.begin() + dim);
   for (size_t i = 0; i < idx.size(); ++i) {
-    cpu::copy_cast(out.as_strided(sizes, out_strides, out.storage_offset() + idx[i] * out.stride(dim)),
-                   source.as_strided(sizes, src_strides,
-                                     source.storage_offset() + int64_t(i) * source.stride(dim)));
+    cpu::copy_cast(
+        out.as_strided(sizes, out_strides, out.storage_offset() + idx[i] * out.stride(dim)),
+        source.as_strided(sizes, src_strides,
+                          source.storage_offset() + int64_t(i) * source.stride(dim)));
   }
 }
 
@@ -302,8 +311,8 @@ const OpRegistrar kEmbedding(
         }));
 
 const OpHandle kIndexSelectOp("index_select"), kGatherOp("gather"), kScatterSrcOp("scatter.src"),
-    kScatterValueOp("scatter.value"), kIndexCopyOp("index_copy"), kIndexCopyInplaceOp("index_copy_"),
-    kEmbeddingOp("embedding");
+    kScatterValueOp("scatter.value"), kIndexCopyOp("index_copy"),
+    kIndexCopyInplaceOp("index_copy_"), kEmbeddingOp("embedding");
 
 }  // namespace
 

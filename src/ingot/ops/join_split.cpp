@@ -10,7 +10,9 @@ namespace {
 
 // torch.cat still accepts (and skips) the legacy empty tensor of shape [0] next to
 // tensors of any rank.
-bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.sym_size(0).maybe_int() == 0; }
+bool is_legacy_empty(const Tensor& t) {
+  return t.dim() == 1 && t.sym_size(0).maybe_int() == 0;
+}
 
 DType list_dtype(const TensorList& tensors) {
   DType t = tensors[0].dtype();
@@ -89,9 +91,8 @@ void cat_kernel(const OpArgs& a, std::span<const Tensor> out) {
   }
 }
 
-const OpRegistrar kCat(define_op("cat(Tensor[] tensors, int dim=0) -> Tensor")
-                           .shape(cat_shape)
-                           .cpu(cat_kernel));
+const OpRegistrar kCat(
+    define_op("cat(Tensor[] tensors, int dim=0) -> Tensor").shape(cat_shape).cpu(cat_kernel));
 
 // --- stack ---------------------------------------------------------------------------------
 
@@ -111,28 +112,29 @@ int64_t stack_dim(const OpArgs& a) {
   return wrap_dim(a.int_(1), ref.dim() + 1, a.name());
 }
 
-const OpRegistrar kStack(
-    define_op("stack(Tensor[] tensors, int dim=0) -> Tensor")
-        .shape([](const OpArgs& a) {
-          const TensorList& ts = a.tensor_list(0);
-          const int64_t dim = stack_dim(a);
-          Shape s = ts[0].sym_sizes();
-          s.insert(s.begin() + dim, SymInt(int64_t(ts.size())));
-          return std::vector<OutputMeta>{{list_dtype(ts), s}};
-        })
-        .cpu([](const OpArgs& a, std::span<const Tensor> out) {
-          const TensorList& ts = a.tensor_list(0);
-          const int64_t dim = stack_dim(a);
-          const Tensor& o = out[0];
-          if (o.numel() == 0) return;
-          // out.select(dim, i) for each input.
-          IntShape strides = o.strides();
-          const int64_t step = strides[size_t(dim)];
-          strides.erase(strides.begin() + dim);
-          for (size_t i = 0; i < ts.size(); ++i) {
-            cpu::copy_cast(o.as_strided(ts[i].sizes(), strides, int64_t(i) * step), ts[i]);
-          }
-        }));
+const OpRegistrar kStack(define_op("stack(Tensor[] tensors, int dim=0) -> Tensor")
+                             .shape([](const OpArgs& a) {
+                               const TensorList& ts = a.tensor_list(0);
+                               const int64_t dim = stack_dim(a);
+                               Shape s = ts[0].sym_sizes();
+                               s.insert(s.begin() + dim, SymInt(int64_t(ts.size())));
+                               return std::vector<OutputMeta>{{list_dtype(ts), s}};
+                             })
+                             .cpu([](const OpArgs& a, std::span<const Tensor> out) {
+                               const TensorList& ts = a.tensor_list(0);
+                               const int64_t dim = stack_dim(a);
+                               const Tensor& o = out[0];
+                               if (o.numel() == 0) return;
+                               // out.select(dim, i) for each input.
+                               IntShape strides = o.strides();
+                               const int64_t step = strides[size_t(dim)];
+                               strides.erase(strides.begin() + dim);
+                               for (size_t i = 0; i < ts.size(); ++i) {
+                                 cpu::copy_cast(
+                                     o.as_strided(ts[i].sizes(), strides, int64_t(i) * step),
+                                     ts[i]);
+                               }
+                             }));
 
 // --- split / split_with_sizes / chunk ----------------------------------------------------
 
@@ -175,8 +177,8 @@ SymIntList split_sizes_for(const OpArgs& a, int64_t dim) {
     const int64_t ss = split_size.guard_int();
     INGOT_CHECK(ss >= 0, ValueError, "[{}] split_size must be non-negative, got {}", a.name(), ss);
     INGOT_CHECK(ss > 0 || n_val == 0, ValueError,
-                "[{}] split_size can only be 0 if dim {} has size 0, but it has size {}",
-                a.name(), dim, n_val);
+                "[{}] split_size can only be 0 if dim {} has size 0, but it has size {}", a.name(),
+                dim, n_val);
     count = ss == 0 ? 1 : std::max<int64_t>((n_val + ss - 1) / ss, 1);
   }
   for (int64_t i = 0; i + 1 < count; ++i) sizes.push_back(split_size);
@@ -211,8 +213,8 @@ std::vector<Tensor> split_view(const OpArgs& a) {
   for (const SymInt& s : split_sizes_for(a, dim)) {
     const int64_t len = s.expect_int();
     sizes[size_t(dim)] = len;
-    const int64_t offset = len == 0 ? t.storage_offset()
-                                    : t.storage_offset() + start * t.stride(dim);
+    const int64_t offset =
+        len == 0 ? t.storage_offset() : t.storage_offset() + start * t.stride(dim);
     pieces.push_back(t.as_strided(sizes, t.strides(), offset));
     start += len;
   }
@@ -238,16 +240,19 @@ const OpHandle kCatOp("cat"), kStackOp("stack"), kSplitOp("split.Tensor"),
 
 }  // namespace
 
-Tensor cat(const TensorList& tensors, int64_t dim) { return kCatOp({tensors, dim})[0]; }
-Tensor stack(const TensorList& tensors, int64_t dim) { return kStackOp({tensors, dim})[0]; }
+Tensor cat(const TensorList& tensors, int64_t dim) {
+  return kCatOp({tensors, dim})[0];
+}
+Tensor stack(const TensorList& tensors, int64_t dim) {
+  return kStackOp({tensors, dim})[0];
+}
 std::vector<Tensor> split(const Tensor& t, SymInt split_size, int64_t dim) {
   return kSplitOp({t, split_size, dim});
 }
 std::vector<Tensor> split(const Tensor& t, const SymIntList& split_sizes, int64_t dim) {
   return split_with_sizes(t, split_sizes, dim);
 }
-std::vector<Tensor> split_with_sizes(const Tensor& t, const SymIntList& split_sizes,
-                                     int64_t dim) {
+std::vector<Tensor> split_with_sizes(const Tensor& t, const SymIntList& split_sizes, int64_t dim) {
   return kSplitWithSizesOp({t, split_sizes, dim});
 }
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {

@@ -2,12 +2,13 @@
 //
 // NaN orders as the largest value, as in torch. Ties keep the lower index first, so the
 // results are deterministic (torch leaves the order of tied topk results unspecified).
+#include "ingot/ops/functional/sort.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
 #include "ingot/core/thread_pool.h"
-#include "ingot/ops/functional/sort.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 
@@ -17,7 +18,9 @@ namespace {
 // Elements per thread below which row loops stay single-threaded.
 constexpr int64_t kRowGrain = 1 << 15;
 
-Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.as_strided({1}, {1}, t.storage_offset()) : t; }
+Tensor as_1d(const Tensor& t) {
+  return t.dim() == 0 ? t.as_strided({1}, {1}, t.storage_offset()) : t;
+}
 
 // The rows of `t` along `dim`: row r's first element is at offset(r), its elements
 // `stride` apart (elements, not bytes).
@@ -54,20 +57,22 @@ void for_each_row(const Tensor& in, const Tensor& values, const Tensor& indices,
   const T* in_base = in.data<T>();
   T* v_base = values.data<T>();
   int64_t* i_base = indices.data<int64_t>();
-  parallel_for(0, in_rows.count, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(in_rows.len, 1)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t r = b; r < e; ++r) {
-                   const int64_t o = out_rows.offset(r);
-                   fn(in_base + in_rows.offset(r), in_rows.stride, v_base + o, i_base + o,
-                      out_rows.stride);
-                 }
-               });
+  parallel_for(
+      0, in_rows.count, std::max<int64_t>(1, kRowGrain / std::max<int64_t>(in_rows.len, 1)),
+      [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const int64_t o = out_rows.offset(r);
+          fn(in_base + in_rows.offset(r), in_rows.stride, v_base + o, i_base + o, out_rows.stride);
+        }
+      });
 }
 
 template <typename M>
 bool is_nan(M v) {
-  if constexpr (std::is_floating_point_v<M>) return std::isnan(v);
-  else return false;
+  if constexpr (std::is_floating_point_v<M>)
+    return std::isnan(v);
+  else
+    return false;
 }
 
 // Strict order "a comes before b" for (value, index) pairs: by value (NaN largest) in the
@@ -149,8 +154,8 @@ std::vector<OutputMeta> topk_shape(const OpArgs& a) {
   const SymInt& k = a.sym_int(1);
   const SymInt n = t.dim() == 0 ? SymInt(1) : t.sym_size(dim);
   INGOT_CHECK(!(k.maybe_int() && *k.maybe_int() < 0) && bool(k <= n), ValueError,
-              "[{}] k ({}) is out of range: dim {} of the input {} has size {}", a.name(),
-              k.str(), dim, t.shape_string(), n.str());
+              "[{}] k ({}) is out of range: dim {} of the input {} has size {}", a.name(), k.str(),
+              dim, t.shape_string(), n.str());
   Shape s = t.sym_sizes();
   if (!s.empty()) s[size_t(dim)] = k;
   return {OutputMeta{t.dtype(), s}, OutputMeta{DType::I64, s}};

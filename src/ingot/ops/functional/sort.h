@@ -12,7 +12,7 @@ namespace ingot {
 std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
 // The k largest (or smallest) along dim, best first, ties by lower index. Requires
 // 0 <= k <= size(dim). Costs about one pass over each row when k is small.
-std::pair<Tensor, Tensor> topk(const Tensor& self, SymInt k, int64_t dim = -1,
-                               bool largest = true, bool sorted = true);
+std::pair<Tensor, Tensor> topk(const Tensor& self, SymInt k, int64_t dim = -1, bool largest = true,
+                               bool sorted = true);
 
 }  // namespace ingot
