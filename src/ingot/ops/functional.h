@@ -3,4 +3,8 @@
 #pragma once
 
 #include "ingot/ops/functional/arithmetic.h"
+#include "ingot/ops/functional/creation.h"
+#include "ingot/ops/functional/indexing.h"
+#include "ingot/ops/functional/join.h"
+#include "ingot/ops/functional/sort.h"
 #include "ingot/ops/functional/views.h"
