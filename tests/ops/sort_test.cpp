@@ -1,4 +1,3 @@
-#include <chrono>
 
 #include "index_test_util.h"
 
@@ -127,19 +126,16 @@ TEST(Topk, MatchesReferenceBothPaths) {
   EXPECT_EQ(values(si), std::vector<double>{0});
 }
 
-TEST(Topk, VocabularyRowIsFast) {
-  // A logits row the size of a large vocabulary: k = 50 must not sort 150k values.
+TEST(Topk, VocabularyRowMatchesReference) {
+  // A logits row the size of a large vocabulary (the heap path); speed is measured in
+  // bench/, not here.
   std::mt19937 rng(5);
   const int64_t vocab = 151936;
   Tensor logits = testing::random_tensor({1, vocab}, DType::F32, rng, -10, 10);
-  auto start = std::chrono::steady_clock::now();
   auto [v, i] = topk(logits, 50);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   auto [ev, ei] = ref_rows(logits, 1, 50, true);
   testing::expect_close(v, ev, 0, 0);
   testing::expect_close(i, ei, 0, 0);
-  EXPECT_LT(ms, 50.0) << "topk over " << vocab << " took " << ms << " ms";
 }
 
 }  // namespace
