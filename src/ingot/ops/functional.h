@@ -4,3 +4,4 @@
 
 #include "ingot/ops/functional/arithmetic.h"
 #include "ingot/ops/functional/views.h"
+#include "ingot/ops/functional/nn.h"
