@@ -1,6 +1,7 @@
+#include "ingot/ops/cpu/attention.h"
+
 #include <limits>
 
-#include "ingot/ops/cpu/attention.h"
 #include "ingot/ops/registry.h"
 #include "op_test_util.h"
 
@@ -49,8 +50,10 @@ std::vector<double> reference_sdpa(const Tensor& q, const Tensor& k, const Tenso
           if (causal && j > i) s = ninf;
           if (mask.defined()) {
             const double m = mv[size_t(broadcast_index(mask.sizes(), {B, Hq, L, S}, {b, h, i, j}))];
-            if (mask.dtype() == DType::Bool) s = m != 0 ? s : ninf;
-            else s += m;
+            if (mask.dtype() == DType::Bool)
+              s = m != 0 ? s : ninf;
+            else
+              s += m;
           }
           scores[size_t(j)] = s;
           mx = std::max(mx, s);
@@ -85,20 +88,20 @@ struct AttnCase {
 };
 
 const AttnCase kCases[] = {
-    {1, 4, 4, 1, 37, 16, 16},                       // MHA decode, S not a block multiple
-    {2, 8, 2, 1, 130, 32, 32},                      // GQA decode
-    {1, 6, 1, 5, 70, 24, 24},                       // MQA, L > 1
-    {2, 4, 4, 9, 1, 8, 8},                          // S = 1
-    {1, 4, 2, 70, 70, 16, 16, true},                // causal prefill, several query blocks
-    {1, 2, 2, 5, 3, 8, 8, true},                    // causal with L > S
-    {2, 4, 2, 6, 65, 20, 12, false, MaskKind::Bool},   // E != Ev, tails everywhere
+    {1, 4, 4, 1, 37, 16, 16},                         // MHA decode, S not a block multiple
+    {2, 8, 2, 1, 130, 32, 32},                        // GQA decode
+    {1, 6, 1, 5, 70, 24, 24},                         // MQA, L > 1
+    {2, 4, 4, 9, 1, 8, 8},                            // S = 1
+    {1, 4, 2, 70, 70, 16, 16, true},                  // causal prefill, several query blocks
+    {1, 2, 2, 5, 3, 8, 8, true},                      // causal with L > S
+    {2, 4, 2, 6, 65, 20, 12, false, MaskKind::Bool},  // E != Ev, tails everywhere
     {2, 4, 4, 7, 33, 16, 16, false, MaskKind::Float},
-    {2, 4, 4, 7, 33, 16, 16, false, MaskKind::Bool, {7, 33}},       // [L, S] broadcast
+    {2, 4, 4, 7, 33, 16, 16, false, MaskKind::Bool, {7, 33}},         // [L, S] broadcast
     {2, 4, 2, 3, 40, 16, 16, false, MaskKind::Float, {2, 1, 1, 40}},  // key padding
-    {1, 4, 4, 4, 20, 16, 16, false, MaskKind::Float, {1, 4, 1, 1}},  // per-head bias
-    {1, 3, 3, 4, 10, 8, 8, false, MaskKind::None, {}, 0.37},        // custom scale
-    {1, 4, 1, 1, 1500, 32, 32},                      // decode long enough to split keys
-    {1, 4, 1, 1, 1500, 32, 32, true},                // decode + causal: only key 0 visible
+    {1, 4, 4, 4, 20, 16, 16, false, MaskKind::Float, {1, 4, 1, 1}},   // per-head bias
+    {1, 3, 3, 4, 10, 8, 8, false, MaskKind::None, {}, 0.37},          // custom scale
+    {1, 4, 1, 1, 1500, 32, 32},                         // decode long enough to split keys
+    {1, 4, 1, 1, 1500, 32, 32, true},                   // decode + causal: only key 0 visible
     {1, 4, 2, 2, 1100, 32, 32, false, MaskKind::Bool},  // split keys with a mask
 };
 
@@ -149,15 +152,16 @@ TEST_P(AttentionIsaTest, MatchesNaiveReference) {
         Tensor mask = make_mask(c, t, rng);
         const bool gqa = c.hq != c.hkv;
         Tensor out = scaled_dot_product_attention(
-            q, k, v, mask.defined() ? std::optional<Tensor>(mask) : std::nullopt, c.causal,
-            c.scale, gqa);
+            q, k, v, mask.defined() ? std::optional<Tensor>(mask) : std::nullopt, c.causal, c.scale,
+            gqa);
         const std::string what =
-            fmt::format("{} b{} hq{} hkv{} l{} s{} e{} ev{} causal{} mask{} layout{}", t, c.b,
-                        c.hq, c.hkv, c.l, c.s, c.e, c.ev, c.causal, int(c.mask), int(layout));
+            fmt::format("{} b{} hq{} hkv{} l{} s{} e{} ev{} causal{} mask{} layout{}", t, c.b, c.hq,
+                        c.hkv, c.l, c.s, c.e, c.ev, c.causal, int(c.mask), int(layout));
         ASSERT_EQ(out.sizes(), (IntShape{c.b, c.hq, c.l, c.ev})) << what;
         ASSERT_EQ(out.dtype(), t);
         const double tol = attn_tolerance(t);
-        testing::expect_close(out, reference_sdpa(q, k, v, mask, c.causal, c.scale), tol, tol, what);
+        testing::expect_close(out, reference_sdpa(q, k, v, mask, c.causal, c.scale), tol, tol,
+                              what);
       }
     }
   }
@@ -170,9 +174,8 @@ TEST_P(AttentionIsaTest, FullyMaskedRowsAreZero) {
     Tensor k = testing::random_tensor({1, 2, 80, 16}, t, rng);
     Tensor v = testing::random_tensor({1, 2, 80, 16}, t, rng);
     // Row 1 sees nothing (bool), row 2 sees only key 79.
-    Tensor bmask = testing::make_tensor({3, 80}, DType::Bool, [](int64_t i) {
-      return i < 80 ? 1.0 : (i == 239 ? 1.0 : 0.0);
-    });
+    Tensor bmask = testing::make_tensor(
+        {3, 80}, DType::Bool, [](int64_t i) { return i < 80 ? 1.0 : (i == 239 ? 1.0 : 0.0); });
     Tensor out = scaled_dot_product_attention(q, k, v, bmask);
     testing::expect_close(out, reference_sdpa(q, k, v, bmask, false, {}), 2e-2, 2e-2);
     const auto ov = values(out);
@@ -181,7 +184,8 @@ TEST_P(AttentionIsaTest, FullyMaskedRowsAreZero) {
     }
     // An additive -inf row behaves the same.
     const double ninf = -std::numeric_limits<double>::infinity();
-    Tensor fmask = testing::make_tensor({3, 80}, t, [&](int64_t i) { return i / 80 == 1 ? ninf : 0.0; });
+    Tensor fmask =
+        testing::make_tensor({3, 80}, t, [&](int64_t i) { return i / 80 == 1 ? ninf : 0.0; });
     Tensor out2 = scaled_dot_product_attention(q, k, v, fmask);
     const auto o2 = values(out2);
     for (int64_t c = 0; c < 16; ++c) EXPECT_EQ(o2[size_t(16 + c)], 0.0);
@@ -200,15 +204,16 @@ TEST(Attention, LowerRanksAndBroadcastKvHeads) {
   Tensor k = testing::random_tensor({4, 9, 8}, DType::F32, rng);
   Tensor v = testing::random_tensor({4, 9, 8}, DType::F32, rng);
   Tensor out3 = scaled_dot_product_attention(q, k, v, std::nullopt, true);
-  testing::expect_close(out3,
-                        reference_sdpa(unsqueeze(q, 0), unsqueeze(k, 0), unsqueeze(v, 0), Tensor(),
-                                       true, {}),
-                        1e-5, 1e-5, "rank 3");
+  testing::expect_close(
+      out3, reference_sdpa(unsqueeze(q, 0), unsqueeze(k, 0), unsqueeze(v, 0), Tensor(), true, {}),
+      1e-5, 1e-5, "rank 3");
   Tensor q2 = select(q, 0, 1), k2 = select(k, 0, 1), v2 = select(v, 0, 1);  // [L, E]
   Tensor out2 = scaled_dot_product_attention(q2, k2, v2);
-  testing::expect_close(out2, reference_sdpa(unsqueeze(unsqueeze(q2, 0), 0), unsqueeze(unsqueeze(k2, 0), 0),
-                                             unsqueeze(unsqueeze(v2, 0), 0), Tensor(), false, {}),
-                        1e-5, 1e-5, "rank 2");
+  testing::expect_close(
+      out2,
+      reference_sdpa(unsqueeze(unsqueeze(q2, 0), 0), unsqueeze(unsqueeze(k2, 0), 0),
+                     unsqueeze(unsqueeze(v2, 0), 0), Tensor(), false, {}),
+      1e-5, 1e-5, "rank 2");
   // One kv head broadcasts over the query heads without enable_gqa (matmul broadcasting),
   // and a batch of 1 in key/value broadcasts over query's batch.
   Tensor qb = testing::random_tensor({2, 4, 3, 8}, DType::F32, rng);
@@ -218,7 +223,8 @@ TEST(Attention, LowerRanksAndBroadcastKvHeads) {
                         reference_sdpa(qb, kb, vb, Tensor(), false, {}), 1e-5, 1e-5, "broadcast");
   // Empty key sequence: no visible key, zeros. Empty query: empty output.
   Tensor ke = Tensor::empty({1, 1, 0, 8}, DType::F32);
-  EXPECT_EQ(values(scaled_dot_product_attention(qb, ke, ke)), std::vector<double>(2 * 4 * 3 * 8, 0.0));
+  EXPECT_EQ(values(scaled_dot_product_attention(qb, ke, ke)),
+            std::vector<double>(2 * 4 * 3 * 8, 0.0));
   EXPECT_EQ(scaled_dot_product_attention(Tensor::empty({2, 4, 0, 8}, DType::F32), kb, vb).sizes(),
             (IntShape{2, 4, 0, 8}));
 }
@@ -230,7 +236,8 @@ void expect_error(F f, std::initializer_list<std::string> fragments) {
     f();
     ADD_FAILURE() << "expected an error";
   } catch (const E& e) {
-    for (const auto& s : fragments) EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what();
+    for (const auto& s : fragments)
+      EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what();
   }
 }
 
@@ -252,21 +259,31 @@ TEST(Attention, ErrorsNameArgumentsAndShapes) {
       },
       {"dropout_p"});
   expect_error<ShapeError>(
-      [&] { scaled_dot_product_attention(q, Tensor::empty({8, 6, 16}, DType::F32, true), k8); },
+      [&] {
+        scaled_dot_product_attention(q, Tensor::empty({8, 6, 16}, DType::F32, true), k8);
+      },
       {"rank", "[8, 6, 16]"});
-  expect_error<ShapeError>([&] { scaled_dot_product_attention(Tensor::empty({16}, DType::F32), k8, k8); },
-                           {"rank"});
   expect_error<ShapeError>(
-      [&] { scaled_dot_product_attention(q, k8, k8, Tensor::empty({5, 6}, DType::Bool, true)); },
+      [&] { scaled_dot_product_attention(Tensor::empty({16}, DType::F32), k8, k8); }, {"rank"});
+  expect_error<ShapeError>(
+      [&] {
+        scaled_dot_product_attention(q, k8, k8, Tensor::empty({5, 6}, DType::Bool, true));
+      },
       {"attn_mask", "[5, 6]", "[1, 8, 4, 6]"});
   expect_error<ShapeError>(
-      [&] { scaled_dot_product_attention(q, Tensor::empty({1, 8, 6, 12}, DType::F32, true), k8); },
+      [&] {
+        scaled_dot_product_attention(q, Tensor::empty({1, 8, 6, 12}, DType::F32, true), k8);
+      },
       {"head_dim"});
   expect_error<DTypeError>(
-      [&] { scaled_dot_product_attention(q, Tensor::empty({1, 8, 6, 16}, DType::F16, true), k8); },
+      [&] {
+        scaled_dot_product_attention(q, Tensor::empty({1, 8, 6, 16}, DType::F16, true), k8);
+      },
       {"same dtype"});
   expect_error<DTypeError>(
-      [&] { scaled_dot_product_attention(q, k8, k8, Tensor::empty({4, 6}, DType::I64, true)); },
+      [&] {
+        scaled_dot_product_attention(q, k8, k8, Tensor::empty({4, 6}, DType::I64, true));
+      },
       {"attn_mask", "int64"});
 }
 

@@ -14,17 +14,19 @@ struct NormCase {
 };
 
 const NormCase kNormCases[] = {
-    {{2, 3, 8}, {8}},    {{4, 5, 6}, {5, 6}}, {{3, 70}, {70}},  // 70: not a multiple of 16
-    {{0, 8}, {8}},       {{3, 1}, {1}},       {{5}, {5}},
+    {{2, 3, 8}, {8}},     {{4, 5, 6}, {5, 6}}, {{3, 70}, {70}},  // 70: not a multiple of 16
+    {{0, 8}, {8}},        {{3, 1}, {1}},       {{5}, {5}},
     {{64, 1024}, {1024}},  // enough rows to run threaded
 };
 
-int64_t numel_of(const IntShape& s) { return shape_numel(s); }
+int64_t numel_of(const IntShape& s) {
+  return shape_numel(s);
+}
 
 // Double-precision layer_norm over rows of n.
 std::vector<double> reference_layer_norm(const std::vector<double>& x, int64_t n,
-                                         const std::vector<double>* w,
-                                         const std::vector<double>* b, double eps) {
+                                         const std::vector<double>* w, const std::vector<double>* b,
+                                         double eps) {
   std::vector<double> out(x.size());
   for (size_t r = 0; n > 0 && r < x.size() / size_t(n); ++r) {
     double mean = 0, var = 0;
@@ -51,16 +53,20 @@ std::vector<double> reference_rms_norm(const std::vector<double>& x, int64_t n,
   std::vector<double> out(x.size());
   for (size_t r = 0; n > 0 && r < x.size() / size_t(n); ++r) {
     double ss = 0;
-    for (int64_t i = 0; i < n; ++i) ss += x[r * size_t(n) + size_t(i)] * x[r * size_t(n) + size_t(i)];
+    for (int64_t i = 0; i < n; ++i)
+      ss += x[r * size_t(n) + size_t(i)] * x[r * size_t(n) + size_t(i)];
     const double rr = 1.0 / std::sqrt(ss / double(n) + eps);
     for (int64_t i = 0; i < n; ++i) {
-      out[r * size_t(n) + size_t(i)] = x[r * size_t(n) + size_t(i)] * rr * (w ? (*w)[size_t(i)] : 1.0);
+      out[r * size_t(n) + size_t(i)] =
+          x[r * size_t(n) + size_t(i)] * rr * (w ? (*w)[size_t(i)] : 1.0);
     }
   }
   return out;
 }
 
-SymIntList sym(const IntShape& s) { return to_sym_shape(s); }
+SymIntList sym(const IntShape& s) {
+  return to_sym_shape(s);
+}
 
 TEST(LayerNorm, MatchesReferenceForFloatDTypesWithViews) {
   std::mt19937 rng(11);
@@ -74,11 +80,13 @@ TEST(LayerNorm, MatchesReferenceForFloatDTypesWithViews) {
       const double atol = 2 * testing::default_atol(t), rtol = 2 * testing::default_rtol(t);
       for (bool nc : {false, true}) {
         Tensor xi = nc ? testing::noncontiguous_like(x) : x;
-        const std::string what = fmt::format("{} {} {}", t, shape_str(c.input), nc ? "strided" : "");
+        const std::string what =
+            fmt::format("{} {} {}", t, shape_str(c.input), nc ? "strided" : "");
         Tensor y = layer_norm(xi, sym(c.normalized), w, b, 1e-5);
         EXPECT_EQ(y.dtype(), t);
         EXPECT_EQ(y.sizes(), c.input);
-        testing::expect_close(y, reference_layer_norm(xv, n, &wv, &bv, 1e-5), atol, rtol, "affine " + what);
+        testing::expect_close(y, reference_layer_norm(xv, n, &wv, &bv, 1e-5), atol, rtol,
+                              "affine " + what);
         testing::expect_close(layer_norm(xi, sym(c.normalized)),
                               reference_layer_norm(xv, n, nullptr, nullptr, 1e-5), atol, rtol,
                               "plain " + what);
@@ -115,11 +123,13 @@ TEST(RmsNorm, MatchesReferenceForFloatDTypesWithViews) {
                                                  : double(std::numeric_limits<float>::epsilon());
       for (bool nc : {false, true}) {
         Tensor xi = nc ? testing::noncontiguous_like(x) : x;
-        const std::string what = fmt::format("{} {} {}", t, shape_str(c.input), nc ? "strided" : "");
+        const std::string what =
+            fmt::format("{} {} {}", t, shape_str(c.input), nc ? "strided" : "");
         Tensor y = rms_norm(xi, sym(c.normalized), w, 1e-6);
         EXPECT_EQ(y.dtype(), t);
         EXPECT_EQ(y.sizes(), c.input);
-        testing::expect_close(y, reference_rms_norm(xv, n, &wv, 1e-6), atol, rtol, "weight " + what);
+        testing::expect_close(y, reference_rms_norm(xv, n, &wv, 1e-6), atol, rtol,
+                              "weight " + what);
         testing::expect_close(rms_norm(xi, sym(c.normalized)),
                               reference_rms_norm(xv, n, nullptr, default_eps), atol, rtol,
                               "default eps " + what);

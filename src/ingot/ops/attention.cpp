@@ -15,9 +15,10 @@
 //   has query's batch dims.
 // - The mask is bool, float32, or of query's dtype (ATen's validate_sdpa_input).
 // - dropout_p must be 0: ingot is inference only.
+#include "ingot/ops/cpu/attention.h"
+
 #include <cmath>
 
-#include "ingot/ops/cpu/attention.h"
 #include "ingot/ops/functional/nn.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
@@ -27,8 +28,12 @@ namespace {
 
 constexpr const char* kOp = "scaled_dot_product_attention";
 
-bool sym_eq(const SymInt& a, const SymInt& b) { return bool(a == b); }
-bool sym_is_one(const SymInt& a) { return a.maybe_int() == 1 || bool(a == SymInt(1)); }
+bool sym_eq(const SymInt& a, const SymInt& b) {
+  return bool(a == b);
+}
+bool sym_is_one(const SymInt& a) {
+  return a.maybe_int() == 1 || bool(a == SymInt(1));
+}
 
 std::vector<OutputMeta> sdpa_shape(const OpArgs& a) {
   const Tensor& q = a.tensor(0);
@@ -90,19 +95,18 @@ std::vector<OutputMeta> sdpa_shape(const OpArgs& a) {
         INGOT_CHECK(sym_eq(s, qs[d]) || sym_is_one(s), ShapeError,
                     "[{}] batch dim {} of {} ({}) must equal query's ({}) or be 1; got query "
                     "{}, key {}, value {}",
-                    kOp, d, t == &k ? "key" : "value", s.str(), qs[d].str(),
-                    q.shape_string(), k.shape_string(), v.shape_string());
+                    kOp, d, t == &k ? "key" : "value", s.str(), qs[d].str(), q.shape_string(),
+                    k.shape_string(), v.shape_string());
       }
     }
   }
   Shape out = qs;
   out[r - 1] = vs[r - 1];
   if (mask.defined()) {
-    INGOT_CHECK(mask.dtype() == DType::Bool || mask.dtype() == DType::F32 ||
-                    mask.dtype() == q.dtype(),
-                DTypeError,
-                "[{}] attn_mask must be bool, float32 or query's dtype ({}), got {}", kOp,
-                q.dtype(), mask.dtype());
+    INGOT_CHECK(
+        mask.dtype() == DType::Bool || mask.dtype() == DType::F32 || mask.dtype() == q.dtype(),
+        DTypeError, "[{}] attn_mask must be bool, float32 or query's dtype ({}), got {}", kOp,
+        q.dtype(), mask.dtype());
     Shape target = qs;
     target[r - 1] = ks[r - 2];  // [..., Hq, Lq, S]
     const Shape& ms = mask.sym_sizes();
@@ -182,8 +186,8 @@ void sdpa_kernel(const OpArgs& a, std::span<const Tensor> outputs) {
   p.v_ss = v.stride(-2);
   p.v_se = v.stride(-1);
   if (mask.defined()) {
-    p.mask_kind = mask.dtype() == DType::Bool ? cpu::AttentionMask::Bool
-                                              : cpu::AttentionMask::Additive;
+    p.mask_kind =
+        mask.dtype() == DType::Bool ? cpu::AttentionMask::Bool : cpu::AttentionMask::Additive;
     p.mask_dtype = mask.dtype();
     p.mask = mask.raw_data();
     const int64_t mr = mask.dim();

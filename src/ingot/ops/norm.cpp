@@ -19,7 +19,8 @@ namespace {
 
 // Validates input / normalized_shape / an optional parameter tensor; returns nothing,
 // throws with the op's name, the shapes and the fix.
-void check_norm_args(const OpArgs& a, std::initializer_list<std::pair<size_t, const char*>> params) {
+void check_norm_args(const OpArgs& a,
+                     std::initializer_list<std::pair<size_t, const char*>> params) {
   const Tensor& input = a.tensor(0);
   check_floating(input, a.name(), "input");
   const SymIntList& shape = a.sym_int_list(1);
@@ -40,8 +41,8 @@ void check_norm_args(const OpArgs& a, std::initializer_list<std::pair<size_t, co
     check_floating(p, a.name(), name);
     bool same = p.sym_sizes().size() == shape.size();
     for (size_t i = 0; same && i < shape.size(); ++i) same = bool(p.sym_sizes()[i] == shape[i]);
-    INGOT_CHECK(same, ShapeError, "[{}] {} must have shape normalized_shape={}, got {}",
-                a.name(), name, shape_str(shape), p.shape_string());
+    INGOT_CHECK(same, ShapeError, "[{}] {} must have shape normalized_shape={}, got {}", a.name(),
+                name, shape_str(shape), p.shape_string());
   }
 }
 
@@ -125,10 +126,12 @@ void layer_norm_kernel(const OpArgs& a, std::span<const Tensor> out) {
     const Acc eps = Acc(a.f64(4));
     for_each_row<T, Acc>(x, out[0], n, [&](const Acc* xr, T* o) {
       const Acc mean = lane_sum<Acc>(n, [&](int64_t i) { return xr[i]; }) / Acc(n);
-      const Acc var = lane_sum<Acc>(n, [&](int64_t i) {
-                        const Acc d = xr[i] - mean;
-                        return d * d;
-                      }) / Acc(n);
+      const Acc var = lane_sum<Acc>(n,
+                                    [&](int64_t i) {
+                                      const Acc d = xr[i] - mean;
+                                      return d * d;
+                                    }) /
+                      Acc(n);
       const Acc rstd = Acc(1) / std::sqrt(var + eps);
       for (int64_t i = 0; i < n; ++i) {
         Acc y = (xr[i] - mean) * rstd;
@@ -192,8 +195,7 @@ Tensor rms_norm(const Tensor& input, const SymIntList& normalized_shape,
 
 Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps) {
   INGOT_CHECK(input.dim() >= 1, ShapeError,
-              "[rms_norm_hf] input must have at least one dim, got shape {}",
-              input.shape_string());
+              "[rms_norm_hf] input must have at least one dim, got shape {}", input.shape_string());
   const SymIntList last{input.sym_size(input.dim() - 1)};
   return mul(weight, rms_norm(input, last, std::nullopt, eps));
 }

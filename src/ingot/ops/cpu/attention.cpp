@@ -26,7 +26,7 @@ std::atomic<AttentionIsa> g_isa{AttentionIsa::Auto};
 
 template <typename Acc>
 struct GenericKernels {
-  using KV = Acc;                 // K/V blocks are converted to Acc before the kernels run
+  using KV = Acc;  // K/V blocks are converted to Acc before the kernels run
   static constexpr bool kConvertBlocks = true;
 
   static void scores(const Acc* q, int64_t m, int64_t e, const Acc* k, int64_t ks, int64_t nk,
@@ -49,8 +49,8 @@ struct GenericKernels {
     }
   }
 
-  static void softmax_step(Acc* sc, int64_t ldsc, int64_t m, int64_t nk, Acc* run_max,
-                           Acc* run_sum, Acc* alpha) {
+  static void softmax_step(Acc* sc, int64_t ldsc, int64_t m, int64_t nk, Acc* run_max, Acc* run_sum,
+                           Acc* alpha) {
     constexpr Acc kNegInf = -std::numeric_limits<Acc>::infinity();
     for (int64_t r = 0; r < m; ++r) {
       Acc* row = sc + r * ldsc;
@@ -73,8 +73,8 @@ struct GenericKernels {
     }
   }
 
-  static void accumulate(const Acc* p, int64_t ldp, int64_t m, const Acc* v, int64_t vs,
-                         int64_t nk, int64_t ev, Acc* acc) {
+  static void accumulate(const Acc* p, int64_t ldp, int64_t m, const Acc* v, int64_t vs, int64_t nk,
+                         int64_t ev, Acc* acc) {
     for (int64_t r = 0; r < m; ++r) {
       Acc* ar = acc + r * ev;
       for (int64_t j = 0; j < nk; ++j) {
@@ -100,8 +100,8 @@ struct Avx512Kernels {
                            float* run_sum, float* alpha) {
     attn::softmax_step_avx512(sc, ldsc, m, nk, run_max, run_sum, alpha);
   }
-  static void accumulate(const float* p, int64_t ldp, int64_t m, const T* v, int64_t vs,
-                         int64_t nk, int64_t ev, float* acc) {
+  static void accumulate(const float* p, int64_t ldp, int64_t m, const T* v, int64_t vs, int64_t nk,
+                         int64_t ev, float* acc) {
     attn::accumulate_avx512(p, ldp, m, v, vs, nk, ev, acc);
   }
 };
@@ -134,13 +134,13 @@ thread_local Scratch t_scratch;
 // --- work decomposition -------------------------------------------------------------------
 
 struct Plan {
-  int64_t group = 1;     // query heads per kv head
-  int64_t rows = 1;      // query positions per item
-  int64_t qblocks = 1;   // ceil(lq / rows)
-  int64_t items = 0;     // batch * hkv * qblocks
-  int64_t splits = 1;    // key-range chunks per item
-  int64_t chunk = 0;     // keys per chunk (a multiple of kKeyBlock)
-  int64_t max_m = 1;     // group * rows: query rows of one item
+  int64_t group = 1;    // query heads per kv head
+  int64_t rows = 1;     // query positions per item
+  int64_t qblocks = 1;  // ceil(lq / rows)
+  int64_t items = 0;    // batch * hkv * qblocks
+  int64_t splits = 1;   // key-range chunks per item
+  int64_t chunk = 0;    // keys per chunk (a multiple of kKeyBlock)
+  int64_t max_m = 1;    // group * rows: query rows of one item
 };
 
 Plan make_plan(const AttentionProblem& p) {
@@ -176,12 +176,18 @@ Acc mask_bias(const M* m, int64_t i) {
 template <typename Fn>
 void dispatch_mask_type(DType t, Fn&& fn) {
   switch (t) {
-    case DType::Bool: return fn.template operator()<bool>();
-    case DType::F16: return fn.template operator()<Half>();
-    case DType::BF16: return fn.template operator()<BFloat16>();
-    case DType::F32: return fn.template operator()<float>();
-    case DType::F64: return fn.template operator()<double>();
-    default: INGOT_INTERNAL_ASSERT(false);
+    case DType::Bool:
+      return fn.template operator()<bool>();
+    case DType::F16:
+      return fn.template operator()<Half>();
+    case DType::BF16:
+      return fn.template operator()<BFloat16>();
+    case DType::F32:
+      return fn.template operator()<float>();
+    case DType::F64:
+      return fn.template operator()<double>();
+    default:
+      INGOT_INTERNAL_ASSERT(false);
   }
 }
 
@@ -264,7 +270,8 @@ void run_task(const AttentionProblem& p, const Plan& pl, int64_t item, int64_t s
     if (p.causal && j0 + nk - 1 > i0) {
       for (int64_t r = 0; r < m; ++r) {
         const int64_t i = i0 + r % nrow;
-        for (int64_t j = std::max<int64_t>(0, i + 1 - j0); j < nk; ++j) scores[r * kKeyBlock + j] = kNegInf;
+        for (int64_t j = std::max<int64_t>(0, i + 1 - j0); j < nk; ++j)
+          scores[r * kKeyBlock + j] = kNegInf;
       }
     }
     if (p.mask_kind != AttentionMask::None) {
@@ -323,7 +330,8 @@ void merge_item(const AttentionProblem& p, const Plan& pl, int64_t item,
     const int64_t h = kvh * pl.group + r / nrow, i = i0 + r % nrow;
     T* o = static_cast<T*>(p.out) + ((b * p.hq + h) * p.lq + i) * p.ev;
     Acc mx = kNegInf;
-    for (int64_t s = 0; s < pl.splits; ++s) mx = std::max(mx, base[s * partials.stride + r * (p.ev + 2)]);
+    for (int64_t s = 0; s < pl.splits; ++s)
+      mx = std::max(mx, base[s * partials.stride + r * (p.ev + 2)]);
     if (mx == kNegInf) {  // no visible key in any chunk
       std::fill(o, o + p.ev, T(0.0f));
       continue;
@@ -363,12 +371,15 @@ void run(const AttentionProblem& p) {
   ThreadPool::global().run(tasks, [&](int64_t t) {
     run_task<T, K, Acc>(p, pl, t / pl.splits, t % pl.splits, &partials);
   });
-  ThreadPool::global().run(pl.items, [&](int64_t item) { merge_item<T, Acc>(p, pl, item, partials); });
+  ThreadPool::global().run(pl.items,
+                           [&](int64_t item) { merge_item<T, Acc>(p, pl, item, partials); });
 }
 
 }  // namespace
 
-void set_attention_isa(AttentionIsa isa) { g_isa.store(isa); }
+void set_attention_isa(AttentionIsa isa) {
+  g_isa.store(isa);
+}
 
 AttentionIsa detected_attention_isa() {
   static const bool has = attn::cpu_has_avx512();
@@ -380,7 +391,8 @@ void scaled_dot_product_attention(const AttentionProblem& p) {
   AttentionIsa isa = g_isa.load();
   if (isa == AttentionIsa::Auto || isa == AttentionIsa::Avx512) isa = detected_attention_isa();
   switch (p.dtype) {
-    case DType::F64: return run<double, GenericKernels<double>, double>(p);
+    case DType::F64:
+      return run<double, GenericKernels<double>, double>(p);
     case DType::F32:
       if (isa == AttentionIsa::Avx512) return run<float, Avx512Kernels<float>, float>(p);
       return run<float, GenericKernels<float>, float>(p);

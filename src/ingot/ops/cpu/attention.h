@@ -45,7 +45,8 @@ struct AttentionProblem {
 void scaled_dot_product_attention(const AttentionProblem& p);
 
 // Which code path the kernel uses. Auto picks AVX-512 when the CPU has it; tests force
-// Generic to cover the portable path on any machine.
+// Generic to cover the portable path on any machine. Avx512 on a CPU without it runs
+// Generic. float64 always runs Generic (accumulating in double).
 enum class AttentionIsa : uint8_t { Auto, Generic, Avx512 };
 void set_attention_isa(AttentionIsa isa);
 // The path Auto resolves to on this CPU (Avx512 or Generic).

@@ -83,18 +83,25 @@ INGOT_AVX512 void scores_impl(const float* q, int64_t m, int64_t e, const T* k, 
   int64_t r = 0;
   for (; r + 4 <= m; r += 4) scores_tile<T, 4>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc);
   switch (m - r) {
-    case 3: scores_tile<T, 3>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc); break;
-    case 2: scores_tile<T, 2>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc); break;
-    case 1: scores_tile<T, 1>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc); break;
-    default: break;
+    case 3:
+      scores_tile<T, 3>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc);
+      break;
+    case 2:
+      scores_tile<T, 2>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc);
+      break;
+    case 1:
+      scores_tile<T, 1>(q + r * e, e, k, ks, nk, scale, sc + r * ldsc, ldsc);
+      break;
+    default:
+      break;
   }
 }
 
 // R accumulator rows x 64 output columns live in 4R registers while the block's value
 // rows stream through.
 template <typename T, int R>
-INGOT_AVX512 void accumulate_tile(const float* p, int64_t ldp, const T* v, int64_t vs,
-                                  int64_t nk, int64_t ev, float* acc) {
+INGOT_AVX512 void accumulate_tile(const float* p, int64_t ldp, const T* v, int64_t vs, int64_t nk,
+                                  int64_t ev, float* acc) {
   for (int64_t c = 0; c < ev; c += 64) {
     __mmask16 mk[4];
     for (int u = 0; u < 4; ++u) {
@@ -126,10 +133,17 @@ INGOT_AVX512 void accumulate_impl(const float* p, int64_t ldp, int64_t m, const 
   int64_t r = 0;
   for (; r + 4 <= m; r += 4) accumulate_tile<T, 4>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev);
   switch (m - r) {
-    case 3: accumulate_tile<T, 3>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev); break;
-    case 2: accumulate_tile<T, 2>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev); break;
-    case 1: accumulate_tile<T, 1>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev); break;
-    default: break;
+    case 3:
+      accumulate_tile<T, 3>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev);
+      break;
+    case 2:
+      accumulate_tile<T, 2>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev);
+      break;
+    case 1:
+      accumulate_tile<T, 1>(p + r * ldp, ldp, v, vs, nk, ev, acc + r * ev);
+      break;
+    default:
+      break;
   }
 }
 
@@ -150,8 +164,8 @@ INGOT_AVX512 void scores_avx512(const float* q, int64_t m, int64_t e, const Half
                                 int64_t nk, float scale, float* sc, int64_t ldsc) {
   scores_impl(q, m, e, k, ks, nk, scale, sc, ldsc);
 }
-INGOT_AVX512 void scores_avx512(const float* q, int64_t m, int64_t e, const BFloat16* k,
-                                int64_t ks, int64_t nk, float scale, float* sc, int64_t ldsc) {
+INGOT_AVX512 void scores_avx512(const float* q, int64_t m, int64_t e, const BFloat16* k, int64_t ks,
+                                int64_t nk, float scale, float* sc, int64_t ldsc) {
   scores_impl(q, m, e, k, ks, nk, scale, sc, ldsc);
 }
 

@@ -23,8 +23,8 @@ void scores_avx512(const float* q, int64_t m, int64_t e, const float* k, int64_t
                    float scale, float* sc, int64_t ldsc);
 void scores_avx512(const float* q, int64_t m, int64_t e, const Half* k, int64_t ks, int64_t nk,
                    float scale, float* sc, int64_t ldsc);
-void scores_avx512(const float* q, int64_t m, int64_t e, const BFloat16* k, int64_t ks,
-                   int64_t nk, float scale, float* sc, int64_t ldsc);
+void scores_avx512(const float* q, int64_t m, int64_t e, const BFloat16* k, int64_t ks, int64_t nk,
+                   float scale, float* sc, int64_t ldsc);
 
 // Online-softmax step for each row r < m over the block's nk scores:
 //   m_new = max(run_max[r], max_j sc[r, j]); sc[r, j] = exp(sc[r, j] - m_new);

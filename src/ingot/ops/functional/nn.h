@@ -12,8 +12,8 @@ namespace ingot {
 // weight and bias (each of shape normalized_shape). Statistics and the affine transform
 // are computed in float (double for float64 input); the result has the input's dtype.
 Tensor layer_norm(const Tensor& input, const SymIntList& normalized_shape,
-                  const std::optional<Tensor>& weight = {},
-                  const std::optional<Tensor>& bias = {}, double eps = 1e-5);
+                  const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {},
+                  double eps = 1e-5);
 
 // aten::rms_norm (PyTorch >= 2.6 semantics):
 //   out = T( float(x) * rsqrt(mean(float(x)^2) + eps) * weight )
@@ -21,8 +21,7 @@ Tensor layer_norm(const Tensor& input, const SymIntList& normalized_shape,
 // dtype. eps None means std::numeric_limits<opmath>::epsilon(), as ATen does (float's
 // epsilon for f16/bf16/f32 input, double's for f64).
 Tensor rms_norm(const Tensor& input, const SymIntList& normalized_shape,
-                const std::optional<Tensor>& weight = {},
-                std::optional<double> eps = std::nullopt);
+                const std::optional<Tensor>& weight = {}, std::optional<double> eps = std::nullopt);
 
 // Hugging Face's RMSNorm order (LlamaRMSNorm, Qwen2/3RMSNorm, ...):
 //   y = T( float(x) * rsqrt(mean(float(x)^2) + eps) )   ; cast to the input dtype first
@@ -39,10 +38,8 @@ Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps);
 // not combinable with a mask. scale defaults to 1/sqrt(E). enable_gqa lets Hq be a
 // multiple of Hkv (query head h reads kv head h / (Hq / Hkv)). A query row whose every
 // key is masked gives zeros, as PyTorch >= 2.5 (_safe_softmax) does.
-Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key,
-                                    const Tensor& value,
-                                    const std::optional<Tensor>& mask = {},
-                                    bool is_causal = false,
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const std::optional<Tensor>& mask = {}, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt,
                                     bool enable_gqa = false);
 
