@@ -8,3 +8,4 @@
 #include "ingot/ops/functional/join.h"
 #include "ingot/ops/functional/sort.h"
 #include "ingot/ops/functional/views.h"
+#include "ingot/ops/functional/nn.h"

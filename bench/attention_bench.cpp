@@ -1,0 +1,62 @@
+// Fused attention throughput: decode (1 query vs a 4096-entry KV cache, 32 query heads
+// over 8 kv heads, head_dim 128; f32 and bf16 cache) and causal prefill (512 queries).
+// Counters: GB/s = K+V bytes read / time (the decode roofline), GFLOP/s = 4*Lq*S*E*Hq
+// (2 for QK^T, 2 for PV; halved for causal) / time.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "ingot/ops/functional.h"
+
+namespace {
+
+using ingot::DType;
+using ingot::Tensor;
+
+Tensor random_tensor(const ingot::IntShape& shape, DType t, uint32_t seed) {
+  Tensor f = Tensor::empty(shape, DType::F32);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  float* p = f.data<float>();
+  for (int64_t i = 0; i < f.numel(); ++i) p[i] = dist(rng);
+  return ingot::to(f, t);
+}
+
+void run_attention(benchmark::State& state, DType t, int64_t lq, int64_t s, bool causal) {
+  constexpr int64_t kHq = 32, kHkv = 8, kE = 128;
+  Tensor q = random_tensor({1, kHq, lq, kE}, t, 1);
+  Tensor k = random_tensor({1, kHkv, s, kE}, t, 2);
+  Tensor v = random_tensor({1, kHkv, s, kE}, t, 3);
+  for (auto _ : state) {
+    Tensor out = ingot::scaled_dot_product_attention(q, k, v, std::nullopt, causal, std::nullopt,
+                                                     /*enable_gqa=*/true);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  const double kv_bytes = double(k.nbytes() + v.nbytes());
+  double flops = 4.0 * double(lq) * double(s) * double(kE) * double(kHq);
+  if (causal) flops /= 2;
+  state.counters["GB/s"] =
+      benchmark::Counter(kv_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_AttentionDecodeF32(benchmark::State& state) {
+  run_attention(state, DType::F32, 1, 4096, false);
+}
+void BM_AttentionDecodeBF16(benchmark::State& state) {
+  run_attention(state, DType::BF16, 1, 4096, false);
+}
+void BM_AttentionPrefillCausalF32(benchmark::State& state) {
+  run_attention(state, DType::F32, 512, 512, true);
+}
+void BM_AttentionPrefillCausalBF16(benchmark::State& state) {
+  run_attention(state, DType::BF16, 512, 512, true);
+}
+
+BENCHMARK(BM_AttentionDecodeF32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AttentionDecodeBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AttentionPrefillCausalF32)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionPrefillCausalBF16)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
