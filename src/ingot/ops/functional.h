@@ -3,4 +3,7 @@
 #pragma once
 
 #include "ingot/ops/functional/arithmetic.h"
+#include "ingot/ops/functional/comparison.h"
+#include "ingot/ops/functional/reduction.h"
+#include "ingot/ops/functional/unary.h"
 #include "ingot/ops/functional/views.h"
