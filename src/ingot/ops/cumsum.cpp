@@ -31,6 +31,14 @@ void cumsum_loop(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
     for (int64_t o = ob; o < oe; ++o) {
       const T* xo = x + o * n * inner;
       T* yo = y + o * n * inner;
+      if (inner == 1) {  // along the last dim: one running sum
+        A a = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          a += A(xo[i]);
+          yo[i] = from_acc<T>(a);
+        }
+        continue;
+      }
       std::fill(acc.begin(), acc.end(), A(0));
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t j = 0; j < inner; ++j) {

@@ -114,7 +114,8 @@ struct ExtremeReducer {
     }
   }
   static bool better(acc_t x, acc_t a) {
-    return kMax ? (x > a || is_nan(x)) : (x < a || is_nan(x));
+    // Bitwise | keeps the select branch-free (vectorisable).
+    return kMax ? ((x > a) | is_nan(x)) : ((x < a) | is_nan(x));
   }
   acc_t merge(acc_t a, acc_t b) const { return better(b, a) ? b : a; }
   acc_t step(acc_t a, T v, int64_t) const { return merge(a, acc_t(v)); }
@@ -149,6 +150,27 @@ struct ArgExtremeReducer {
     return a.i < b.i ? a : b;
   }
   int64_t finish(acc_t a) const { return a.i; }
+
+  // Contiguous runs (argmax over a vocabulary): find the extreme value with vectorised
+  // lanes, then the first index holding it, scanning in blocks that are first tested
+  // with a vectorisable "any match".
+  acc_t run(const T* p, int64_t n, int64_t idx0) const {
+    if (n == 0) return init();
+    const M m = cpu::reduce_run(ExtremeReducer<T, kMax>{}, p, n, 0);
+    const bool nan = is_nan(m);
+    auto hit = [&](T v) { return nan ? is_nan(M(v)) : M(v) == m; };
+    constexpr int64_t kBlock = 64;
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t e = std::min(n, b + kBlock);
+      bool any = false;
+      for (int64_t i = b; i < e; ++i) any |= hit(p[i]);
+      if (!any) continue;
+      for (int64_t i = b; i < e; ++i) {
+        if (hit(p[i])) return {m, idx0 + i};
+      }
+    }
+    return {m, idx0};  // unreachable: m is one of the values
+  }
 };
 
 // --- sum / mean ------------------------------------------------------------------------

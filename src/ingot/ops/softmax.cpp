@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ingot/core/thread_pool.h"
+#include "ingot/ops/cpu/vec_math.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/reduction.h"
 
@@ -37,27 +38,23 @@ void softmax_rows(const T* x, O* y, const RowGeometry& g) {
   const int64_t n = g.n;
   parallel_for(0, g.outer, std::max<int64_t>(1, kGrain / std::max<int64_t>(n, 1)),
                [&](int64_t rb, int64_t re) {
-    std::vector<M> buf(static_cast<size_t>(n));  // the row in M, then its exponentials
+    // The row in M, then its shifted exponentials (two buffers keep each loop simple
+    // enough to vectorise).
+    std::vector<M> buf(static_cast<size_t>(n)), ex(static_cast<size_t>(n));
     for (int64_t r = rb; r < re; ++r) {
       const T* xr = x + r * n;
       O* yr = y + r * n;
-      M mx = -std::numeric_limits<M>::infinity();
-      for (int64_t i = 0; i < n; ++i) {
-        buf[size_t(i)] = M(xr[i]);
-        mx = buf[size_t(i)] > mx ? buf[size_t(i)] : mx;
-      }
-      M sum = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const M e = std::exp(buf[size_t(i)] - mx);
-        sum += e;
-        if constexpr (!kLog) buf[size_t(i)] = e;
-      }
+      for (int64_t i = 0; i < n; ++i) buf[size_t(i)] = M(xr[i]);
+      // NaN is skipped by the max but still turns the row to NaN through exp.
+      const M mx = cpu::lane_max(buf.data(), n);
+      for (int64_t i = 0; i < n; ++i) ex[size_t(i)] = std::exp(buf[size_t(i)] - mx);
+      const M sum = cpu::lane_sum(ex.data(), n);
       if constexpr (kLog) {
         const M shift = mx + std::log(sum);
         for (int64_t i = 0; i < n; ++i) yr[i] = O(buf[size_t(i)] - shift);
       } else {
         const M inv = M(1) / sum;
-        for (int64_t i = 0; i < n; ++i) yr[i] = O(buf[size_t(i)] * inv);
+        for (int64_t i = 0; i < n; ++i) yr[i] = O(ex[size_t(i)] * inv);
       }
     }
   });

@@ -110,9 +110,11 @@ void for_each_in_group(const IntShape& sizes, const IntShape& strides, int64_t b
 }
 
 // Folds the contiguous run p[0, n) (reduced indices idx0 + i) into a partial result.
+// A Reducer may provide its own `acc_t run(const T* p, int64_t n, int64_t idx0)`.
 template <typename T, typename R>
 typename R::acc_t reduce_run(const R& r, const T* p, int64_t n, int64_t idx0) {
   using A = typename R::acc_t;
+  if constexpr (requires { r.run(p, n, idx0); }) return r.run(p, n, idx0);
   constexpr int64_t kLanes = 16, kBlock = 4096;
   A total = r.init();
   for (int64_t b = 0; b < n; b += kBlock) {
