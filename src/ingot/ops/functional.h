@@ -3,9 +3,12 @@
 #pragma once
 
 #include "ingot/ops/functional/arithmetic.h"
+#include "ingot/ops/functional/comparison.h"
 #include "ingot/ops/functional/creation.h"
 #include "ingot/ops/functional/indexing.h"
 #include "ingot/ops/functional/join.h"
-#include "ingot/ops/functional/sort.h"
-#include "ingot/ops/functional/views.h"
 #include "ingot/ops/functional/nn.h"
+#include "ingot/ops/functional/reduction.h"
+#include "ingot/ops/functional/sort.h"
+#include "ingot/ops/functional/unary.h"
+#include "ingot/ops/functional/views.h"

@@ -1,0 +1,160 @@
+// Unary pointwise ops: neg / abs / relu keep the input dtype; float math promotes
+// integer and bool inputs to float32 (torch's "unary float op" rule); silu and gelu
+// accept floating inputs only, as torch's kernels do. 16-bit floats compute in float.
+#include <cmath>
+#include <numbers>
+
+#include "ingot/ops/elementwise_common.h"
+#include "ingot/ops/functional/unary.h"
+
+namespace ingot {
+namespace {
+
+std::vector<OutputMeta> same_dtype_shape(const OpArgs& a) {
+  const Tensor& x = a.tensor(0);
+  return {{x.dtype(), x.sym_sizes()}};
+}
+
+// --- ops that keep the dtype ----------------------------------------------------------
+
+ShapeFn keep_dtype_shape(bool allow_bool, const char* bool_hint) {
+  return [allow_bool, bool_hint](const OpArgs& a) {
+    INGOT_CHECK(allow_bool || a.tensor(0).dtype() != DType::Bool, DTypeError,
+                "[{}] bool tensors are not supported; {}", a.name(), bool_hint);
+    return same_dtype_shape(a);
+  };
+}
+
+template <typename F>
+CpuKernel keep_dtype_kernel(F f) {
+  return [f](const OpArgs& a, std::span<const Tensor> out) {
+    const Tensor& x = a.tensor(0);
+    if (x.dtype() == DType::Bool) {  // abs of bool is the identity
+      cpu::elementwise<bool, bool>(out[0], {&x}, [](bool v) { return v; });
+      return;
+    }
+    INGOT_DISPATCH_NUMERIC_TYPES(x.dtype(), a.name(),
+                                 [&]<typename T>() { unary_loop<T>(out[0], x, f); });
+  };
+}
+
+const OpRegistrar kNeg(
+    define_op("neg(Tensor self) -> Tensor")
+        .shape(keep_dtype_shape(false, "to invert a mask use logical_not"))
+        .cpu(keep_dtype_kernel([](auto v) { return -v; })));
+
+const OpRegistrar kAbs(define_op("abs(Tensor self) -> Tensor")
+                           .shape(keep_dtype_shape(true, ""))
+                           .cpu(keep_dtype_kernel([](auto v) {
+                             using M = decltype(v);
+                             if constexpr (std::is_unsigned_v<M>) return v;
+                             else if constexpr (std::is_floating_point_v<M>) return std::abs(v);
+                             else return v < 0 ? M(-v) : v;
+                           })));
+
+// relu keeps NaN (NaN < 0 is false), like torch's clamp_min(self, 0).
+const OpRegistrar kRelu(
+    define_op("relu(Tensor self) -> Tensor")
+        .shape(keep_dtype_shape(false, "convert the input to a numeric dtype first"))
+        .cpu(keep_dtype_kernel([](auto v) {
+          using M = decltype(v);
+          if constexpr (std::is_unsigned_v<M>) return v;
+          else return v < M(0) ? M(0) : v;
+        })));
+
+// --- float math -------------------------------------------------------------------------
+
+// Floating inputs keep their dtype; integer and bool inputs give float32.
+std::vector<OutputMeta> float_math_shape(const OpArgs& a) {
+  const Tensor& x = a.tensor(0);
+  return {{is_floating(x.dtype()) ? x.dtype() : DType::F32, x.sym_sizes()}};
+}
+
+// Floating inputs only (silu, gelu).
+std::vector<OutputMeta> floating_only_shape(const OpArgs& a) {
+  check_floating(a.tensor(0), a.name(), "self");
+  return same_dtype_shape(a);
+}
+
+// f is a generic callable over the op-math type (float or double).
+template <typename F>
+CpuKernel float_kernel(F f) {
+  return [f](const OpArgs& a, std::span<const Tensor> out) {
+    const DType t = out[0].dtype();
+    const Tensor x = to(a.tensor(0), t);
+    INGOT_DISPATCH_FLOATING_TYPES(t, a.name(), [&]<typename T>() { unary_loop<T>(out[0], x, f); });
+  };
+}
+
+template <typename F>
+OpDef float_math_op(std::string_view schema, F f) {
+  return define_op(schema).shape(float_math_shape).cpu(float_kernel(f));
+}
+
+template <typename M>
+M sigmoid_of(M v) {
+  return M(1) / (M(1) + std::exp(-v));
+}
+
+const OpRegistrar kSqrt(float_math_op("sqrt(Tensor self) -> Tensor", [](auto v) { return std::sqrt(v); }));
+const OpRegistrar kRsqrt(float_math_op("rsqrt(Tensor self) -> Tensor", [](auto v) {
+  return decltype(v)(1) / std::sqrt(v);
+}));
+const OpRegistrar kExp(float_math_op("exp(Tensor self) -> Tensor", [](auto v) { return std::exp(v); }));
+const OpRegistrar kLog(float_math_op("log(Tensor self) -> Tensor", [](auto v) { return std::log(v); }));
+const OpRegistrar kSin(float_math_op("sin(Tensor self) -> Tensor", [](auto v) { return std::sin(v); }));
+const OpRegistrar kCos(float_math_op("cos(Tensor self) -> Tensor", [](auto v) { return std::cos(v); }));
+const OpRegistrar kTanh(float_math_op("tanh(Tensor self) -> Tensor", [](auto v) { return std::tanh(v); }));
+const OpRegistrar kSigmoid(
+    float_math_op("sigmoid(Tensor self) -> Tensor", [](auto v) { return sigmoid_of(v); }));
+
+const OpRegistrar kSilu(define_op("silu(Tensor self) -> Tensor")
+                            .shape(floating_only_shape)
+                            .cpu(float_kernel([](auto v) { return v * sigmoid_of(v); })));
+
+const OpRegistrar kGelu(
+    define_op("gelu(Tensor self, *, str approximate='none') -> Tensor")
+        .shape([](const OpArgs& a) {
+          const std::string& mode = a.string(1);
+          INGOT_CHECK(mode == "none" || mode == "tanh", ValueError,
+                      "[{}] approximate must be 'none' or 'tanh', got '{}'", a.name(), mode);
+          return floating_only_shape(a);
+        })
+        .cpu([](const OpArgs& a, std::span<const Tensor> out) {
+          if (a.string(1) == "tanh") {
+            float_kernel([](auto v) {
+              using M = decltype(v);
+              const M k = M(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);  // sqrt(2/pi)
+              return M(0.5) * v * (M(1) + std::tanh(k * (v + M(0.044715) * v * v * v)));
+            })(a, out);
+          } else {
+            float_kernel([](auto v) {
+              using M = decltype(v);
+              return M(0.5) * v * (M(1) + std::erf(v * M(std::numbers::sqrt2 / 2)));
+            })(a, out);
+          }
+        }));
+
+const OpHandle kNegOp("neg"), kAbsOp("abs"), kReluOp("relu"), kSqrtOp("sqrt"), kRsqrtOp("rsqrt"),
+    kExpOp("exp"), kLogOp("log"), kSinOp("sin"), kCosOp("cos"), kTanhOp("tanh"),
+    kSigmoidOp("sigmoid"), kSiluOp("silu"), kGeluOp("gelu");
+
+}  // namespace
+
+Tensor neg(const Tensor& t) { return kNegOp({t})[0]; }
+Tensor abs(const Tensor& t) { return kAbsOp({t})[0]; }
+Tensor relu(const Tensor& t) { return kReluOp({t})[0]; }
+Tensor sqrt(const Tensor& t) { return kSqrtOp({t})[0]; }
+Tensor rsqrt(const Tensor& t) { return kRsqrtOp({t})[0]; }
+Tensor exp(const Tensor& t) { return kExpOp({t})[0]; }
+Tensor log(const Tensor& t) { return kLogOp({t})[0]; }
+Tensor sin(const Tensor& t) { return kSinOp({t})[0]; }
+Tensor cos(const Tensor& t) { return kCosOp({t})[0]; }
+Tensor tanh(const Tensor& t) { return kTanhOp({t})[0]; }
+Tensor sigmoid(const Tensor& t) { return kSigmoidOp({t})[0]; }
+Tensor silu(const Tensor& t) { return kSiluOp({t})[0]; }
+Tensor gelu(const Tensor& t, std::string approximate) {
+  return kGeluOp({t, std::move(approximate)})[0];
+}
+
+}  // namespace ingot
