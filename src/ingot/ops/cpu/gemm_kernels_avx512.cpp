@@ -128,48 +128,78 @@ INGOT_TARGET_AVX512 inline void transpose16(__m512 r[16]) {
   }
 }
 
-// B[k, n] stored as W[n, k] (stride_row == 1, W row n at base + n * ldw): panels of 16*NV
-// columns are filled by transposing 16x16 blocks, converting 16-bit data on the way.
+// Transposes a strip of `valid` (<= 16) source lines, each running along k (line j at
+// base + j * ld), into out[p * out_stride + lane] for p < kc and the lanes in `store`
+// (lanes >= valid get zeros). 16-bit data is converted on the way.
 template <DType D>
-INGOT_TARGET_AVX512 void pack_b_linear(const void* base, int64_t ldw, int64_t kc, int64_t nc,
-                                       float* out) {
-  for (int64_t q0 = 0; q0 < nc; q0 += kNr) {
-    float* panel = out + (q0 / kNr) * kc * kNr;
-    for (int h = 0; h < kNv; ++h) {
-      const int64_t n_first = q0 + 16 * h;
-      const int64_t valid = std::clamp<int64_t>(nc - n_first, 0, 16);
-      for (int64_t p0 = 0; p0 < kc; p0 += 16) {
-        const int64_t kv = std::min<int64_t>(16, kc - p0);
-        const __mmask16 mask = __mmask16((1u << kv) - 1u);
-        __m512 r[16];
-        for (int j = 0; j < 16; ++j) {
-          if (j >= valid) {
-            r[j] = _mm512_setzero_ps();
-          } else if (kv == 16) {
-            r[j] = load16<D>(base, (n_first + j) * ldw + p0);
-          } else {
-            r[j] = load16_masked<D>(base, (n_first + j) * ldw + p0, mask);
-          }
-        }
-        transpose16(r);
-        for (int64_t p = 0; p < kv; ++p) _mm512_store_ps(panel + (p0 + p) * kNr + 16 * h, r[p]);
+INGOT_TARGET_AVX512 void transpose_strip(const void* base, int64_t ld, int64_t valid,
+                                         int64_t kc, float* out, int64_t out_stride,
+                                         __mmask16 store) {
+  constexpr int64_t kEsize = D == DType::F32 ? 4 : 2;
+  for (int64_t p0 = 0; p0 < kc; p0 += 16) {
+    const int64_t kv = std::min<int64_t>(16, kc - p0);
+    const __mmask16 mask = __mmask16((1u << kv) - 1u);
+    __m512 r[16];
+    for (int j = 0; j < 16; ++j) {
+      if (j >= valid) {
+        r[j] = _mm512_setzero_ps();
+        continue;
       }
+      const int64_t off = j * ld + p0;
+      // Lines are read in short runs; ask for the next 64 bytes of each one early.
+      _mm_prefetch(static_cast<const char*>(base) + (off + 16) * kEsize + 64, _MM_HINT_T0);
+      r[j] = kv == 16 ? load16<D>(base, off) : load16_masked<D>(base, off, mask);
+    }
+    transpose16(r);
+    for (int64_t p = 0; p < kv; ++p) _mm512_mask_storeu_ps(out + (p0 + p) * out_stride, store, r[p]);
+  }
+}
+
+// Packs `lines` source lines (line j at base + j * ld, contiguous along k) into panels of
+// width w (layout in gemm_internal.h): A with rows contiguous along k, or B in the
+// linear layout.
+template <DType D>
+INGOT_TARGET_AVX512 void pack_lines(const void* base, int64_t ld, int64_t lines, int64_t kc,
+                                    int w, float* out) {
+  constexpr int64_t kEsize = D == DType::F32 ? 4 : 2;
+  for (int64_t q0 = 0; q0 < lines; q0 += w) {
+    float* panel = out + (q0 / w) * kc * w;
+    for (int h = 0; h < w; h += 16) {
+      const int64_t first = q0 + h;
+      const int64_t valid = std::clamp<int64_t>(lines - first, 0, 16);
+      const __mmask16 store = __mmask16((1u << std::min(16, w - h)) - 1u);
+      const void* src = static_cast<const char*>(base) + first * ld * kEsize;
+      transpose_strip<D>(src, ld, valid, kc, panel + h, w, store);
     }
   }
 }
 
+void pack_lines_any(DType dt, const void* base, int64_t ld, int64_t lines, int64_t kc, int w,
+                    float* out) {
+  switch (dt) {
+    case DType::F32:
+      return pack_lines<DType::F32>(base, ld, lines, kc, w, out);
+    case DType::BF16:
+      return pack_lines<DType::BF16>(base, ld, lines, kc, w, out);
+    default:
+      return pack_lines<DType::F16>(base, ld, lines, kc, w, out);
+  }
+}
+
+// B in the linear layout (stride_row == 1): B's columns are W's rows.
 void pack_b_avx512(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
                    float* out) {
-  if (b.stride_row != 1 || nr != kNr) return pack_b_generic(b, k0, kc, n0, nc, nr, out);
-  const void* base = elem_ptr(b.data, b.dtype, k0 + n0 * b.stride_col);
-  switch (b.dtype) {
-    case DType::F32:
-      return pack_b_linear<DType::F32>(base, b.stride_col, kc, nc, out);
-    case DType::BF16:
-      return pack_b_linear<DType::BF16>(base, b.stride_col, kc, nc, out);
-    default:
-      return pack_b_linear<DType::F16>(base, b.stride_col, kc, nc, out);
-  }
+  if (b.stride_row != 1) return pack_b_generic(b, k0, kc, n0, nc, nr, out);
+  pack_lines_any(b.dtype, elem_ptr(b.data, b.dtype, k0 + n0 * b.stride_col), b.stride_col, nc,
+                 kc, nr, out);
+}
+
+// A with rows contiguous along k (stride_col == 1), the usual activation layout.
+void pack_a_avx512(const MatrixView& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int mr,
+                   float* out) {
+  if (a.stride_col != 1) return pack_a_generic(a, m0, mc, k0, kc, mr, out);
+  pack_lines_any(a.dtype, elem_ptr(a.data, a.dtype, m0 * a.stride_row + k0), a.stride_row, mc,
+                 kc, mr, out);
 }
 
 // ---- GEMV --------------------------------------------------------------------------------
@@ -252,7 +282,7 @@ const GemmKernels& avx512_kernels() {
                                  /*kc=*/256,
                                  /*nc=*/kNr * 128,
                                  micro_avx512<kMr, kNv>,
-                                 pack_a_generic,
+                                 pack_a_avx512,
                                  pack_b_avx512,
                                  gemv_dot_avx512};
   return table;
