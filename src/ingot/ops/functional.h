@@ -3,4 +3,5 @@
 #pragma once
 
 #include "ingot/ops/functional/arithmetic.h"
+#include "ingot/ops/functional/linalg.h"
 #include "ingot/ops/functional/views.h"
