@@ -7,6 +7,7 @@
 #include "ingot/ops/functional/creation.h"
 #include "ingot/ops/functional/indexing.h"
 #include "ingot/ops/functional/join.h"
+#include "ingot/ops/functional/linalg.h"
 #include "ingot/ops/functional/nn.h"
 #include "ingot/ops/functional/reduction.h"
 #include "ingot/ops/functional/sort.h"

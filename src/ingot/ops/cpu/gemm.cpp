@@ -1,0 +1,329 @@
+// GEMM driver: argument checks, ISA selection, the small-m (GEMV) route and the
+// BLIS-style blocked loop nest over packed panels, split across the thread pool.
+//
+// Blocked loop nest for one thread's sub-rectangle of C (rows [m0, m1), cols [n0, n1)):
+//   for jc (nc columns)         B block [kc, nc] packed once, reused by every row block
+//     for pc (kc steps of k)
+//       pack B[pc, jc]
+//       for ic (mc rows)        A block [mc, kc] packed, stays in L2
+//         for jr (nr columns)   B panel [kc, nr] stays in L1 across the ir loop
+//           for ir (mr rows)    micro-kernel: C tile [mr, nr] += A panel · B panel
+// The first pc step applies beta; later steps accumulate (beta = 1).
+#include "ingot/ops/cpu/gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "ingot/core/error.h"
+#include "ingot/core/thread_pool.h"
+#include "ingot/ops/cpu/gemm_internal.h"
+
+namespace ingot::cpu {
+namespace {
+
+using detail::GemmKernels;
+
+GemmIsa detect_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+    return GemmIsa::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c"))
+    return GemmIsa::Avx2;
+  return GemmIsa::Scalar;
+}
+
+GemmIsa initial_isa() {
+  GemmIsa isa = detect_isa();
+  if (const char* env = std::getenv("INGOT_GEMM_ISA")) {
+    const std::string v = env;
+    GemmIsa want = v == "scalar" ? GemmIsa::Scalar : v == "avx2" ? GemmIsa::Avx2 : isa;
+    isa = std::min(isa, want);
+  }
+  return isa;
+}
+
+std::atomic<GemmIsa>& isa_slot() {
+  static std::atomic<GemmIsa> slot{initial_isa()};
+  return slot;
+}
+
+const GemmKernels& active_kernels() {
+  switch (isa_slot().load(std::memory_order_relaxed)) {
+    case GemmIsa::Avx512:
+      return detail::avx512_kernels();
+    case GemmIsa::Avx2:
+      return detail::avx2_kernels();
+    default:
+      return detail::scalar_kernels();
+  }
+}
+
+// ---- scratch memory -------------------------------------------------------------------
+
+struct AlignedFree {
+  void operator()(float* p) const { ::operator delete[](p, std::align_val_t(64)); }
+};
+
+// A per-thread growable, 64-byte aligned f32 buffer; steady-state calls do not allocate.
+class Scratch {
+ public:
+  float* get(size_t n) {
+    if (n > size_) {
+      ptr_.reset(static_cast<float*>(::operator new[](n * sizeof(float), std::align_val_t(64))));
+      size_ = n;
+    }
+    return ptr_.get();
+  }
+
+ private:
+  std::unique_ptr<float, AlignedFree> ptr_;
+  size_t size_ = 0;
+};
+
+thread_local Scratch t_pack_a, t_pack_b, t_small;
+
+// ---- epilogue -------------------------------------------------------------------------
+
+// C[r, c] = alpha * src[r, c] + beta * C[r, c] for an [rows, cols] tile (beta == 0: C is
+// not read).
+void store_tile(void* c, DType c_dtype, int64_t ldc, int64_t rows, int64_t cols,
+                const float* src, int64_t lds, float alpha, float beta) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* s = src + i * lds;
+    if (c_dtype == DType::F32) {
+      float* d = static_cast<float*>(c) + i * ldc;
+      if (beta == 0.0f) {
+        for (int64_t j = 0; j < cols; ++j) d[j] = alpha * s[j];
+      } else {
+        for (int64_t j = 0; j < cols; ++j) d[j] = alpha * s[j] + beta * d[j];
+      }
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        float v = alpha * s[j];
+        if (beta != 0.0f) v += beta * detail::load_as_float(c, c_dtype, i * ldc + j);
+        detail::store_from_float(c, c_dtype, i * ldc + j, v);
+      }
+    }
+  }
+}
+
+// k == 0: C = beta * C.
+void scale_c(const GemmArgs& g) {
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      const int64_t idx = i * g.ldc + j;
+      const float v = g.beta == 0.0f ? 0.0f : g.beta * detail::load_as_float(g.c, g.c_dtype, idx);
+      detail::store_from_float(g.c, g.c_dtype, idx, v);
+    }
+}
+
+// ---- small m ---------------------------------------------------------------------------
+
+// x = A as contiguous f32 [m, k] (a view of A itself when it already is).
+const float* contiguous_a(const GemmArgs& g, int64_t* ldx) {
+  if (g.a.dtype == DType::F32 && g.a.stride_col == 1) {
+    *ldx = g.a.stride_row;
+    return static_cast<const float*>(g.a.data);
+  }
+  float* x = t_small.get(size_t(g.m * g.k));
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t p = 0; p < g.k; ++p)
+      x[i * g.k + p] = detail::load_as_float(g.a.data, g.a.dtype,
+                                             i * g.a.stride_row + p * g.a.stride_col);
+  *ldx = g.k;
+  return x;
+}
+
+// m <= kGemvMaxM and B in the linear layout (stride_row == 1): stream the rows of W.
+void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
+  int64_t ldx = 0;
+  const float* x = contiguous_a(g, &ldx);
+  constexpr int64_t kChunk = 64;  // columns of C per kernel call
+  // At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
+  const int64_t grain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / std::max<int64_t>(g.k, 1));
+  parallel_for(0, g.n, grain, [&](int64_t nb, int64_t ne) {
+    float out[detail::kGemvMaxM * kChunk];
+    for (int64_t n0 = nb; n0 < ne; n0 += kChunk) {
+      const int64_t n1 = std::min(ne, n0 + kChunk);
+      kr.gemv_dot(g.m, g.k, x, ldx, g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out, kChunk);
+      void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
+      store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, out, kChunk, g.alpha, g.beta);
+    }
+  });
+}
+
+// m <= kGemvMaxM and B rows contiguous (stride_col == 1, e.g. x @ W with W [k, n]):
+// accumulate rows of B scaled by x into column chunks of C.
+void gemv_rows(const GemmArgs& g) {
+  int64_t ldx = 0;
+  const float* x = contiguous_a(g, &ldx);
+  constexpr int64_t kChunk = 256;
+  parallel_for(0, g.n, kChunk, [&](int64_t nb, int64_t ne) {
+    float acc[detail::kGemvMaxM * kChunk];
+    for (int64_t n0 = nb; n0 < ne; n0 += kChunk) {
+      const int64_t w = std::min(ne, n0 + kChunk) - n0;
+      std::fill(acc, acc + g.m * kChunk, 0.0f);
+      for (int64_t p = 0; p < g.k; ++p) {
+        const int64_t off = p * g.b.stride_row + n0;
+        for (int64_t i = 0; i < g.m; ++i) {
+          const float xv = x[i * ldx + p];
+          float* a = acc + i * kChunk;
+          switch (g.b.dtype) {
+            case DType::F32: {
+              const float* brow = static_cast<const float*>(g.b.data) + off;
+              for (int64_t j = 0; j < w; ++j) a[j] += xv * brow[j];
+              break;
+            }
+            case DType::BF16: {
+              const uint16_t* brow = static_cast<const uint16_t*>(g.b.data) + off;
+              for (int64_t j = 0; j < w; ++j) a[j] += xv * detail::bf16_bits_to_float(brow[j]);
+              break;
+            }
+            default: {
+              const uint16_t* brow = static_cast<const uint16_t*>(g.b.data) + off;
+              for (int64_t j = 0; j < w; ++j) a[j] += xv * Half::to_float(brow[j]);
+              break;
+            }
+          }
+        }
+      }
+      void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
+      store_tile(c, g.c_dtype, g.ldc, g.m, w, acc, kChunk, g.alpha, g.beta);
+    }
+  });
+}
+
+// ---- blocked GEMM ----------------------------------------------------------------------
+
+// C (f32) rows [m0, m1) x cols [n0, n1) of alpha * A·B + beta * C, on this thread.
+void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc,
+                      float alpha, float beta, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  const int mr = kr.mr, nr = kr.nr;
+  const int64_t kc_max = std::min(kr.kc, g.k);
+  const int64_t nc_max = std::min(kr.nc, (n1 - n0 + nr - 1) / nr * nr);
+  const int64_t mc_max = std::min(kr.mc, (m1 - m0 + mr - 1) / mr * mr);
+  float* bbuf = t_pack_b.get(size_t(kc_max * nc_max));
+  float* abuf = t_pack_a.get(size_t(kc_max * mc_max));
+  alignas(64) float tile[32 * 64];  // mr * nr <= 2048 for every table
+
+  for (int64_t jc = n0; jc < n1; jc += kr.nc) {
+    const int64_t nc = std::min(kr.nc, n1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += kr.kc) {
+      const int64_t kc = std::min(kr.kc, g.k - pc);
+      const float beta_step = pc == 0 ? beta : 1.0f;
+      kr.pack_b(g.b, pc, kc, jc, nc, nr, bbuf);
+      for (int64_t ic = m0; ic < m1; ic += kr.mc) {
+        const int64_t mc = std::min(kr.mc, m1 - ic);
+        kr.pack_a(g.a, ic, mc, pc, kc, mr, abuf);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const float* bp = bbuf + (jr / nr) * kc * nr;
+          const int64_t cols = std::min<int64_t>(nr, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const float* ap = abuf + (ir / mr) * kc * mr;
+            const int64_t rows = std::min<int64_t>(mr, mc - ir);
+            float* ct = c + (ic + ir) * ldc + jc + jr;
+            if (rows == mr && cols == nr) {
+              kr.micro(kc, ap, bp, ct, ldc, alpha, beta_step);
+            } else {
+              kr.micro(kc, ap, bp, tile, nr, 1.0f, 0.0f);
+              store_tile(ct, DType::F32, ldc, rows, cols, tile, nr, alpha, beta_step);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Splits C among the pool's threads (along n when it has enough column panels, else
+// along m) and runs the blocked loop nest on each part.
+void gemm_blocked(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc, float alpha,
+                  float beta) {
+  const int64_t threads = num_threads();
+  const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+  const int64_t n_panels = (g.n + kr.nr - 1) / kr.nr;
+  const int64_t m_panels = (g.m + kr.mr - 1) / kr.mr;
+  const bool tiny = flops < 4e6;
+  if (tiny || threads == 1) {
+    gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, 0, g.n);
+  } else if (n_panels >= 2 * threads || n_panels >= m_panels) {
+    parallel_for(0, n_panels, 1, [&](int64_t pb, int64_t pe) {
+      gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, pb * kr.nr,
+                       std::min(g.n, pe * kr.nr));
+    });
+  } else {
+    parallel_for(0, m_panels, 1, [&](int64_t pb, int64_t pe) {
+      gemm_block_range(kr, g, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0,
+                       g.n);
+    });
+  }
+}
+
+bool is_supported_float(DType t) {
+  return t == DType::F32 || t == DType::BF16 || t == DType::F16;
+}
+
+void check_args(const GemmArgs& g) {
+  INGOT_CHECK(g.m >= 0 && g.n >= 0 && g.k >= 0, ValueError,
+              "[gemm] sizes must be non-negative, got m={} n={} k={}", g.m, g.n, g.k);
+  INGOT_CHECK(is_supported_float(g.a.dtype), DTypeError,
+              "[gemm] A has dtype {}; expected float32, bfloat16 or float16", g.a.dtype);
+  INGOT_CHECK(is_supported_float(g.b.dtype), DTypeError,
+              "[gemm] B has dtype {}; expected float32, bfloat16 or float16", g.b.dtype);
+  INGOT_CHECK(is_supported_float(g.c_dtype), DTypeError,
+              "[gemm] C has dtype {}; expected float32, bfloat16 or float16", g.c_dtype);
+  INGOT_CHECK(g.m <= 1 || g.ldc >= g.n, ValueError,
+              "[gemm] ldc={} is smaller than n={}: rows of C would overlap", g.ldc, g.n);
+}
+
+}  // namespace
+
+GemmIsa gemm_isa() { return isa_slot().load(std::memory_order_relaxed); }
+GemmIsa best_supported_gemm_isa() {
+  static const GemmIsa best = detect_isa();
+  return best;
+}
+GemmIsa set_gemm_isa(GemmIsa isa) {
+  const GemmIsa v = std::min(isa, best_supported_gemm_isa());
+  isa_slot().store(v, std::memory_order_relaxed);
+  return v;
+}
+std::string_view gemm_isa_name(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::Avx512:
+      return "avx512";
+    case GemmIsa::Avx2:
+      return "avx2";
+    default:
+      return "scalar";
+  }
+}
+
+void gemm(const GemmArgs& g) {
+  check_args(g);
+  if (g.m == 0 || g.n == 0) return;
+  if (g.k == 0) return scale_c(g);
+  const GemmKernels& kr = active_kernels();
+
+  if (g.m <= detail::kGemvMaxM && g.b.stride_row == 1) return gemv_linear(kr, g);
+  if (g.m <= detail::kGemvMaxM && g.b.stride_col == 1) return gemv_rows(g);
+
+  if (g.c_dtype == DType::F32) {
+    gemm_blocked(kr, g, static_cast<float*>(g.c), g.ldc, g.alpha, g.beta);
+    return;
+  }
+  // 16-bit C: accumulate the whole sum in f32, round once.
+  std::vector<float> acc(size_t(g.m * g.n));
+  gemm_blocked(kr, g, acc.data(), g.n, 1.0f, 0.0f);
+  store_tile(g.c, g.c_dtype, g.ldc, g.m, g.n, acc.data(), g.n, g.alpha, g.beta);
+}
+
+}  // namespace ingot::cpu

@@ -1,0 +1,291 @@
+// AVX-512 kernels: the register-blocked f32 micro-kernel, the transposing B packer for
+// the `linear` layout (W[n, k] rows contiguous along k) and the GEMV row streamer.
+// Every function carries INGOT_TARGET_AVX512 and is only reached after the run-time
+// CPU check in gemm.cpp.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "ingot/ops/cpu/gemm_internal.h"
+
+// GCC 12's AVX-512 headers build some results from a deliberately uninitialised vector
+// (_mm512_undefined_*), which trips these warnings once inlined here.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace ingot::cpu::detail {
+namespace {
+
+constexpr int kMr = 14;       // rows of the C tile (broadcasts of A)
+constexpr int kNv = 2;        // zmm vectors per C row
+constexpr int kNr = 16 * kNv;  // columns of the C tile
+
+// ---- micro-kernel -----------------------------------------------------------------------
+
+// C[MR, 16*NV] tile: MR*NV accumulators, NV B loads and MR broadcasts per k step.
+template <int MR, int NV>
+INGOT_TARGET_AVX512 void micro_avx512(int64_t kc, const float* ap, const float* bp, float* c,
+                                      int64_t ldc, float alpha, float beta) {
+  constexpr int NR = 16 * NV;
+  __m512 acc[MR][NV];
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) acc[i][j] = _mm512_setzero_ps();
+#pragma GCC unroll 32
+  for (int i = 0; i < MR; ++i) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+
+  for (int64_t p = 0; p < kc; ++p) {
+    __m512 b[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) b[j] = _mm512_load_ps(bp + j * 16);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+      const __m512 a = _mm512_set1_ps(ap[i]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[i][j] = _mm512_fmadd_ps(a, b[j], acc[i][j]);
+    }
+    ap += MR;
+    bp += NR;
+  }
+
+  const __m512 va = _mm512_set1_ps(alpha);
+  if (beta == 0.0f) {
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) _mm512_storeu_ps(c + i * ldc + j * 16, _mm512_mul_ps(va, acc[i][j]));
+  } else {
+    const __m512 vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) {
+        float* cp = c + i * ldc + j * 16;
+        _mm512_storeu_ps(cp, _mm512_fmadd_ps(va, acc[i][j], _mm512_mul_ps(vb, _mm512_loadu_ps(cp))));
+      }
+  }
+}
+
+// ---- loads of 16 elements as f32 --------------------------------------------------------
+
+template <DType D>
+INGOT_TARGET_AVX512 inline __m512 load16(const void* base, int64_t i) {
+  if constexpr (D == DType::F32) {
+    return _mm512_loadu_ps(static_cast<const float*>(base) + i);
+  } else {
+    const __m256i h = _mm256_loadu_si256(
+        reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(base) + i));
+    if constexpr (D == DType::BF16) {
+      return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    } else {
+      return _mm512_cvtph_ps(h);
+    }
+  }
+}
+
+// The first popcount(mask) elements from base + i, zeros elsewhere (no read past them).
+template <DType D>
+INGOT_TARGET_AVX512 inline __m512 load16_masked(const void* base, int64_t i, __mmask16 mask) {
+  if constexpr (D == DType::F32) {
+    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(base) + i);
+  } else {
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(base) + i);
+    if constexpr (D == DType::BF16) {
+      return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    } else {
+      return _mm512_cvtph_ps(h);
+    }
+  }
+}
+
+// ---- B packing for the linear layout ---------------------------------------------------
+
+// In-register transpose of a 16x16 f32 block: r[i][j] -> r[j][i].
+INGOT_TARGET_AVX512 inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const __m512d t0 = _mm512_castps_pd(t[4 * i]), t1 = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d t2 = _mm512_castps_pd(t[4 * i + 2]), t3 = _mm512_castps_pd(t[4 * i + 3]);
+    u[4 * i + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2));
+    u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2));
+    u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3));
+    u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3));
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512 s0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+    const __m512 s1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
+    const __m512 s2 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+    const __m512 s3 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
+    r[j] = _mm512_shuffle_f32x4(s0, s2, 0x88);
+    r[j + 4] = _mm512_shuffle_f32x4(s1, s3, 0x88);
+    r[j + 8] = _mm512_shuffle_f32x4(s0, s2, 0xdd);
+    r[j + 12] = _mm512_shuffle_f32x4(s1, s3, 0xdd);
+  }
+}
+
+// Transposes a strip of `valid` (<= 16) source lines, each running along k (line j at
+// base + j * ld), into out[p * out_stride + lane] for p < kc and the lanes in `store`
+// (lanes >= valid get zeros). 16-bit data is converted on the way.
+template <DType D>
+INGOT_TARGET_AVX512 void transpose_strip(const void* base, int64_t ld, int64_t valid,
+                                         int64_t kc, float* out, int64_t out_stride,
+                                         __mmask16 store) {
+  constexpr int64_t kEsize = D == DType::F32 ? 4 : 2;
+  for (int64_t p0 = 0; p0 < kc; p0 += 16) {
+    const int64_t kv = std::min<int64_t>(16, kc - p0);
+    const __mmask16 mask = __mmask16((1u << kv) - 1u);
+    __m512 r[16];
+    for (int j = 0; j < 16; ++j) {
+      if (j >= valid) {
+        r[j] = _mm512_setzero_ps();
+        continue;
+      }
+      const int64_t off = j * ld + p0;
+      // Lines are read in short runs; ask for the next 64 bytes of each one early.
+      _mm_prefetch(static_cast<const char*>(base) + (off + 16) * kEsize + 64, _MM_HINT_T0);
+      r[j] = kv == 16 ? load16<D>(base, off) : load16_masked<D>(base, off, mask);
+    }
+    transpose16(r);
+    for (int64_t p = 0; p < kv; ++p) _mm512_mask_storeu_ps(out + (p0 + p) * out_stride, store, r[p]);
+  }
+}
+
+// Packs `lines` source lines (line j at base + j * ld, contiguous along k) into panels of
+// width w (layout in gemm_internal.h): A with rows contiguous along k, or B in the
+// linear layout.
+template <DType D>
+INGOT_TARGET_AVX512 void pack_lines(const void* base, int64_t ld, int64_t lines, int64_t kc,
+                                    int w, float* out) {
+  constexpr int64_t kEsize = D == DType::F32 ? 4 : 2;
+  for (int64_t q0 = 0; q0 < lines; q0 += w) {
+    float* panel = out + (q0 / w) * kc * w;
+    for (int h = 0; h < w; h += 16) {
+      const int64_t first = q0 + h;
+      const int64_t valid = std::clamp<int64_t>(lines - first, 0, 16);
+      const __mmask16 store = __mmask16((1u << std::min(16, w - h)) - 1u);
+      const void* src = static_cast<const char*>(base) + first * ld * kEsize;
+      transpose_strip<D>(src, ld, valid, kc, panel + h, w, store);
+    }
+  }
+}
+
+void pack_lines_any(DType dt, const void* base, int64_t ld, int64_t lines, int64_t kc, int w,
+                    float* out) {
+  switch (dt) {
+    case DType::F32:
+      return pack_lines<DType::F32>(base, ld, lines, kc, w, out);
+    case DType::BF16:
+      return pack_lines<DType::BF16>(base, ld, lines, kc, w, out);
+    default:
+      return pack_lines<DType::F16>(base, ld, lines, kc, w, out);
+  }
+}
+
+// B in the linear layout (stride_row == 1): B's columns are W's rows.
+void pack_b_avx512(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
+                   float* out) {
+  if (b.stride_row != 1) return pack_b_generic(b, k0, kc, n0, nc, nr, out);
+  pack_lines_any(b.dtype, elem_ptr(b.data, b.dtype, k0 + n0 * b.stride_col), b.stride_col, nc,
+                 kc, nr, out);
+}
+
+// A with rows contiguous along k (stride_col == 1), the usual activation layout.
+void pack_a_avx512(const MatrixView& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int mr,
+                   float* out) {
+  if (a.stride_col != 1) return pack_a_generic(a, m0, mc, k0, kc, mr, out);
+  pack_lines_any(a.dtype, elem_ptr(a.data, a.dtype, m0 * a.stride_row + k0), a.stride_row, mc,
+                 kc, mr, out);
+}
+
+// ---- GEMV --------------------------------------------------------------------------------
+
+// out[i, j] for R weight rows at once; M rows of x; see GemvDotFn.
+template <DType D, int M, int R>
+INGOT_TARGET_AVX512 inline void gemv_rows_block(int64_t k, const float* x, int64_t ldx,
+                                                const void* w, int64_t ldw, int64_t n,
+                                                float* out, int64_t ldo, int64_t j) {
+  __m512 acc[M][R];
+  for (int i = 0; i < M; ++i)
+    for (int r = 0; r < R; ++r) acc[i][r] = _mm512_setzero_ps();
+  int64_t p = 0;
+  for (; p + 16 <= k; p += 16) {
+    __m512 wv[R];
+    for (int r = 0; r < R; ++r) wv[r] = load16<D>(w, (n + r) * ldw + p);
+    for (int i = 0; i < M; ++i) {
+      const __m512 xv = _mm512_loadu_ps(x + i * ldx + p);
+      for (int r = 0; r < R; ++r) acc[i][r] = _mm512_fmadd_ps(xv, wv[r], acc[i][r]);
+    }
+  }
+  if (p < k) {
+    const __mmask16 mask = __mmask16((1u << (k - p)) - 1u);
+    __m512 wv[R];
+    for (int r = 0; r < R; ++r) wv[r] = load16_masked<D>(w, (n + r) * ldw + p, mask);
+    for (int i = 0; i < M; ++i) {
+      const __m512 xv = _mm512_maskz_loadu_ps(mask, x + i * ldx + p);
+      for (int r = 0; r < R; ++r) acc[i][r] = _mm512_fmadd_ps(xv, wv[r], acc[i][r]);
+    }
+  }
+  for (int i = 0; i < M; ++i)
+    for (int r = 0; r < R; ++r) out[i * ldo + j + r] = _mm512_reduce_add_ps(acc[i][r]);
+}
+
+template <DType D, int M>
+INGOT_TARGET_AVX512 void gemv_dot_t(int64_t k, const float* x, int64_t ldx, const void* w,
+                                    int64_t ldw, int64_t n0, int64_t n1, float* out,
+                                    int64_t ldo) {
+  constexpr int R = 4;
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) gemv_rows_block<D, M, R>(k, x, ldx, w, ldw, n, out, ldo, n - n0);
+  for (; n < n1; ++n) gemv_rows_block<D, M, 1>(k, x, ldx, w, ldw, n, out, ldo, n - n0);
+}
+
+template <DType D>
+void gemv_dot_dtype(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w,
+                    int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
+  switch (m) {
+    case 1:
+      return gemv_dot_t<D, 1>(k, x, ldx, w, ldw, n0, n1, out, ldo);
+    case 2:
+      return gemv_dot_t<D, 2>(k, x, ldx, w, ldw, n0, n1, out, ldo);
+    case 3:
+      return gemv_dot_t<D, 3>(k, x, ldx, w, ldw, n0, n1, out, ldo);
+    default:
+      return gemv_dot_t<D, 4>(k, x, ldx, w, ldw, n0, n1, out, ldo);
+  }
+}
+
+void gemv_dot_avx512(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w,
+                     DType w_dtype, int64_t ldw, int64_t n0, int64_t n1, float* out,
+                     int64_t ldo) {
+  switch (w_dtype) {
+    case DType::F32:
+      return gemv_dot_dtype<DType::F32>(m, k, x, ldx, w, ldw, n0, n1, out, ldo);
+    case DType::BF16:
+      return gemv_dot_dtype<DType::BF16>(m, k, x, ldx, w, ldw, n0, n1, out, ldo);
+    default:
+      return gemv_dot_dtype<DType::F16>(m, k, x, ldx, w, ldw, n0, n1, out, ldo);
+  }
+}
+
+}  // namespace
+
+const GemmKernels& avx512_kernels() {
+  static const GemmKernels table{GemmIsa::Avx512,
+                                 kMr,
+                                 kNr,
+                                 /*mc=*/kMr * 24,
+                                 /*kc=*/256,
+                                 /*nc=*/kNr * 128,
+                                 micro_avx512<kMr, kNv>,
+                                 pack_a_avx512,
+                                 pack_b_avx512,
+                                 gemv_dot_avx512};
+  return table;
+}
+
+}  // namespace ingot::cpu::detail

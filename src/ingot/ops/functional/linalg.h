@@ -1,0 +1,23 @@
+// Matrix products with ATen semantics: mm, bmm, addmm, matmul (NumPy broadcasting, 1-D
+// operands), linear. Operands must share one dtype (f32/bf16/f16 accumulate in f32;
+// f64 and integer dtypes use a plain loop).
+#pragma once
+
+#include "ingot/core/tensor.h"
+#include "ingot/ops/scalar.h"
+
+namespace ingot {
+
+// [n, k] · [k, p] -> [n, p]
+Tensor mm(const Tensor& self, const Tensor& mat2);
+// [b, n, k] · [b, k, p] -> [b, n, p]
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+// beta * self + alpha * (mat1 · mat2); self broadcasts to [n, p]; beta == 0 ignores self.
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1,
+             Scalar alpha = 1);
+// torch.matmul: dot (1-D·1-D), mv, mm, and batched products with broadcast batch dims.
+Tensor matmul(const Tensor& self, const Tensor& other);
+// input[..., in] · weight[out, in]^T (+ bias[out]) -> [..., out]; bias may be undefined.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+
+}  // namespace ingot
