@@ -1,5 +1,6 @@
 #include "ingot/nn/attention.h"
 
+#include "ingot/nn/rotary.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::nn {
