@@ -121,8 +121,11 @@ def main():
         torch.manual_seed(0)
         model = cls(config).eval()
         feeds = inputs(rng)
-        if "dtype" in save_options:  # reference computed from the rounded weights, in f32
-            model.to(save_options["dtype"]).to(torch.float32)
+        if "dtype" in save_options:
+            # The reference runs in float32 on weights rounded to the stored dtype. Only
+            # parameters are rounded: buffers such as rotary inv_freq stay float32.
+            for p in model.parameters():
+                p.data = p.data.to(save_options["dtype"]).to(torch.float32)
         out = run(model, feeds)
         outputs = {"logits": out.logits.float().numpy(),
                    "hidden_states": torch.stack(out.hidden_states).float().numpy()}

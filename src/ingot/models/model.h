@@ -1,0 +1,73 @@
+// Pretrained models loaded from Hugging Face folders, and the AutoModel-style entry.
+//
+// Each architecture file (llama.cpp, qwen3.cpp, gpt2.cpp, bert.cpp, ...) registers a
+// factory under the class name found in config.json's `architectures`; from_pretrained
+// reads the config, builds the module tree and loads the safetensors weights into it
+// (zero-copy when the stored dtype is the compute dtype).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ingot/models/config.h"
+#include "ingot/nn/attention.h"
+#include "ingot/nn/module.h"
+
+namespace ingot::models {
+
+// Named model inputs, as Hugging Face's forward arguments. Undefined tensors are absent.
+struct ModelInputs {
+  Tensor input_ids;       // [batch, seq] int64
+  Tensor attention_mask;  // [batch, past + seq] int64 0/1
+  Tensor position_ids;    // [batch, seq] int64; default: past .. past + seq - 1
+  Tensor token_type_ids;  // [batch, seq] (BERT)
+  nn::KVCache* cache = nullptr;  // eager incremental decoding (decoders only)
+  bool output_hidden_states = false;
+};
+
+struct ModelOutputs {
+  Tensor logits;             // causal LMs: [batch, seq, vocab]
+  Tensor last_hidden_state;  // [batch, seq, hidden]
+  Tensor pooler_output;      // BERT: [batch, hidden]
+  std::vector<Tensor> hidden_states;  // embeddings + each layer, when requested
+  // Outputs by Hugging Face name ("logits", "last_hidden_state", ...).
+  std::map<std::string, Tensor> named() const;
+};
+
+struct LoadOptions {
+  DType compute_dtype = DType::F32;  // f32 (default) or bf16
+};
+
+class PretrainedModel : public nn::Module {
+ public:
+  using nn::Module::Module;
+  virtual ModelOutputs forward(const ModelInputs& inputs) = 0;
+  // The input names forward() understands, in HF order ("input_ids", "attention_mask", ...).
+  virtual std::vector<std::string> input_names() const = 0;
+  const std::string& architecture() const { return architecture_; }
+  DType compute_dtype() const { return compute_dtype_; }
+
+ protected:
+  std::string architecture_;
+  DType compute_dtype_ = DType::F32;
+  friend std::shared_ptr<PretrainedModel> from_pretrained(const std::string&, const LoadOptions&);
+};
+
+using ModelFactory =
+    std::function<std::shared_ptr<PretrainedModel>(const ConfigReader&, const LoadOptions&)>;
+
+// Registers an architecture (static initialisation in each architecture file).
+struct ArchitectureRegistrar {
+  ArchitectureRegistrar(const std::string& architecture, ModelFactory factory);
+};
+std::vector<std::string> supported_architectures();
+
+// Builds the model named by `folder`/config.json and loads its weights. Errors name the
+// folder, the architecture (listing the supported ones) or the tensor at fault.
+std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
+                                                 const LoadOptions& options = {});
+
+}  // namespace ingot::models

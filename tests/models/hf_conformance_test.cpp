@@ -1,0 +1,85 @@
+// ingot eager forward == Hugging Face transformers on the committed tiny checkpoints
+// (tools/reference/make_model_fixtures.py). Tolerance: max |diff| <= 1e-4 in float32
+// compute (weights stored in bf16/f16 are converted to float32 as transformers does).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../ops/op_test_util.h"
+#include "fixture_path.h"
+#include "ingot/models/model.h"
+#include "ingot/models/npy.h"
+
+namespace ingot::models {
+namespace {
+
+using ingot::testing::fixture_path;
+
+// Max |a - b| over the positions that are not padding. Outputs at padded query
+// positions are unspecified (transformers' eager attention averages over all keys when a
+// row is fully masked, SDPA returns zeros), so they are left out. `batch_dim` is where
+// [batch, seq] starts in the output's shape (-1: no seq dim, compare everything).
+double max_abs_diff(const Tensor& a, const Tensor& b, const Tensor& mask, int batch_dim) {
+  auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
+  EXPECT_EQ(va.size(), vb.size());
+  auto keep = ingot::testing::values(mask);  // [batch, seq]
+  const IntShape sizes = a.sizes();
+  int64_t inner = 1, bs = mask.numel();
+  for (size_t d = size_t(batch_dim) + 2; batch_dim >= 0 && d < sizes.size(); ++d) inner *= sizes[d];
+  double m = 0;
+  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) {
+    if (batch_dim >= 0 && keep[size_t((int64_t(i) / inner) % bs)] == 0) continue;
+    m = std::max(m, std::abs(va[i] - vb[i]));
+  }
+  return m;
+}
+
+class HfConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HfConformance, MatchesTransformersFloat32) {
+  const std::string dir = fixture_path("models/" + GetParam());
+  auto model = from_pretrained(dir);
+  ModelInputs in;
+  in.input_ids = load_npy(dir + "/input_ids.npy");
+  in.attention_mask = load_npy(dir + "/attention_mask.npy");
+  if (GetParam() == "bert") in.token_type_ids = load_npy(dir + "/token_type_ids.npy");
+  in.output_hidden_states = true;
+  ModelOutputs out = model->forward(in);
+  auto named = out.named();
+  const std::map<std::string, int> batch_dim = {
+      {"logits", 0}, {"last_hidden_state", 0}, {"pooler_output", -1}, {"hidden_states", 1}};
+  for (const auto& [key, bdim] : batch_dim) {
+    const std::string path = dir + "/" + key + ".npy";
+    if (!std::filesystem::exists(path)) continue;
+    ASSERT_TRUE(named.contains(key)) << key;
+    Tensor expected = load_npy(path);
+    ASSERT_EQ(named[key].sizes(), expected.sizes()) << key;
+    EXPECT_LE(max_abs_diff(named[key], expected, in.attention_mask, bdim), 1e-4)
+        << GetParam() << " " << key;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, HfConformance,
+                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
+                                           "mistral_sliding_window", "qwen2_linear_rope",
+                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16"),
+                         [](const auto& info) { return info.param; });
+
+TEST(FromPretrained, UnknownArchitectureListsSupported) {
+  auto dir = std::filesystem::temp_directory_path() / ("ingot_arch_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"architectures": ["FalconForCausalLM"]})";
+  try {
+    from_pretrained(dir.string());
+    FAIL();
+  } catch (const NotSupportedError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("'FalconForCausalLM' is not supported"), std::string::npos) << m;
+    EXPECT_NE(m.find("LlamaForCausalLM"), std::string::npos) << m;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ingot::models
