@@ -63,7 +63,8 @@ TEST_P(HfConformance, MatchesTransformersFloat32) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfConformance,
                          ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
                                            "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16"),
+                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
+                                           "gpt2", "bert"),
                          [](const auto& info) { return info.param; });
 
 TEST(FromPretrained, UnknownArchitectureListsSupported) {

@@ -41,24 +41,14 @@ Tensor DecoderLayer::forward(const Tensor& x, const Tensor& cos, const Tensor& s
   return add(h, mlp_->forward(post_attention_layernorm_->forward(h)));
 }
 
-namespace {
-
-// The decoder stack lives under "model" like transformers' LlamaModel.
-class DecoderBody : public nn::Module {
- public:
-  DecoderBody() : nn::Module("DecoderModel") {}
-  using nn::Module::register_module;
-};
-
-}  // namespace
-
 DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype) : PretrainedModel("DecoderLM"), config_(c) {
-  auto body = register_module("model", std::make_shared<DecoderBody>());
-  embed_tokens_ = body->register_module("embed_tokens", std::make_shared<nn::Embedding>(c.vocab_size, c.hidden_size, dtype));
-  layers_ = body->register_module("layers", std::make_shared<nn::ModuleList>());
+  // The decoder stack lives under "model" like transformers' LlamaModel.
+  auto body = register_module("model", std::make_shared<nn::Container>("DecoderModel"));
+  embed_tokens_ = body->add("embed_tokens", std::make_shared<nn::Embedding>(c.vocab_size, c.hidden_size, dtype));
+  layers_ = body->add("layers", std::make_shared<nn::ModuleList>());
   for (int64_t i = 0; i < c.num_layers; ++i) layers_->append(std::make_shared<DecoderLayer>(c, size_t(i), dtype));
-  norm_ = body->register_module("norm", std::make_shared<nn::RMSNorm>(c.hidden_size, c.rms_norm_eps, dtype));
-  rotary_ = body->register_module("rotary_emb", std::make_shared<nn::RotaryEmbedding>(c.head_dim, c.rope, c.max_position_embeddings));
+  norm_ = body->add("norm", std::make_shared<nn::RMSNorm>(c.hidden_size, c.rms_norm_eps, dtype));
+  rotary_ = body->add("rotary_emb", std::make_shared<nn::RotaryEmbedding>(c.head_dim, c.rope, c.max_position_embeddings));
   if (!c.tie_word_embeddings) {
     lm_head_ = register_module("lm_head", std::make_shared<nn::Linear>(c.hidden_size, c.vocab_size, false, dtype));
   }

@@ -120,3 +120,18 @@ class ModuleList : public Module {
 };
 
 }  // namespace ingot::nn
+
+namespace ingot::nn {
+
+// Groups named children without behaviour of its own, for the name-only levels of
+// transformers' trees ("model", GPT-2's "attn" and "mlp", BERT's "attention.self").
+class Container : public Module {
+ public:
+  explicit Container(std::string type_name = "Container") : Module(std::move(type_name)) {}
+  template <typename M>
+  std::shared_ptr<M> add(const std::string& name, std::shared_ptr<M> m) {
+    return register_module(name, std::move(m));
+  }
+};
+
+}  // namespace ingot::nn
