@@ -1,8 +1,11 @@
-// Entry points of the `ingot` subcommands; each returns the process exit code.
+// Entry points of the `ingot` subcommands; each returns the process exit code and
+// throws ingot::Error with a message for the user on bad input.
 #pragma once
 
 namespace ingot::cli {
 
 int run_demo(int argc, char** argv);
+int run_info(int argc, char** argv);
+int run_run(int argc, char** argv);
 
 }  // namespace ingot::cli

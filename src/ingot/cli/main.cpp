@@ -7,11 +7,17 @@
 
 int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
-    std::printf("usage: ingot <command> [args]\n\ncommands:\n  demo    run the built-in demo\n");
+    std::printf(
+        "usage: ingot <command> [args]\n\ncommands:\n"
+        "  demo                               run the built-in demo\n"
+        "  info FOLDER                        describe a Hugging Face model folder\n"
+        "  run FOLDER --input NAME=FILE.npy -o OUTDIR   eager forward on .npy inputs\n");
     return argc < 2 ? 1 : 0;
   }
   try {
     if (std::strcmp(argv[1], "demo") == 0) return ingot::cli::run_demo(argc - 2, argv + 2);
+    if (std::strcmp(argv[1], "info") == 0) return ingot::cli::run_info(argc - 2, argv + 2);
+    if (std::strcmp(argv[1], "run") == 0) return ingot::cli::run_run(argc - 2, argv + 2);
     std::fprintf(stderr, "ingot: unknown command '%s' (see ingot --help)\n", argv[1]);
     return 2;
   } catch (const std::exception& e) {

@@ -1,0 +1,78 @@
+// `ingot run FOLDER --input name=file.npy ... -o OUTDIR [--dtype bfloat16]`: the eager
+// forward of a Hugging Face model on NumPy inputs, writing each output as OUTDIR/<name>.npy.
+#include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "ingot/cli/commands.h"
+#include "ingot/models/model.h"
+#include "ingot/models/npy.h"
+#include "ingot/ops/functional.h"
+
+namespace ingot::cli {
+
+int run_run(int argc, char** argv) {
+  std::string folder, outdir;
+  std::map<std::string, std::string> input_files;
+  models::LoadOptions options;
+  bool hidden_states = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      INGOT_CHECK(i + 1 < argc, ValueError, "[ingot run] {} needs a value", arg);
+      return argv[++i];
+    };
+    if (arg == "--input") {
+      std::string spec = value();
+      auto eq = spec.find('=');
+      INGOT_CHECK(eq != std::string::npos && eq > 0, ValueError,
+                  "[ingot run] --input '{}' must be NAME=FILE.npy", spec);
+      input_files[spec.substr(0, eq)] = spec.substr(eq + 1);
+    } else if (arg == "-o" || arg == "--output") {
+      outdir = value();
+    } else if (arg == "--dtype") {
+      options.compute_dtype = parse_dtype(value());
+    } else if (arg == "--hidden-states") {
+      hidden_states = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      INGOT_THROW(ValueError, "[ingot run] unknown option '{}'", arg);
+    } else {
+      INGOT_CHECK(folder.empty(), ValueError, "[ingot run] more than one model folder given");
+      folder = arg;
+    }
+  }
+  INGOT_CHECK(!folder.empty() && !outdir.empty() && !input_files.empty(), ValueError,
+              "usage: ingot run FOLDER --input NAME=FILE.npy [--input ...] -o OUTDIR "
+              "[--dtype float32|bfloat16] [--hidden-states]");
+  auto model = models::from_pretrained(folder, options);
+  models::ModelInputs in;
+  in.output_hidden_states = hidden_states;
+  const auto accepted = model->input_names();
+  for (const auto& [name, file] : input_files) {
+    Tensor t = models::load_npy(file);
+    INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
+                "[ingot run] input '{}' from '{}' has dtype {}; expected int64 (or int32) ids",
+                name, file, t.dtype());
+    t = to(t, DType::I64);
+    if (name == "input_ids") in.input_ids = t;
+    else if (name == "attention_mask") in.attention_mask = t;
+    else if (name == "position_ids") in.position_ids = t;
+    else if (name == "token_type_ids" && std::find(accepted.begin(), accepted.end(), name) != accepted.end()) in.token_type_ids = t;
+    else INGOT_THROW(ValueError, "[ingot run] {} takes no input named '{}' (inputs: {})",
+                     model->architecture(), name, fmt::join(accepted, ", "));
+  }
+  models::ModelOutputs out = model->forward(in);
+  std::filesystem::create_directories(outdir);
+  for (const auto& [name, t] : out.named()) {
+    Tensor result = t.dtype() == DType::BF16 ? to(t, DType::F32) : t;
+    const std::string path = (std::filesystem::path(outdir) / (name + ".npy")).string();
+    models::save_npy(path, result);
+    std::printf("%s %s %s\n", path.c_str(), std::string(dtype_name(result.dtype())).c_str(),
+                result.shape_string().c_str());
+  }
+  return 0;
+}
+
+}  // namespace ingot::cli

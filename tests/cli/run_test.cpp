@@ -1,0 +1,49 @@
+// `ingot run` and `ingot info` end to end on a committed fixture.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../models/fixture_path.h"
+#include "../ops/op_test_util.h"
+#include "ingot/cli/commands.h"
+#include "ingot/models/npy.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+int call(int (*command)(int, char**), std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return command(int(argv.size()), argv.data());
+}
+
+TEST(CliRun, WritesOutputsMatchingTransformers) {
+  const std::string dir = testing::fixture_path("models/qwen3");
+  const fs::path out = fs::temp_directory_path() / ("ingot_cli_" + std::to_string(::getpid()));
+  ASSERT_EQ(call(run_run, {dir, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
+                           "attention_mask=" + dir + "/attention_mask.npy", "-o", out.string()}),
+            0);
+  Tensor logits = models::load_npy((out / "logits.npy").string());
+  Tensor expected = models::load_npy(dir + "/logits.npy");
+  ASSERT_EQ(logits.sizes(), expected.sizes());
+  testing::expect_close(logits, testing::values(expected), 1e-4, 0, "logits");
+  fs::remove_all(out);
+}
+
+TEST(CliRun, BadArgumentsAreErrorsNamingThem) {
+  const std::string dir = testing::fixture_path("models/qwen3");
+  EXPECT_THROW(call(run_run, {dir, "--input", "nonsense", "-o", "/tmp/x"}), ValueError);
+  EXPECT_THROW(call(run_run, {dir, "--input", "pixel_values=" + dir + "/input_ids.npy", "-o", "/tmp/x"}),
+               ValueError);
+  EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=" + dir + "/logits.npy", "-o", "/tmp/x"}),
+               DTypeError);
+  EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=/nonexistent.npy", "-o", "/tmp/x"}), IoError);
+  EXPECT_THROW(call(run_run, {dir}), ValueError);
+  EXPECT_EQ(call(run_info, {dir}), 0);
+  EXPECT_THROW(call(run_info, {"/nonexistent"}), IoError);
+}
+
+}  // namespace
+}  // namespace ingot::cli
