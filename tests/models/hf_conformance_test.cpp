@@ -10,6 +10,8 @@
 #include "fixture_path.h"
 #include "ingot/models/model.h"
 #include "ingot/models/npy.h"
+#include "ingot/models/safetensors.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::models {
 namespace {
@@ -80,6 +82,90 @@ TEST(FromPretrained, UnknownArchitectureListsSupported) {
     EXPECT_NE(m.find("LlamaForCausalLM"), std::string::npos) << m;
   }
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ingot::models
+
+namespace ingot::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A copy of a fixture folder that a test may damage.
+fs::path scratch_copy(const std::string& fixture) {
+  fs::path dir = fs::temp_directory_path() / ("ingot_broken_" + std::to_string(::getpid()) + fixture);
+  fs::remove_all(dir);
+  fs::copy(ingot::testing::fixture_path("models/" + fixture), dir);
+  return dir;
+}
+
+std::string load_error(const fs::path& dir) {
+  try {
+    from_pretrained(dir.string());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FromPretrained, MissingTensorWrongShapeAndBadConfigAreNamed) {
+  fs::path dir = scratch_copy("qwen3");
+  auto sf = SafetensorsFile::open((dir / "model.safetensors").string());
+  std::map<std::string, Tensor> tensors;
+  for (const auto& [name, e] : sf.entries()) tensors[name] = clone(sf.tensor(name));
+  auto rewrite = [&](std::map<std::string, Tensor> t) {
+    fs::remove(dir / "model.safetensors");
+    save_safetensors((dir / "model.safetensors").string(), t);
+  };
+
+  auto missing = tensors;
+  missing.erase("model.layers.1.self_attn.k_norm.weight");
+  rewrite(missing);
+  std::string m = load_error(dir);
+  EXPECT_NE(m.find("lacks tensors"), std::string::npos) << m;
+  EXPECT_NE(m.find("model.layers.1.self_attn.k_norm.weight"), std::string::npos) << m;
+
+  auto reshaped = tensors;
+  reshaped["model.norm.weight"] = Tensor::empty({63}, DType::F32, true);
+  rewrite(reshaped);
+  m = load_error(dir);
+  EXPECT_NE(m.find("model.norm.weight: expected float32 [64], got float32 [63]"), std::string::npos) << m;
+  EXPECT_NE(m.find(dir.string()), std::string::npos) << m;
+
+  auto extra = tensors;
+  extra["model.layers.9.mlp.up_proj.weight"] = Tensor::empty({1}, DType::F32, true);
+  rewrite(extra);
+  m = load_error(dir);
+  EXPECT_NE(m.find("does not use: model.layers.9.mlp.up_proj.weight"), std::string::npos) << m;
+
+  rewrite(tensors);
+  std::ofstream(dir / "config.json")
+      << R"({"architectures": ["Qwen3ForCausalLM"], "vocab_size": 96, "hidden_size": "64"})";
+  m = load_error(dir);
+  EXPECT_NE(m.find("key 'hidden_size' should be an integer"), std::string::npos) << m;
+  std::ofstream(dir / "config.json") << "{not json";
+  m = load_error(dir);
+  EXPECT_NE(m.find("config.json' is not valid JSON"), std::string::npos) << m;
+  fs::remove_all(dir);
+}
+
+// bfloat16 compute: weights and activations in bf16 with float accumulation. Bound:
+// |ingot - transformers_f32| <= 0.08 + 0.05 |ref| on logits (bf16 keeps 8 bits of
+// mantissa; errors compound over 2 layers), and the argmax agrees on most positions.
+TEST(FromPretrained, Bfloat16ComputeStaysCloseToFloat32Reference) {
+  const std::string dir = ingot::testing::fixture_path("models/qwen3");
+  auto model = from_pretrained(dir, LoadOptions{DType::BF16});
+  EXPECT_EQ(model->state_dict().at("model.norm.weight").dtype(), DType::BF16);
+  ModelInputs in;
+  in.input_ids = load_npy(dir + "/input_ids.npy");
+  in.attention_mask = load_npy(dir + "/attention_mask.npy");
+  Tensor logits = model->forward(in).logits;
+  EXPECT_EQ(logits.dtype(), DType::BF16);
+  Tensor expected = load_npy(dir + "/logits.npy");
+  ingot::testing::expect_close(logits, ingot::testing::values(expected), 0.08, 0.05, "bf16 logits");
+  Tensor agree = eq(argmax(logits, -1), argmax(expected, -1));
+  EXPECT_GE(sum(agree).item<int64_t>(), 16) << "of 18 positions";
 }
 
 }  // namespace
