@@ -20,7 +20,7 @@ int run_info(int argc, char** argv) {
     Tensor t = checkpoint.tensor(name);
     by_dtype[t.dtype()].first += 1;
     by_dtype[t.dtype()].second += t.numel();
-    elements += t.numel();
+    if (is_floating(t.dtype())) elements += t.numel();  // integer buffers are not parameters
   }
   std::printf("folder        %s\n", folder.c_str());
   std::printf("architecture  %s (%s)\n", config.architecture().c_str(),
