@@ -19,8 +19,8 @@ struct Gpt2Config {
 class Conv1D : public nn::Module {
  public:
   Conv1D(int64_t in, int64_t out, DType dtype) : nn::Module("Conv1D") {
-    weight_ = register_parameter("weight", Tensor::empty({in, out}, dtype, true));
-    bias_ = register_parameter("bias", Tensor::empty({out}, dtype, true));
+    weight_ = register_parameter("weight", nn::placeholder({in, out}, dtype));
+    bias_ = register_parameter("bias", nn::placeholder({out}, dtype));
   }
   Tensor forward(const Tensor& x) const { return linear(x, transpose(*weight_, 0, 1), *bias_); }
 

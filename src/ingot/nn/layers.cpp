@@ -4,10 +4,14 @@
 
 namespace ingot::nn {
 
+Tensor placeholder(const IntShape& sizes, DType dtype) {
+  return Tensor::meta(dtype, to_sym_shape(sizes));
+}
+
 Linear::Linear(int64_t in_features, int64_t out_features, bool bias, DType dtype)
     : Module("Linear"), in_(in_features), out_(out_features) {
-  weight_ = register_parameter("weight", Tensor::empty({out_features, in_features}, dtype, true));
-  if (bias) bias_ = register_parameter("bias", Tensor::empty({out_features}, dtype, true));
+  weight_ = register_parameter("weight", placeholder({out_features, in_features}, dtype));
+  if (bias) bias_ = register_parameter("bias", placeholder({out_features}, dtype));
 }
 
 Tensor Linear::forward(const Tensor& x) const {
@@ -15,15 +19,15 @@ Tensor Linear::forward(const Tensor& x) const {
 }
 
 Embedding::Embedding(int64_t num_embeddings, int64_t dim, DType dtype) : Module("Embedding") {
-  weight_ = register_parameter("weight", Tensor::empty({num_embeddings, dim}, dtype, true));
+  weight_ = register_parameter("weight", placeholder({num_embeddings, dim}, dtype));
 }
 
 Tensor Embedding::forward(const Tensor& ids) const { return embedding(*weight_, ids); }
 
 LayerNorm::LayerNorm(int64_t dim, double eps, bool bias, DType dtype)
     : Module("LayerNorm"), dim_(dim), eps_(eps) {
-  weight_ = register_parameter("weight", ones({dim}, dtype));
-  if (bias) bias_ = register_parameter("bias", Tensor::empty({dim}, dtype, true));
+  weight_ = register_parameter("weight", placeholder({dim}, dtype));
+  if (bias) bias_ = register_parameter("bias", placeholder({dim}, dtype));
 }
 
 Tensor LayerNorm::forward(const Tensor& x) const {
@@ -34,7 +38,7 @@ Tensor LayerNorm::forward(const Tensor& x) const {
 
 RMSNorm::RMSNorm(int64_t dim, double eps, DType dtype, bool weight_offset)
     : Module("RMSNorm"), eps_(eps), weight_offset_(weight_offset) {
-  weight_ = register_parameter("weight", weight_offset ? zeros({dim}, dtype) : ones({dim}, dtype));
+  weight_ = register_parameter("weight", placeholder({dim}, dtype));
 }
 
 Tensor RMSNorm::forward(const Tensor& x) const {

@@ -1,12 +1,16 @@
 // Basic layers with Hugging Face parameter names: Linear, Embedding, LayerNorm, RMSNorm.
 //
-// Parameters are created zero-filled with the requested dtype; real values come from
-// load_state_dict (checkpoints) or the caller.
+// Parameters are created as placeholders: dtype and shape, no data (like PyTorch's meta
+// device), so building a large model allocates nothing; values come from
+// load_state_dict (checkpoints, usually zero-copy views of mapped files) or the caller.
 #pragma once
 
 #include "ingot/nn/module.h"
 
 namespace ingot::nn {
+
+// A parameter without data: shape and dtype only, until loaded.
+Tensor placeholder(const IntShape& sizes, DType dtype);
 
 // y = x W^T + b; weight [out, in], bias [out].
 class Linear : public Module {
