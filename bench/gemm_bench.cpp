@@ -3,7 +3,8 @@
 //
 // Counters: GFLOP/s = 2·M·N·K / time; GB/s = weight bytes / time. frac_of_peak: for GEMM,
 // GFLOP/s over OpenBLAS cblas_sgemm at the same shape (measured in this run); for GEMV,
-// GB/s over the streaming-read bandwidth of the probe (bandwidth_bench.cpp).
+// GB/s over the streaming-read bandwidth of the probe (bandwidth_bench.cpp), measured
+// again right after each GEMV loop.
 // Run: ingot_bench --benchmark_format=json
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -102,7 +103,6 @@ void BM_GemvOpenBLAS(benchmark::State& state) {
   auto x = static_cast<const float*>(random_matrix(1, k, DType::F32));
   auto w = static_cast<const float*>(random_matrix(n, k, DType::F32));
   std::vector<float> y(static_cast<size_t>(n));
-  const double peak = read_bandwidth_gbs();
   auto run = [&] {
     cblas_sgemv(CblasRowMajor, CblasNoTrans, int(n), int(k), 1.0f, w, int(k), x, 1, 0.0f,
                 y.data(), 1);
@@ -111,6 +111,7 @@ void BM_GemvOpenBLAS(benchmark::State& state) {
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) run();
   const double s = seconds_per_iter(state, t0);
+  const double peak = read_bandwidth_gbs(/*fresh=*/true);
   set_counters(state, 1, k, n, size_t(n * k) * 4, true);
   state.counters["frac_of_peak"] = double(n * k) * 4 / s / 1e9 / peak;
   state.counters["probe_GB/s"] = peak;
@@ -127,11 +128,11 @@ void BM_Gemv(benchmark::State& state) {
   g.a = {x, DType::F32, k, 1};
   g.b = {w, WT, 1, k};
   g.c = y.data(), g.ldc = n;
-  const double peak = read_bandwidth_gbs();
   cpu::gemm(g);
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) cpu::gemm(g);
   const double s = seconds_per_iter(state, t0);
+  const double peak = read_bandwidth_gbs(/*fresh=*/true);
   const size_t bytes = size_t(n * k) * itemsize(WT);
   set_counters(state, 1, k, n, bytes, true);
   state.counters["frac_of_peak"] = double(bytes) / s / 1e9 / peak;

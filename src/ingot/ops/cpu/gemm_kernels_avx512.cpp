@@ -238,7 +238,10 @@ template <DType D, int M>
 INGOT_TARGET_AVX512 void gemv_dot_t(int64_t k, const float* x, int64_t ldx, const void* w,
                                     int64_t ldw, int64_t n0, int64_t n1, float* out,
                                     int64_t ldo) {
-  constexpr int R = 4;
+  // Eight weight rows in flight keep more DRAM reads outstanding per core than four
+  // (measured: ~90% vs ~80% of the probe for m = 1); M * R accumulators must fit in
+  // the 32 zmm registers next to the R weight vectors.
+  constexpr int R = M <= 2 ? 8 : 4;
   int64_t n = n0;
   for (; n + R <= n1; n += R) gemv_rows_block<D, M, R>(k, x, ldx, w, ldw, n, out, ldo, n - n0);
   for (; n < n1; ++n) gemv_rows_block<D, M, 1>(k, x, ldx, w, ldw, n, out, ldo, n - n0);
