@@ -142,10 +142,36 @@ const float* contiguous_a(const GemmArgs& g, int64_t* ldx) {
   return x;
 }
 
+// x split as two bf16 arrays xh + xl (round-to-nearest hi part, then the rounded
+// remainder), rows kpad apart and zero-padded; for GemvBf16Fn.
+const uint16_t* split_bf16(const GemmArgs& g, int64_t kpad) {
+  auto* xs = reinterpret_cast<uint16_t*>(t_small.get(size_t(g.m * kpad)));  // 2 x m x kpad u16
+  uint16_t* xh = xs;
+  uint16_t* xl = xs + g.m * kpad;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t p = 0; p < kpad; ++p) {
+      const float v = p < g.k ? detail::load_as_float(g.a.data, g.a.dtype,
+                                                      i * g.a.stride_row + p * g.a.stride_col)
+                              : 0.0f;
+      const uint16_t hi = BFloat16::round_from_float(v);
+      xh[i * kpad + p] = hi;
+      xl[i * kpad + p] = BFloat16::round_from_float(v - detail::bf16_bits_to_float(hi));
+    }
+  return xs;
+}
+
 // m <= kGemvMaxM and B in the linear layout (stride_row == 1): stream the rows of W.
 void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
+  const bool bf16_dot = g.b.dtype == DType::BF16 && kr.gemv_bf16 != nullptr;
   int64_t ldx = 0;
-  const float* x = contiguous_a(g, &ldx);
+  const float* x = nullptr;
+  const uint16_t* xs = nullptr;
+  const int64_t kpad = (g.k + detail::kGemvBf16Pad - 1) / detail::kGemvBf16Pad * detail::kGemvBf16Pad;
+  if (bf16_dot) {
+    xs = split_bf16(g, kpad);
+  } else {
+    x = contiguous_a(g, &ldx);
+  }
   constexpr int64_t kChunk = 64;  // columns of C per kernel call
   // At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
   const int64_t grain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / std::max<int64_t>(g.k, 1));
@@ -153,7 +179,12 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
     float out[detail::kGemvMaxM * kChunk];
     for (int64_t n0 = nb; n0 < ne; n0 += kChunk) {
       const int64_t n1 = std::min(ne, n0 + kChunk);
-      kr.gemv_dot(g.m, g.k, x, ldx, g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out, kChunk);
+      if (bf16_dot) {
+        kr.gemv_bf16(g.m, g.k, xs, xs + g.m * kpad, kpad, static_cast<const uint16_t*>(g.b.data),
+                     g.b.stride_col, n0, n1, out, kChunk);
+      } else {
+        kr.gemv_dot(g.m, g.k, x, ldx, g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out, kChunk);
+      }
       void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
       store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, out, kChunk, g.alpha, g.beta);
     }

@@ -41,7 +41,14 @@ using GemvDotFn = void (*)(int64_t m, int64_t k, const float* x, int64_t ldx, co
                            DType w_dtype, int64_t ldw, int64_t n0, int64_t n1, float* out,
                            int64_t ldo);
 
+// GemvDotFn for bf16 weights with x given as two bf16 arrays, x ≈ xh + xl (rows ldx
+// apart, zero-padded to a multiple of kGemvBf16Pad), for dot-product instructions.
+using GemvBf16Fn = void (*)(int64_t m, int64_t k, const uint16_t* xh, const uint16_t* xl,
+                            int64_t ldx, const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1,
+                            float* out, int64_t ldo);
+
 inline constexpr int64_t kGemvMaxM = 4;
+inline constexpr int64_t kGemvBf16Pad = 32;
 
 struct GemmKernels {
   GemmIsa isa;
@@ -51,6 +58,7 @@ struct GemmKernels {
   PackAFn pack_a;
   PackBFn pack_b;
   GemvDotFn gemv_dot;
+  GemvBf16Fn gemv_bf16 = nullptr;  // optional (CPUs with AVX512_BF16)
 };
 
 const GemmKernels& scalar_kernels();

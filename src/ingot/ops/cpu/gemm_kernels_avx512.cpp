@@ -275,6 +275,63 @@ void gemv_dot_avx512(int64_t m, int64_t k, const float* x, int64_t ldx, const vo
   }
 }
 
+// bf16 weights with AVX512_BF16: x arrives split as x ≈ xh + xl (two bf16 arrays, rows
+// ldx apart, zero-padded to a multiple of 32), and each 32-element step is two
+// vdpbf16ps per weight row. Products of bf16 values are exact in f32, so the only extra
+// error is x's truncation to ~16 mantissa bits (relative 2^-17).
+template <int M, int R>
+INGOT_TARGET_AVX512 inline void gemv_bf16_block(int64_t k, const uint16_t* xh,
+                                                const uint16_t* xl, int64_t ldx,
+                                                const uint16_t* w, int64_t ldw, int64_t n,
+                                                float* out, int64_t ldo, int64_t j) {
+  __m512 acc[M][R];
+  for (int i = 0; i < M; ++i)
+    for (int r = 0; r < R; ++r) acc[i][r] = _mm512_setzero_ps();
+  auto step = [&](int64_t p, __mmask32 mask) INGOT_TARGET_AVX512 {
+    __m512bh wv[R];
+    for (int r = 0; r < R; ++r)
+      wv[r] = (__m512bh)_mm512_maskz_loadu_epi16(mask, w + (n + r) * ldw + p);
+    for (int i = 0; i < M; ++i) {
+      const __m512bh h = (__m512bh)_mm512_loadu_si512(xh + i * ldx + p);
+      const __m512bh l = (__m512bh)_mm512_loadu_si512(xl + i * ldx + p);
+      for (int r = 0; r < R; ++r) {
+        acc[i][r] = _mm512_dpbf16_ps(acc[i][r], wv[r], h);
+        acc[i][r] = _mm512_dpbf16_ps(acc[i][r], wv[r], l);
+      }
+    }
+  };
+  int64_t p = 0;
+  for (; p + 32 <= k; p += 32) step(p, ~__mmask32(0));
+  if (p < k) step(p, __mmask32((uint64_t(1) << (k - p)) - 1));
+  for (int i = 0; i < M; ++i)
+    for (int r = 0; r < R; ++r) out[i * ldo + j + r] = _mm512_reduce_add_ps(acc[i][r]);
+}
+
+template <int M>
+INGOT_TARGET_AVX512 void gemv_bf16_t(int64_t k, const uint16_t* xh, const uint16_t* xl,
+                                     int64_t ldx, const uint16_t* w, int64_t ldw, int64_t n0,
+                                     int64_t n1, float* out, int64_t ldo) {
+  constexpr int R = M <= 2 ? 8 : 4;
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) gemv_bf16_block<M, R>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
+  for (; n < n1; ++n) gemv_bf16_block<M, 1>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
+}
+
+void gemv_bf16_avx512(int64_t m, int64_t k, const uint16_t* xh, const uint16_t* xl, int64_t ldx,
+                      const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1, float* out,
+                      int64_t ldo) {
+  switch (m) {
+    case 1:
+      return gemv_bf16_t<1>(k, xh, xl, ldx, w, ldw, n0, n1, out, ldo);
+    case 2:
+      return gemv_bf16_t<2>(k, xh, xl, ldx, w, ldw, n0, n1, out, ldo);
+    case 3:
+      return gemv_bf16_t<3>(k, xh, xl, ldx, w, ldw, n0, n1, out, ldo);
+    default:
+      return gemv_bf16_t<4>(k, xh, xl, ldx, w, ldw, n0, n1, out, ldo);
+  }
+}
+
 }  // namespace
 
 const GemmKernels& avx512_kernels() {
@@ -287,7 +344,9 @@ const GemmKernels& avx512_kernels() {
                                  micro_avx512<kMr, kNv>,
                                  pack_a_avx512,
                                  pack_b_avx512,
-                                 gemv_dot_avx512};
+                                 gemv_dot_avx512,
+                                 __builtin_cpu_supports("avx512bf16") ? gemv_bf16_avx512
+                                                                      : nullptr};
   return table;
 }
 
