@@ -94,8 +94,8 @@ thread_local Scratch t_pack_a, t_pack_b, t_small;
 
 // C[r, c] = alpha * src[r, c] + beta * C[r, c] for an [rows, cols] tile (beta == 0: C is
 // not read).
-void store_tile(void* c, DType c_dtype, int64_t ldc, int64_t rows, int64_t cols,
-                const float* src, int64_t lds, float alpha, float beta) {
+void store_tile(void* c, DType c_dtype, int64_t ldc, int64_t rows, int64_t cols, const float* src,
+                int64_t lds, float alpha, float beta) {
   for (int64_t i = 0; i < rows; ++i) {
     const float* s = src + i * lds;
     if (c_dtype == DType::F32) {
@@ -136,8 +136,8 @@ const float* contiguous_a(const GemmArgs& g, int64_t* ldx) {
   float* x = t_small.get(size_t(g.m * g.k));
   for (int64_t i = 0; i < g.m; ++i)
     for (int64_t p = 0; p < g.k; ++p)
-      x[i * g.k + p] = detail::load_as_float(g.a.data, g.a.dtype,
-                                             i * g.a.stride_row + p * g.a.stride_col);
+      x[i * g.k + p] =
+          detail::load_as_float(g.a.data, g.a.dtype, i * g.a.stride_row + p * g.a.stride_col);
   *ldx = g.k;
   return x;
 }
@@ -166,7 +166,8 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
   int64_t ldx = 0;
   const float* x = nullptr;
   const uint16_t* xs = nullptr;
-  const int64_t kpad = (g.k + detail::kGemvBf16Pad - 1) / detail::kGemvBf16Pad * detail::kGemvBf16Pad;
+  const int64_t kpad =
+      (g.k + detail::kGemvBf16Pad - 1) / detail::kGemvBf16Pad * detail::kGemvBf16Pad;
   if (bf16_dot) {
     xs = split_bf16(g, kpad);
   } else {
@@ -235,8 +236,8 @@ void gemv_rows(const GemmArgs& g) {
 // ---- blocked GEMM ----------------------------------------------------------------------
 
 // C (f32) rows [m0, m1) x cols [n0, n1) of alpha * A·B + beta * C, on this thread.
-void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc,
-                      float alpha, float beta, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc, float alpha,
+                      float beta, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   const int mr = kr.mr, nr = kr.nr;
   const int64_t kc_max = std::min(kr.kc, g.k);
   const int64_t nc_max = std::min(kr.nc, (n1 - n0 + nr - 1) / nr * nr);
@@ -287,13 +288,11 @@ void gemm_blocked(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ld
     gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, 0, g.n);
   } else if (n_panels >= 2 * threads || n_panels >= m_panels) {
     parallel_for(0, n_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, pb * kr.nr,
-                       std::min(g.n, pe * kr.nr));
+      gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, pb * kr.nr, std::min(g.n, pe * kr.nr));
     });
   } else {
     parallel_for(0, m_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0,
-                       g.n);
+      gemm_block_range(kr, g, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0, g.n);
     });
   }
 }
@@ -317,7 +316,9 @@ void check_args(const GemmArgs& g) {
 
 }  // namespace
 
-GemmIsa gemm_isa() { return isa_slot().load(std::memory_order_relaxed); }
+GemmIsa gemm_isa() {
+  return isa_slot().load(std::memory_order_relaxed);
+}
 GemmIsa best_supported_gemm_isa() {
   static const GemmIsa best = detect_isa();
   return best;

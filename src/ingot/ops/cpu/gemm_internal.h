@@ -23,8 +23,8 @@ namespace ingot::cpu::detail {
 
 // C[mr, nr] (row stride ldc) = alpha * Apanel·Bpanel + beta * C over kc steps;
 // beta == 0 does not read C.
-using MicroKernelFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c,
-                               int64_t ldc, float alpha, float beta);
+using MicroKernelFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
+                               float alpha, float beta);
 
 // Packs A[m0 : m0+mc, k0 : k0+kc] into panels of `mr` rows (layout above).
 using PackAFn = void (*)(const MatrixView& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
@@ -52,8 +52,8 @@ inline constexpr int64_t kGemvBf16Pad = 32;
 
 struct GemmKernels {
   GemmIsa isa;
-  int mr, nr;              // micro-tile
-  int64_t mc, kc, nc;      // cache blocks (mc % mr == 0, nc % nr == 0)
+  int mr, nr;          // micro-tile
+  int64_t mc, kc, nc;  // cache blocks (mc % mr == 0, nc % nr == 0)
   MicroKernelFn micro;
   PackAFn pack_a;
   PackBFn pack_b;
