@@ -10,8 +10,10 @@
 namespace ingot::bench {
 
 // Streaming-read bandwidth of a 1 GiB buffer over all pool threads, in GB/s (1e9 B/s),
-// best of several passes. Measured once per process, on first call.
-double read_bandwidth_gbs();
+// best of several passes. Measured on first call and cached; `fresh` measures again
+// (best of 3) and updates the cache. This machine's bandwidth drifts with its neighbours,
+// so GEMV benchmarks compare against a fresh figure taken right after their own loop.
+double read_bandwidth_gbs(bool fresh = false);
 
 // A random [rows, cols] matrix in `dtype` (values in [-1, 1]), created once per
 // (rows, cols, dtype) and kept for the process lifetime.

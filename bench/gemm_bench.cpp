@@ -3,7 +3,8 @@
 //
 // Counters: GFLOP/s = 2·M·N·K / time; GB/s = weight bytes / time. frac_of_peak: for GEMM,
 // GFLOP/s over OpenBLAS cblas_sgemm at the same shape (measured in this run); for GEMV,
-// GB/s over the streaming-read bandwidth of the probe (bandwidth_bench.cpp).
+// GB/s over the streaming-read bandwidth of the probe (bandwidth_bench.cpp), measured
+// again right after each GEMV loop.
 // Run: ingot_bench --benchmark_format=json
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -23,15 +24,17 @@ namespace {
 using cpu::GemmArgs;
 
 void openblas_linear(int64_t m, int64_t k, int64_t n, const float* x, const float* w, float* y) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(n), int(k), 1.0f, x, int(k),
-              w, int(k), 0.0f, y, int(n));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(m), int(n), int(k), 1.0f, x, int(k), w,
+              int(k), 0.0f, y, int(n));
 }
 
-// OpenBLAS sgemm GFLOP/s at this shape: best of 3 after a warm-up, cached per shape.
-double openblas_gflops(int64_t m, int64_t k, int64_t n) {
+// OpenBLAS sgemm GFLOP/s at this shape: best of 3 after a warm-up, cached per shape, and
+// raised to `seen` (a rate BM_GemmOpenBLAS measured) when higher: on a shared machine the
+// best observed rate is the least disturbed one.
+double openblas_gflops(int64_t m, int64_t k, int64_t n, double seen = 0.0) {
   static std::map<std::tuple<int64_t, int64_t, int64_t>, double> cache;
   auto it = cache.find({m, k, n});
-  if (it != cache.end()) return it->second;
+  if (it != cache.end()) return it->second = std::max(it->second, seen);
   auto x = static_cast<const float*>(random_matrix(m, k, DType::F32));
   auto w = static_cast<const float*>(random_matrix(n, k, DType::F32));
   std::vector<float> y(size_t(m * n));
@@ -40,17 +43,17 @@ double openblas_gflops(int64_t m, int64_t k, int64_t n) {
   for (int i = 0; i < 3; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     openblas_linear(m, k, n, x, w, y.data());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  return cache[{m, k, n}] = 2.0 * double(m) * double(n) * double(k) / best / 1e9;
+  return cache[{m, k, n}] = std::max(seen, 2.0 * double(m) * double(n) * double(k) / best / 1e9);
 }
 
 void set_counters(benchmark::State& state, int64_t m, int64_t k, int64_t n, size_t w_bytes,
                   bool gemv) {
   const double iters = double(state.iterations());
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * double(m) * double(n) * double(k) * iters / 1e9,
-                         benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * double(m) * double(n) * double(k) * iters / 1e9, benchmark::Counter::kIsRate);
   state.counters["GB/s"] =
       benchmark::Counter(double(w_bytes) * iters / 1e9, benchmark::Counter::kIsRate);
   state.counters["threads"] = num_threads();
@@ -73,8 +76,8 @@ void BM_GemmOpenBLAS(benchmark::State& state) {
   for (auto _ : state) openblas_linear(m, k, n, x, w, y.data());
   const double s = seconds_per_iter(state, t0);
   set_counters(state, m, k, n, size_t(n * k) * 4, m == 1);
-  state.counters["frac_of_peak"] =
-      2.0 * double(m) * double(n) * double(k) / s / 1e9 / openblas_gflops(m, k, n);
+  const double rate = 2.0 * double(m) * double(n) * double(k) / s / 1e9;
+  state.counters["frac_of_peak"] = rate / openblas_gflops(m, k, n, rate);
 }
 
 template <DType WT>
@@ -102,15 +105,15 @@ void BM_GemvOpenBLAS(benchmark::State& state) {
   auto x = static_cast<const float*>(random_matrix(1, k, DType::F32));
   auto w = static_cast<const float*>(random_matrix(n, k, DType::F32));
   std::vector<float> y(static_cast<size_t>(n));
-  const double peak = read_bandwidth_gbs();
   auto run = [&] {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, int(n), int(k), 1.0f, w, int(k), x, 1, 0.0f,
-                y.data(), 1);
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, int(n), int(k), 1.0f, w, int(k), x, 1, 0.0f, y.data(),
+                1);
   };
   run();
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) run();
   const double s = seconds_per_iter(state, t0);
+  const double peak = read_bandwidth_gbs(/*fresh=*/true);
   set_counters(state, 1, k, n, size_t(n * k) * 4, true);
   state.counters["frac_of_peak"] = double(n * k) * 4 / s / 1e9 / peak;
   state.counters["probe_GB/s"] = peak;
@@ -127,11 +130,11 @@ void BM_Gemv(benchmark::State& state) {
   g.a = {x, DType::F32, k, 1};
   g.b = {w, WT, 1, k};
   g.c = y.data(), g.ldc = n;
-  const double peak = read_bandwidth_gbs();
   cpu::gemm(g);
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) cpu::gemm(g);
   const double s = seconds_per_iter(state, t0);
+  const double peak = read_bandwidth_gbs(/*fresh=*/true);
   const size_t bytes = size_t(n * k) * itemsize(WT);
   set_counters(state, 1, k, n, bytes, true);
   state.counters["frac_of_peak"] = double(bytes) / s / 1e9 / peak;

@@ -110,7 +110,7 @@ void run_case(const Case& tc, std::mt19937& rng) {
   const float sentinel = 12345.0f;
   for (int64_t i = 0; i < tc.m; ++i)
     for (int64_t j = 0; j < ldc; ++j)
-      c.set(i * ldc + j, j >= tc.n                ? sentinel
+      c.set(i * ldc + j, j >= tc.n         ? sentinel
                          : tc.beta == 0.0f ? std::numeric_limits<float>::quiet_NaN()
                                            : dist(rng));
   const Stored c0 = c;
@@ -135,8 +135,8 @@ void run_case(const Case& tc, std::mt19937& rng) {
       ref = tc.alpha * ref + tc.beta * old;
       const double tol = 1e-5 * std::sqrt(double(tc.k)) * std::abs(tc.alpha) +
                          1e-6 * std::abs(tc.beta * old) + ulp_of(tc.c_dt) * std::abs(ref);
-      ASSERT_LE(std::abs(got - ref), tol) << describe(tc) << " at [" << i << "," << j
-                                          << "] got " << got << " want " << ref;
+      ASSERT_LE(std::abs(got - ref), tol)
+          << describe(tc) << " at [" << i << "," << j << "] got " << got << " want " << ref;
     }
   }
 }
@@ -158,18 +158,17 @@ class GemmTest : public ::testing::Test {
 const DType kFloatTypes[] = {DType::F32, DType::BF16, DType::F16};
 
 TEST_F(GemmTest, ShapesAndLayoutsF32) {
-  const int64_t sizes[][3] = {{0, 5, 7},   {5, 0, 7},    {5, 7, 0},   {1, 1, 1},  {1, 33, 17},
-                              {2, 40, 16}, {3, 17, 31},  {4, 64, 64}, {5, 31, 33}, {13, 1, 9},
-                              {14, 32, 16}, {15, 33, 17}, {29, 65, 47}, {64, 96, 300},
-                              {7, 200, 257}};
+  const int64_t sizes[][3] = {{0, 5, 7},    {5, 0, 7},     {5, 7, 0},    {1, 1, 1},
+                              {1, 33, 17},  {2, 40, 16},   {3, 17, 31},  {4, 64, 64},
+                              {5, 31, 33},  {13, 1, 9},    {14, 32, 16}, {15, 33, 17},
+                              {29, 65, 47}, {64, 96, 300}, {7, 200, 257}};
   const Layout layouts[] = {Layout::RowMajor, Layout::ColMajor, Layout::Strided};
   for (GemmIsa isa : isas()) {
     set_gemm_isa(isa);
     for (auto& s : sizes)
       for (Layout la : layouts)
         for (Layout lb : layouts)
-          run_case({s[0], s[1], s[2], DType::F32, DType::F32, DType::F32, la, lb, 1.0f, 0.0f},
-                   rng);
+          run_case({s[0], s[1], s[2], DType::F32, DType::F32, DType::F32, la, lb, 1.0f, 0.0f}, rng);
   }
 }
 
@@ -208,11 +207,11 @@ TEST_F(GemmTest, BroadcastRowsAndBlockBoundaries) {
     run_case({350, 40, 20, DType::F32, DType::F32, DType::F32, Layout::RowMajor, Layout::ColMajor,
               1.0f, 0.0f},
              rng);
-    run_case({20, 4200, 30, DType::F32, DType::BF16, DType::F32, Layout::RowMajor,
-              Layout::ColMajor, 1.0f, 1.0f},
+    run_case({20, 4200, 30, DType::F32, DType::BF16, DType::F32, Layout::RowMajor, Layout::ColMajor,
+              1.0f, 1.0f},
              rng);
-    run_case({40, 50, 600, DType::BF16, DType::F16, DType::BF16, Layout::ColMajor,
-              Layout::ColMajor, 1.0f, 0.0f},
+    run_case({40, 50, 600, DType::BF16, DType::F16, DType::BF16, Layout::ColMajor, Layout::ColMajor,
+              1.0f, 0.0f},
              rng);
   }
 }

@@ -48,10 +48,15 @@ std::vector<double> ref_matmul(const std::vector<double>& va, IntShape sa,
 
 // Tolerance for a length-k f32-accumulated product rounded to dtype t (inputs in [-2, 2]).
 double atol_for(DType t, int64_t k) {
-  return (t == DType::F64 ? 1e-12 : 4e-5) * std::sqrt(double(k) + 1) * 4 + 
-         (t == DType::BF16 ? 0.02 : t == DType::F16 ? 3e-3 : 0.0) * std::sqrt(double(k) + 1);
+  return (t == DType::F64 ? 1e-12 : 4e-5) * std::sqrt(double(k) + 1) * 4 +
+         (t == DType::BF16  ? 0.02
+          : t == DType::F16 ? 3e-3
+                            : 0.0) *
+             std::sqrt(double(k) + 1);
 }
-double rtol_for(DType t) { return t == DType::BF16 ? 8e-3 : t == DType::F16 ? 1e-3 : 1e-6; }
+double rtol_for(DType t) {
+  return t == DType::BF16 ? 8e-3 : t == DType::F16 ? 1e-3 : 1e-6;
+}
 
 class Linalg : public ::testing::Test {
  protected:
@@ -62,11 +67,19 @@ class Linalg : public ::testing::Test {
 const DType kDTypes[] = {DType::F32, DType::BF16, DType::F16, DType::F64};
 
 TEST_F(Linalg, MatmulMatchesReferenceForAllRankCombinations) {
-  const std::pair<IntShape, IntShape> cases[] = {
-      {{7}, {7}},          {{5}, {5, 3}},          {{4, 5}, {5}},         {{3, 4}, {4, 6}},
-      {{2, 3, 4}, {4, 5}}, {{4}, {2, 4, 5}},       {{2, 3, 4}, {4}},      {{2, 1, 3, 4}, {5, 4, 6}},
-      {{0, 4}, {4, 3}},    {{3, 0}, {0, 2}},       {{1, 1}, {1, 1}},      {{2, 37, 70}, {2, 70, 33}},
-      {{6, 2, 5}, {1, 5, 3}}};
+  const std::pair<IntShape, IntShape> cases[] = {{{7}, {7}},
+                                                 {{5}, {5, 3}},
+                                                 {{4, 5}, {5}},
+                                                 {{3, 4}, {4, 6}},
+                                                 {{2, 3, 4}, {4, 5}},
+                                                 {{4}, {2, 4, 5}},
+                                                 {{2, 3, 4}, {4}},
+                                                 {{2, 1, 3, 4}, {5, 4, 6}},
+                                                 {{0, 4}, {4, 3}},
+                                                 {{3, 0}, {0, 2}},
+                                                 {{1, 1}, {1, 1}},
+                                                 {{2, 37, 70}, {2, 70, 33}},
+                                                 {{6, 2, 5}, {1, 5, 3}}};
   for (DType t : kDTypes)
     for (const auto& [sa, sb] : cases)
       for (bool nc : {false, true}) {
@@ -76,7 +89,8 @@ TEST_F(Linalg, MatmulMatchesReferenceForAllRankCombinations) {
         IntShape os;
         auto ref = ref_matmul(values(a), sa, values(b), sb, &os);
         Tensor out = matmul(x, y);
-        const std::string what = fmt::format("matmul {} {} {} {}", t, shape_str(sa), shape_str(sb), nc);
+        const std::string what =
+            fmt::format("matmul {} {} {} {}", t, shape_str(sa), shape_str(sb), nc);
         ASSERT_EQ(out.sizes(), os) << what;
         EXPECT_EQ(out.dtype(), t);
         testing::expect_close(out, ref, atol_for(t, sa.back()), rtol_for(t), what);
@@ -88,19 +102,23 @@ TEST_F(Linalg, MmBmmAddmm) {
     Tensor a = rnd({9, 20}, t), b = rnd({20, 33}, t);
     IntShape os;
     auto ref = ref_matmul(values(a), {9, 20}, values(b), {20, 33}, &os);
-    testing::expect_close(mm(testing::noncontiguous_like(a), b), ref, atol_for(t, 20), rtol_for(t), "mm");
+    testing::expect_close(mm(testing::noncontiguous_like(a), b), ref, atol_for(t, 20), rtol_for(t),
+                          "mm");
     // addmm: beta * bias-row + alpha * product; beta = 0 ignores NaN in self.
     Tensor self = rnd({33}, t);
     auto vs = values(self);
     std::vector<double> expect(ref.size());
     for (size_t i = 0; i < ref.size(); ++i) expect[i] = 0.5 * vs[i % 33] + 2.0 * ref[i];
-    testing::expect_close(addmm(self, a, b, 0.5, 2.0), expect, 2 * atol_for(t, 20), rtol_for(t), "addmm");
+    testing::expect_close(addmm(self, a, b, 0.5, 2.0), expect, 2 * atol_for(t, 20), rtol_for(t),
+                          "addmm");
     Tensor nan_self = testing::make_tensor({9, 33}, t, [](int64_t) { return NAN; });
-    testing::expect_close(addmm(nan_self, a, b, 0, 1), ref, atol_for(t, 20), rtol_for(t), "addmm beta=0");
+    testing::expect_close(addmm(nan_self, a, b, 0, 1), ref, atol_for(t, 20), rtol_for(t),
+                          "addmm beta=0");
 
     Tensor ba = rnd({3, 5, 20}, t), bb = rnd({3, 20, 4}, t);
     auto bref = ref_matmul(values(ba), {3, 5, 20}, values(bb), {3, 20, 4}, &os);
-    testing::expect_close(bmm(ba, testing::noncontiguous_like(bb)), bref, atol_for(t, 20), rtol_for(t), "bmm");
+    testing::expect_close(bmm(ba, testing::noncontiguous_like(bb)), bref, atol_for(t, 20),
+                          rtol_for(t), "bmm");
   }
 }
 

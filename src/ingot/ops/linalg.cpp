@@ -1,16 +1,19 @@
 // Matrix-product ops: mm, bmm, addmm, matmul, linear. Shape functions check ranks, the
 // shared dim and dtypes over SymInt; kernels build strided (batch..., rows, cols) views
 // of operands and output and hand them to cpu::matmul_into (cpu::gemm underneath).
+#include "ingot/ops/functional/linalg.h"
+
 #include "ingot/ops/cpu/copy.h"
 #include "ingot/ops/cpu/matmul.h"
-#include "ingot/ops/functional/linalg.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 
 namespace ingot {
 namespace {
 
-std::vector<OutputMeta> one(DType t, Shape s) { return {OutputMeta{t, std::move(s)}}; }
+std::vector<OutputMeta> one(DType t, Shape s) {
+  return {OutputMeta{t, std::move(s)}};
+}
 
 void check_rank(const Tensor& t, int64_t rank, std::string_view op, std::string_view arg) {
   INGOT_CHECK(t.dim() == rank, ShapeError, "[{}] {} must be a {}-D tensor, got shape {}", op, arg,
@@ -22,8 +25,7 @@ void check_dtypes(std::string_view op, const Tensor& a, const Tensor& b) {
   INGOT_CHECK(a.dtype() == b.dtype(), DTypeError,
               "[{}] expected both operands to have the same dtype, got {} and {}", op, a.dtype(),
               b.dtype());
-  INGOT_CHECK(a.dtype() != DType::Bool, DTypeError, "[{}] bool tensors cannot be multiplied",
-              op);
+  INGOT_CHECK(a.dtype() != DType::Bool, DTypeError, "[{}] bool tensors cannot be multiplied", op);
 }
 
 void check_inner(std::string_view op, const Tensor& a, const Tensor& b, const SymInt& ka,
@@ -190,12 +192,10 @@ void linear_kernel(const OpArgs& a, std::span<const Tensor> out) {
                    broadcast_view(transposed(w), ws), 1.0, bias.defined() ? 1.0 : 0.0);
 }
 
-const OpRegistrar kMm(define_op("mm(Tensor self, Tensor mat2) -> Tensor")
-                          .shape(mm_shape)
-                          .cpu(mm_kernel));
-const OpRegistrar kBmm(define_op("bmm(Tensor self, Tensor mat2) -> Tensor")
-                           .shape(bmm_shape)
-                           .cpu(mm_kernel));
+const OpRegistrar kMm(
+    define_op("mm(Tensor self, Tensor mat2) -> Tensor").shape(mm_shape).cpu(mm_kernel));
+const OpRegistrar kBmm(
+    define_op("bmm(Tensor self, Tensor mat2) -> Tensor").shape(bmm_shape).cpu(mm_kernel));
 const OpRegistrar kAddmm(
     define_op("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) "
               "-> Tensor")
@@ -214,13 +214,19 @@ const OpHandle kMmOp("mm"), kBmmOp("bmm"), kAddmmOp("addmm"), kMatmulOp("matmul"
 
 }  // namespace
 
-Tensor mm(const Tensor& self, const Tensor& mat2) { return kMmOp({self, mat2})[0]; }
-Tensor bmm(const Tensor& self, const Tensor& mat2) { return kBmmOp({self, mat2})[0]; }
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  return kMmOp({self, mat2})[0];
+}
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  return kBmmOp({self, mat2})[0];
+}
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta,
              Scalar alpha) {
   return kAddmmOp({self, mat1, mat2, beta, alpha})[0];
 }
-Tensor matmul(const Tensor& self, const Tensor& other) { return kMatmulOp({self, other})[0]; }
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  return kMatmulOp({self, other})[0];
+}
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return kLinearOp({input, weight, bias.defined() ? Value(bias) : Value()})[0];
 }

@@ -94,8 +94,8 @@ thread_local Scratch t_pack_a, t_pack_b, t_small;
 
 // C[r, c] = alpha * src[r, c] + beta * C[r, c] for an [rows, cols] tile (beta == 0: C is
 // not read).
-void store_tile(void* c, DType c_dtype, int64_t ldc, int64_t rows, int64_t cols,
-                const float* src, int64_t lds, float alpha, float beta) {
+void store_tile(void* c, DType c_dtype, int64_t ldc, int64_t rows, int64_t cols, const float* src,
+                int64_t lds, float alpha, float beta) {
   for (int64_t i = 0; i < rows; ++i) {
     const float* s = src + i * lds;
     if (c_dtype == DType::F32) {
@@ -136,16 +136,43 @@ const float* contiguous_a(const GemmArgs& g, int64_t* ldx) {
   float* x = t_small.get(size_t(g.m * g.k));
   for (int64_t i = 0; i < g.m; ++i)
     for (int64_t p = 0; p < g.k; ++p)
-      x[i * g.k + p] = detail::load_as_float(g.a.data, g.a.dtype,
-                                             i * g.a.stride_row + p * g.a.stride_col);
+      x[i * g.k + p] =
+          detail::load_as_float(g.a.data, g.a.dtype, i * g.a.stride_row + p * g.a.stride_col);
   *ldx = g.k;
   return x;
 }
 
+// x split as two bf16 arrays xh + xl (round-to-nearest hi part, then the rounded
+// remainder), rows kpad apart and zero-padded; for GemvBf16Fn.
+const uint16_t* split_bf16(const GemmArgs& g, int64_t kpad) {
+  auto* xs = reinterpret_cast<uint16_t*>(t_small.get(size_t(g.m * kpad)));  // 2 x m x kpad u16
+  uint16_t* xh = xs;
+  uint16_t* xl = xs + g.m * kpad;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t p = 0; p < kpad; ++p) {
+      const float v = p < g.k ? detail::load_as_float(g.a.data, g.a.dtype,
+                                                      i * g.a.stride_row + p * g.a.stride_col)
+                              : 0.0f;
+      const uint16_t hi = BFloat16::round_from_float(v);
+      xh[i * kpad + p] = hi;
+      xl[i * kpad + p] = BFloat16::round_from_float(v - detail::bf16_bits_to_float(hi));
+    }
+  return xs;
+}
+
 // m <= kGemvMaxM and B in the linear layout (stride_row == 1): stream the rows of W.
 void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
+  const bool bf16_dot = g.b.dtype == DType::BF16 && kr.gemv_bf16 != nullptr;
   int64_t ldx = 0;
-  const float* x = contiguous_a(g, &ldx);
+  const float* x = nullptr;
+  const uint16_t* xs = nullptr;
+  const int64_t kpad =
+      (g.k + detail::kGemvBf16Pad - 1) / detail::kGemvBf16Pad * detail::kGemvBf16Pad;
+  if (bf16_dot) {
+    xs = split_bf16(g, kpad);
+  } else {
+    x = contiguous_a(g, &ldx);
+  }
   constexpr int64_t kChunk = 64;  // columns of C per kernel call
   // At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
   const int64_t grain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / std::max<int64_t>(g.k, 1));
@@ -153,7 +180,12 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
     float out[detail::kGemvMaxM * kChunk];
     for (int64_t n0 = nb; n0 < ne; n0 += kChunk) {
       const int64_t n1 = std::min(ne, n0 + kChunk);
-      kr.gemv_dot(g.m, g.k, x, ldx, g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out, kChunk);
+      if (bf16_dot) {
+        kr.gemv_bf16(g.m, g.k, xs, xs + g.m * kpad, kpad, static_cast<const uint16_t*>(g.b.data),
+                     g.b.stride_col, n0, n1, out, kChunk);
+      } else {
+        kr.gemv_dot(g.m, g.k, x, ldx, g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out, kChunk);
+      }
       void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
       store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, out, kChunk, g.alpha, g.beta);
     }
@@ -204,8 +236,8 @@ void gemv_rows(const GemmArgs& g) {
 // ---- blocked GEMM ----------------------------------------------------------------------
 
 // C (f32) rows [m0, m1) x cols [n0, n1) of alpha * A·B + beta * C, on this thread.
-void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc,
-                      float alpha, float beta, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc, float alpha,
+                      float beta, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   const int mr = kr.mr, nr = kr.nr;
   const int64_t kc_max = std::min(kr.kc, g.k);
   const int64_t nc_max = std::min(kr.nc, (n1 - n0 + nr - 1) / nr * nr);
@@ -256,13 +288,11 @@ void gemm_blocked(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ld
     gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, 0, g.n);
   } else if (n_panels >= 2 * threads || n_panels >= m_panels) {
     parallel_for(0, n_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, pb * kr.nr,
-                       std::min(g.n, pe * kr.nr));
+      gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, pb * kr.nr, std::min(g.n, pe * kr.nr));
     });
   } else {
     parallel_for(0, m_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0,
-                       g.n);
+      gemm_block_range(kr, g, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0, g.n);
     });
   }
 }
@@ -286,7 +316,9 @@ void check_args(const GemmArgs& g) {
 
 }  // namespace
 
-GemmIsa gemm_isa() { return isa_slot().load(std::memory_order_relaxed); }
+GemmIsa gemm_isa() {
+  return isa_slot().load(std::memory_order_relaxed);
+}
 GemmIsa best_supported_gemm_isa() {
   static const GemmIsa best = detect_isa();
   return best;

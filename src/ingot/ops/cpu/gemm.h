@@ -39,8 +39,8 @@ struct MatrixView {
 
 struct GemmArgs {
   int64_t m = 0, n = 0, k = 0;
-  MatrixView a;  // [m, k]
-  MatrixView b;  // [k, n]
+  MatrixView a;       // [m, k]
+  MatrixView b;       // [k, n]
   void* c = nullptr;  // [m, n], row stride ldc, unit column stride
   DType c_dtype = DType::F32;
   int64_t ldc = 0;

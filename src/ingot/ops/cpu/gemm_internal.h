@@ -23,8 +23,8 @@ namespace ingot::cpu::detail {
 
 // C[mr, nr] (row stride ldc) = alpha * Apanel·Bpanel + beta * C over kc steps;
 // beta == 0 does not read C.
-using MicroKernelFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c,
-                               int64_t ldc, float alpha, float beta);
+using MicroKernelFn = void (*)(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
+                               float alpha, float beta);
 
 // Packs A[m0 : m0+mc, k0 : k0+kc] into panels of `mr` rows (layout above).
 using PackAFn = void (*)(const MatrixView& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc,
@@ -41,16 +41,24 @@ using GemvDotFn = void (*)(int64_t m, int64_t k, const float* x, int64_t ldx, co
                            DType w_dtype, int64_t ldw, int64_t n0, int64_t n1, float* out,
                            int64_t ldo);
 
+// GemvDotFn for bf16 weights with x given as two bf16 arrays, x ≈ xh + xl (rows ldx
+// apart, zero-padded to a multiple of kGemvBf16Pad), for dot-product instructions.
+using GemvBf16Fn = void (*)(int64_t m, int64_t k, const uint16_t* xh, const uint16_t* xl,
+                            int64_t ldx, const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1,
+                            float* out, int64_t ldo);
+
 inline constexpr int64_t kGemvMaxM = 4;
+inline constexpr int64_t kGemvBf16Pad = 32;
 
 struct GemmKernels {
   GemmIsa isa;
-  int mr, nr;              // micro-tile
-  int64_t mc, kc, nc;      // cache blocks (mc % mr == 0, nc % nr == 0)
+  int mr, nr;          // micro-tile
+  int64_t mc, kc, nc;  // cache blocks (mc % mr == 0, nc % nr == 0)
   MicroKernelFn micro;
   PackAFn pack_a;
   PackBFn pack_b;
   GemvDotFn gemv_dot;
+  GemvBf16Fn gemv_bf16 = nullptr;  // optional (CPUs with AVX512_BF16)
 };
 
 const GemmKernels& scalar_kernels();

@@ -53,8 +53,8 @@ INGOT_TARGET_AVX2 inline __m256 load8(const void* base, int64_t i) {
   if constexpr (D == DType::F32) {
     return _mm256_loadu_ps(static_cast<const float*>(base) + i);
   } else {
-    const __m128i h = _mm_loadu_si128(
-        reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(base) + i));
+    const __m128i h =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(base) + i));
     if constexpr (D == DType::BF16) {
       return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
     } else {
@@ -72,9 +72,9 @@ INGOT_TARGET_AVX2 inline float hsum8(__m256 v) {
 
 // R weight rows against M rows of x; the k tail (< 8) is done in scalar.
 template <DType D, int M, int R>
-INGOT_TARGET_AVX2 inline void gemv_rows_block(int64_t k, const float* x, int64_t ldx,
-                                              const void* w, int64_t ldw, int64_t n, float* out,
-                                              int64_t ldo, int64_t j, DType dt) {
+INGOT_TARGET_AVX2 inline void gemv_rows_block(int64_t k, const float* x, int64_t ldx, const void* w,
+                                              int64_t ldw, int64_t n, float* out, int64_t ldo,
+                                              int64_t j, DType dt) {
   __m256 acc[M][R];
   for (int i = 0; i < M; ++i)
     for (int r = 0; r < R; ++r) acc[i][r] = _mm256_setzero_ps();
@@ -105,8 +105,8 @@ INGOT_TARGET_AVX2 void gemv_dot_t(int64_t k, const float* x, int64_t ldx, const 
 }
 
 template <DType D>
-void gemv_dot_dtype(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w,
-                    int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
+void gemv_dot_dtype(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w, int64_t ldw,
+                    int64_t n0, int64_t n1, float* out, int64_t ldo) {
   switch (m) {
     case 1:
       return gemv_dot_t<D, 1>(k, x, ldx, w, ldw, n0, n1, out, ldo);
@@ -119,8 +119,8 @@ void gemv_dot_dtype(int64_t m, int64_t k, const float* x, int64_t ldx, const voi
   }
 }
 
-void gemv_dot_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w,
-                   DType w_dtype, int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
+void gemv_dot_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w, DType w_dtype,
+                   int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
   switch (w_dtype) {
     case DType::F32:
       return gemv_dot_dtype<DType::F32>(m, k, x, ldx, w, ldw, n0, n1, out, ldo);
@@ -134,9 +134,15 @@ void gemv_dot_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const void
 }  // namespace
 
 const GemmKernels& avx2_kernels() {
-  static const GemmKernels table{GemmIsa::Avx2,    kMr,           kNr,
-                                 /*mc=*/kMr * 24,  /*kc=*/256,    /*nc=*/kNr * 256,
-                                 micro_avx2<kMr, kNv>, pack_a_generic, pack_b_generic,
+  static const GemmKernels table{GemmIsa::Avx2,
+                                 kMr,
+                                 kNr,
+                                 /*mc=*/kMr * 24,
+                                 /*kc=*/256,
+                                 /*nc=*/kNr * 256,
+                                 micro_avx2<kMr, kNv>,
+                                 pack_a_generic,
+                                 pack_b_generic,
                                  gemv_dot_avx2};
   return table;
 }

@@ -11,8 +11,8 @@ constexpr int kMr = 4;
 constexpr int kNr = 8;
 
 // C[4, 8] tile; see MicroKernelFn.
-void micro_scalar(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                  float alpha, float beta) {
+void micro_scalar(int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc, float alpha,
+                  float beta) {
   float acc[kMr][kNr] = {};
   for (int64_t p = 0; p < kc; ++p) {
     const float* a = ap + p * kMr;
@@ -30,8 +30,7 @@ void micro_scalar(int64_t kc, const float* ap, const float* bp, float* c, int64_
 }  // namespace
 
 void gemv_dot_scalar(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w,
-                     DType w_dtype, int64_t ldw, int64_t n0, int64_t n1, float* out,
-                     int64_t ldo) {
+                     DType w_dtype, int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
   for (int64_t n = n0; n < n1; ++n) {
     const void* row = elem_ptr(w, w_dtype, n * ldw);
     for (int64_t i = 0; i < m; ++i) {
@@ -44,10 +43,9 @@ void gemv_dot_scalar(int64_t m, int64_t k, const float* x, int64_t ldx, const vo
 }
 
 const GemmKernels& scalar_kernels() {
-  static const GemmKernels table{GemmIsa::Scalar, kMr,          kNr,
-                                 128,             256,          1024,
-                                 micro_scalar,    pack_a_generic, pack_b_generic,
-                                 gemv_dot_scalar};
+  static const GemmKernels table{
+      GemmIsa::Scalar, kMr, kNr, 128, 256, 1024, micro_scalar, pack_a_generic, pack_b_generic,
+      gemv_dot_scalar};
   return table;
 }
 

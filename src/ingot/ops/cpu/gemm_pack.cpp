@@ -33,8 +33,8 @@ struct Reader<DType::F16> {
 // (rows = m, cols = k) and, with the roles of the strides swapped, for B (rows = n,
 // cols = k).
 template <DType D>
-void pack_panels(const void* base, int64_t stride_r, int64_t stride_c, int64_t rows,
-                 int64_t cols, int w, float* out) {
+void pack_panels(const void* base, int64_t stride_r, int64_t stride_c, int64_t rows, int64_t cols,
+                 int w, float* out) {
   using R = Reader<D>;
   for (int64_t p0 = 0; p0 < rows; p0 += w) {
     const int64_t valid = std::min<int64_t>(w, rows - p0);

@@ -15,7 +15,9 @@ struct Product {
   int64_t a_rs, a_cs, b_rs, b_cs, c_rs;  // element strides (c has unit column stride)
 };
 
-bool gemm_dtype(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+bool gemm_dtype(DType t) {
+  return t == DType::F32 || t == DType::BF16 || t == DType::F16;
+}
 
 // Plain loop for f64 and integer dtypes (accumulating in double / int64).
 template <typename T>
@@ -24,7 +26,8 @@ void naive_product(const Product& p, const T* a, const T* b, T* c, double alpha,
   for (int64_t i = 0; i < p.m; ++i)
     for (int64_t j = 0; j < p.n; ++j) {
       Acc s = 0;
-      for (int64_t q = 0; q < p.k; ++q) s += Acc(a[i * p.a_rs + q * p.a_cs]) * Acc(b[q * p.b_rs + j * p.b_cs]);
+      for (int64_t q = 0; q < p.k; ++q)
+        s += Acc(a[i * p.a_rs + q * p.a_cs]) * Acc(b[q * p.b_rs + j * p.b_cs]);
       T& dst = c[i * p.c_rs + j];
       if constexpr (std::is_floating_point_v<T>) {
         dst = T(alpha * double(s) + (beta == 0.0 ? 0.0 : beta * double(dst)));
@@ -78,8 +81,15 @@ void matmul_into(const Tensor& out, const Tensor& a, const Tensor& b, double alp
   const IntShape& bs = b.strides();
   const IntShape& cs = out.strides();
 
-  Product p{m, n, k, out.dtype(), as[size_t(rank - 2)], as[size_t(rank - 1)],
-            bs[size_t(rank - 2)], bs[size_t(rank - 1)], cs[size_t(rank - 2)]};
+  Product p{m,
+            n,
+            k,
+            out.dtype(),
+            as[size_t(rank - 2)],
+            as[size_t(rank - 1)],
+            bs[size_t(rank - 2)],
+            bs[size_t(rank - 1)],
+            cs[size_t(rank - 2)]};
   if (n <= 1) p.c_rs = std::max<int64_t>(p.c_rs, 1);
   int64_t batch = 1;
   for (int64_t d = 0; d < rank - 2; ++d) batch *= osz[size_t(d)];
@@ -91,7 +101,8 @@ void matmul_into(const Tensor& out, const Tensor& a, const Tensor& b, double alp
 
   // Batch dims of b all stride 0 (one shared weight) and a, out walkable as rows: fold.
   bool b_shared = true;
-  for (int64_t d = 0; d < rank - 2; ++d) b_shared = b_shared && (osz[size_t(d)] == 1 || bs[size_t(d)] == 0);
+  for (int64_t d = 0; d < rank - 2; ++d)
+    b_shared = b_shared && (osz[size_t(d)] == 1 || bs[size_t(d)] == 0);
   if (batch > 1 && b_shared && rows_fold(a.sizes(), as, size_t(rank - 2)) &&
       rows_fold(osz, cs, size_t(rank - 2))) {
     p.m = batch * m;
