@@ -1,5 +1,6 @@
 #include "ingot/core/thread_pool.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -7,6 +8,26 @@ namespace ingot {
 namespace {
 
 thread_local bool t_in_parallel_region = false;
+
+// How long an idle thread polls before blocking.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Polls `done()` for up to kSpin; true when it became true.
+template <typename Pred>
+bool spin_until(Pred done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    cpu_relax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) return done();
+  }
+}
 
 int default_num_threads() {
   if (const char* env = std::getenv("INGOT_NUM_THREADS")) {
@@ -61,16 +82,17 @@ void ThreadPool::drain(uint64_t generation) {
       if (!error_) error_ = std::current_exception();
     }
     lock.lock();
-    if (++finished_tasks_ == num_tasks_) done_.notify_all();
+    if (++finished_tasks_ == num_tasks_) done_.notify_all();  // the caller may be asleep
   }
 }
 
 void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
+    spin_until([&] { return stopping_.load() || generation_.load() != seen; });
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      wake_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });
       if (stopping_) return;
       seen = generation_;
     }
@@ -98,10 +120,12 @@ void ThreadPool::run(int64_t num_tasks, const std::function<void(int64_t)>& task
   }
   wake_.notify_all();
   drain(generation);
+  const int64_t total = num_tasks;
+  spin_until([&] { return finished_tasks_.load() == total; });
   std::exception_ptr error;
   {
     std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return finished_tasks_ == num_tasks_; });
+    done_.wait(lock, [&] { return finished_tasks_.load() == num_tasks_; });
     error = error_;
     task_ = nullptr;
   }

@@ -4,9 +4,13 @@
 // calling thread takes part in the work, so a pool of N threads starts N - 1 workers.
 // Work submitted from inside a task runs inline on the calling thread (no nesting, no
 // deadlock). Exceptions thrown by a task are rethrown on the caller after all tasks end.
+// Idle workers spin briefly (kSpinMicros) before sleeping, and the caller spins before
+// waiting for stragglers, so back-to-back kernels (a decode step runs hundreds) do not
+// pay a futex wake-up each (~50 us on a loaded 2-core machine).
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -45,9 +49,9 @@ class ThreadPool {
   const std::function<void(int64_t)>* task_ = nullptr;
   int64_t num_tasks_ = 0;
   int64_t next_task_ = 0;
-  int64_t finished_tasks_ = 0;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  std::atomic<int64_t> finished_tasks_{0};
+  std::atomic<uint64_t> generation_{0};  // written under mutex_, read by spinners
+  std::atomic<bool> stopping_{false};
   std::exception_ptr error_;
   std::mutex run_mutex_;  // one job at a time
 };
