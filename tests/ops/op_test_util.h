@@ -125,6 +125,32 @@ inline double default_rtol(DType t) {
   }
 }
 
+// f(a, b) over the broadcast of a and b to `out`, in double precision, row-major.
+inline std::vector<double> reference_binary(const Tensor& a, const Tensor& b,
+                                            const IntShape& out,
+                                            const std::function<double(double, double)>& f) {
+  auto va = values(a), vb = values(b);
+  IntShape as = a.sizes(), bs = b.sizes();
+  std::vector<double> r;
+  IntShape idx(out.size(), 0);
+  auto offset = [&](const IntShape& s) {  // flat index into an operand of shape s
+    int64_t off = 0;
+    for (size_t d = 0; d < s.size(); ++d) {
+      size_t od = out.size() - s.size() + d;
+      off = off * s[d] + (s[d] == 1 ? 0 : idx[od]);
+    }
+    return off;
+  };
+  for (int64_t e = 0; e < shape_numel(out); ++e) {
+    r.push_back(f(va[size_t(offset(as))], vb[size_t(offset(bs))]));
+    for (size_t d = out.size(); d-- > 0;) {
+      if (++idx[d] < out[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return r;
+}
+
 inline constexpr DType kAllDTypes[] = {DType::Bool, DType::U8,  DType::I8,   DType::I16,
                                        DType::I32,  DType::I64, DType::F16,  DType::BF16,
                                        DType::F32,  DType::F64};

@@ -77,15 +77,11 @@ class BertModel : public PretrainedModel {
   }
 
   ModelOutputs forward(const ModelInputs& in) override {
-    INGOT_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, ShapeError,
-                "[BertModel] input_ids must be [batch, seq], got {}",
-                in.input_ids.defined() ? in.input_ids.shape_string() : "nothing");
+    check_input_ids(in, architecture());
     const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
     INGOT_CHECK(seq <= c_.max_positions, ValueError,
                 "[BertModel] sequence length {} exceeds max_position_embeddings {}", seq, c_.max_positions);
-    const SymIntList bs{SymInt(batch), SymInt(seq)};
-    Tensor pos = in.position_ids.defined() ? in.position_ids
-                                           : expand(unsqueeze(arange(0, seq, 1, DType::I64), 0), bs);
+    Tensor pos = in.position_ids.defined() ? in.position_ids : default_position_ids(batch, seq, 0);
     Tensor types = in.token_type_ids.defined() ? in.token_type_ids : zeros({batch, seq}, DType::I64);
     Tensor x = add(add(word_->forward(in.input_ids), token_type_->forward(types)), position_->forward(pos));
     x = emb_norm_->forward(x);  // [b, s, hidden]

@@ -55,15 +55,11 @@ DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype) : PretrainedModel("Dec
 }
 
 ModelOutputs DecoderLM::forward(const ModelInputs& in) {
-  INGOT_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, ShapeError,
-              "[{}] input_ids must be [batch, seq], got {}", architecture(),
-              in.input_ids.defined() ? in.input_ids.shape_string() : "nothing");
+  check_input_ids(in, architecture());
   const int64_t past = in.cache ? in.cache->seq_length() : 0;
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
-  Tensor position_ids = in.position_ids.defined()
-                            ? in.position_ids
-                            : expand(unsqueeze(arange(past, past + seq, 1, DType::I64), 0),
-                                     {SymInt(batch), SymInt(seq)});
+  Tensor position_ids =
+      in.position_ids.defined() ? in.position_ids : default_position_ids(batch, seq, past);
   Tensor x = embed_tokens_->forward(in.input_ids);  // [b, s, hidden]
   auto [cos, sin] = rotary_->forward(position_ids, x.dtype());
   Tensor mask = nn::causal_mask(seq, past, in.attention_mask, config_.sliding_window);

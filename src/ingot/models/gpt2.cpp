@@ -85,16 +85,12 @@ class Gpt2LMHeadModel : public PretrainedModel {
   }
 
   ModelOutputs forward(const ModelInputs& in) override {
-    INGOT_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, ShapeError,
-                "[GPT2LMHeadModel] input_ids must be [batch, seq], got {}",
-                in.input_ids.defined() ? in.input_ids.shape_string() : "nothing");
+    check_input_ids(in, architecture());
     const int64_t past = in.cache ? in.cache->seq_length() : 0;
     const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
     INGOT_CHECK(past + seq <= c_.n_positions, ValueError,
                 "[GPT2LMHeadModel] {} positions exceed n_positions {}", past + seq, c_.n_positions);
-    Tensor pos = in.position_ids.defined()
-                     ? in.position_ids
-                     : expand(unsqueeze(arange(past, past + seq, 1, DType::I64), 0), {SymInt(batch), SymInt(seq)});
+    Tensor pos = in.position_ids.defined() ? in.position_ids : default_position_ids(batch, seq, past);
     Tensor x = add(wte_->forward(in.input_ids), wpe_->forward(pos));  // [b, s, n_embd]
     Tensor mask = nn::causal_mask(seq, past, in.attention_mask, std::nullopt);
     ModelOutputs out;

@@ -35,6 +35,16 @@ std::map<std::string, Tensor> ModelOutputs::named() const {
   return out;
 }
 
+void check_input_ids(const ModelInputs& in, const std::string& architecture) {
+  INGOT_CHECK(in.input_ids.defined() && in.input_ids.dim() == 2, ShapeError,
+              "[{}] input_ids must be [batch, seq], got {}", architecture,
+              in.input_ids.defined() ? in.input_ids.shape_string() : "nothing");
+}
+
+Tensor default_position_ids(int64_t batch, int64_t seq, int64_t past) {
+  return expand(unsqueeze(arange(past, past + seq, 1, DType::I64), 0), {SymInt(batch), SymInt(seq)});
+}
+
 ArchitectureRegistrar::ArchitectureRegistrar(const std::string& architecture, ModelFactory factory) {
   factories()[architecture] = std::move(factory);
 }

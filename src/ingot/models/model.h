@@ -65,6 +65,11 @@ struct ArchitectureRegistrar {
 };
 std::vector<std::string> supported_architectures();
 
+// Checks input_ids is [batch, seq]; the error names the architecture.
+void check_input_ids(const ModelInputs& in, const std::string& architecture);
+// position_ids when not given: past .. past + seq - 1 for every row -> [batch, seq].
+Tensor default_position_ids(int64_t batch, int64_t seq, int64_t past);
+
 // Builds the model named by `folder`/config.json and loads its weights. Errors name the
 // folder, the architecture (listing the supported ones) or the tensor at fault.
 std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
