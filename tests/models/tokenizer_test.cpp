@@ -94,8 +94,8 @@ TEST_P(TokenizerConformance, MatchesHuggingFaceTokenizers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TokenizerConformance,
-                         ::testing::Values("gpt2", "llama3", "qwen2", "llama2", "mistral",
-                                           "spm_unk", "bert", "bert_cased", "wordlevel",
+                         ::testing::Values("gpt2", "roberta", "llama3", "qwen2", "llama2",
+                                           "mistral", "spm_unk", "bert", "bert_cased", "wordlevel",
                                            "wordlevel_nfd"),
                          [](const auto& info) { return info.param; });
 
@@ -137,6 +137,22 @@ TEST(TokenizerRegex, CharacterClassesMatchOniguruma) {
         << "\\" << name << ": " << differ.size() << " code points differ, e.g. "
         << fmt::format("{}", fmt::join(differ.begin(),
                                        differ.begin() + std::min<size_t>(differ.size(), 20), " "));
+  }
+}
+
+// Older tokenizer.json files write merges as "a b" strings rather than pairs.
+TEST(Tokenizer, LegacyStringMerges) {
+  json doc = read_json(fixture_path("tokenizers/gpt2/tokenizer.json"));
+  for (auto& m : doc["model"]["merges"])
+    m = m[0].get<std::string>() + " " + m[1].get<std::string>();
+  doc["model"]["merges"].insert(doc["model"]["merges"].begin(), "#version: 0.2");
+  Tokenizer legacy = Tokenizer::from_json_text(doc.dump(), "legacy gpt2");
+  json corpus = read_json(fixture_path("tokenizers/corpus.json"))["strings"];
+  json expected = read_json(fixture_path("tokenizers/gpt2/expected.json"))["cases"];
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    EXPECT_EQ(legacy.encode(corpus[i].get<std::string>()),
+              expected[i]["ids"].get<std::vector<int64_t>>())
+        << "#" << i;
   }
 }
 

@@ -9,6 +9,8 @@ vocabularies and configurations that mirror real model families:
 
   gpt2        byte-level BPE, ByteLevel pre-tokenizer (GPT-2 regex, add_prefix_space=false),
               <|endoftext|>, an lstrip special token and a single_word added token
+  roberta     byte-level BPE, ByteLevel(add_prefix_space=true), RobertaProcessing, <mask>
+              with lstrip
   llama3      byte-level BPE with ignore_merges, Split(Llama 3 regex) + ByteLevel(use_regex=
               false), TemplateProcessing with <|begin_of_text|>, Llama 3 chat special tokens
   qwen2       NFC normalizer, Split(Qwen2 regex) + ByteLevel, ChatML special tokens and
@@ -142,6 +144,28 @@ CORPUS = [
 ]
 
 
+FRAGMENTS = [
+    "the", "The", "THE", "ingot", "Ingot", "word", "re", "'s", "'T", "'ll", "n't", "don't",
+    " ", "  ", "   ", "\t", "\n", "\r\n", "\n\n", " \n ", "\u3000", "\u00a0", "\u2003", "\u180e",
+    "0", "12", "345", "6789", "3.5", "-", "_", ".", ",", "!?", "...", "(", ")", "{}", "#", "@",
+    "é", "e\u0301", "Å", "ß", "İ", "Σ", "ς", "ﬁ", "①", "½", "中", "文字", "か", "カタ", "한",
+    "\u1100\u1161", "ع", "ربي", "ש", "ก", "\u0e34", "न", "\u094d", "😀", "👍🏽", "❤️",
+    "👨\u200d👩\u200d👧", "\u200d", "\u200b", "\ufeff", "\x00", "\x07", "\x7f", "\u00ad",
+    "\U0001f970", "\U00030000", "\U000e0041", "\U0010fffd", "\ue000", "▁", "##", "<0x41>",
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|eot_id|>", "<s>",
+    "</s>", "<unk>", "[INST]", "[/INST]", "[CLS]", "[SEP]", "[MASK]", "<mask>", "[NL]",
+    "<tool_call>", "Élan", "élan", "ab", "-ab-",
+]
+
+
+def random_strings(count=24, seed=20240601):
+    """Seeded random concatenations of FRAGMENTS: edge cases next to each other."""
+    import random
+    rng = random.Random(seed)
+    return ["".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 40)))
+            for _ in range(count)]
+
+
 def zen_of_python():
     with contextlib.redirect_stdout(io.StringIO()):
         import this  # the Zen's text is this.s, rot13-encoded
@@ -149,7 +173,7 @@ def zen_of_python():
 
 
 def sparse_sweep():
-    chars = [chr(c) for c in range(0x20, 0x30000, 67) if not 0xD800 <= c <= 0xDFFF]
+    chars = [chr(c) for c in range(0x20, 0x30000, 89) if not 0xD800 <= c <= 0xDFFF]
     return " ".join("".join(chars[i:i + 6]) for i in range(0, len(chars), 6))
 
 
@@ -216,6 +240,18 @@ def make_gpt2(lines):
     return tok
 
 
+def make_roberta(lines):
+    tok = byte_level_bpe(lines, pre_tokenizers.ByteLevel(add_prefix_space=True), vocab_size=800)
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken(s, special=True, normalized=False)
+                            for s in ["<s>", "<pad>", "</s>", "<unk>"]])
+    tok.add_special_tokens([AddedToken("<mask>", lstrip=True, special=True, normalized=False)])
+    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
+                                                      ("<s>", tok.token_to_id("<s>")),
+                                                      trim_offsets=True, add_prefix_space=True)
+    return tok
+
+
 def make_llama3(lines):
     split = pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated", invert=False)
     tok = byte_level_bpe(lines, pre_tokenizers.Sequence([
@@ -255,7 +291,11 @@ def make_qwen2(lines):
 def sentencepiece_bpe(lines):
     """A Llama-2-like vocabulary: <unk> <s> </s>, the 256 <0xNN> byte tokens, then BPE."""
     meta = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)
-    tok = train_bpe(lines, meta, 900, limit_alphabet=120)
+    # Latin-script lines only, so that CJK, emoji, ... go through byte fallback / <unk>.
+    # (limit_alphabet would do it too, but picks among equally frequent characters at
+    # random, which makes the fixture change from run to run.)
+    latin = [line for line in lines if all(ord(c) < 0x250 for c in line)]
+    tok = train_bpe(latin, meta, 900)
     data = json.loads(tok.to_str())
     trained = sorted(data["model"]["vocab"].items(), key=lambda kv: kv[1])
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
@@ -345,10 +385,17 @@ def make_bert_cased(lines):
     tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
                                                 strip_accents=True, lowercase=False)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=900, limit_alphabet=200, show_progress=False,
+    trainer = trainers.WordPieceTrainer(vocab_size=900, show_progress=False,
                                         special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]",
                                                         "[MASK]"])
     tok.train_from_iterator(lines, trainer)
+
+    def renumber(data):  # the trainer numbers "##" continuations in hash order
+        vocab = data["model"]["vocab"]
+        specials = sorted((t for t in vocab if vocab[t] < 5), key=vocab.get)
+        rest = sorted(t for t in vocab if vocab[t] >= 5)
+        data["model"]["vocab"] = {t: i for i, t in enumerate(specials + rest)}
+    tok = reload(tok, renumber)
     tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")),
                                                    ("[CLS]", tok.token_to_id("[CLS]")))
     tok.decoder = decoders.WordPiece(prefix="##", cleanup=True)
@@ -442,6 +489,7 @@ def main():
     corpus[-3] = zen_of_python()
     corpus[-2] = sparse_sweep()
     corpus[-1] = dense_sweep()
+    corpus.extend(random_strings())
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
@@ -455,6 +503,7 @@ def main():
 
     lines = training_lines()
     record("gpt2", make_gpt2(lines), corpus)
+    record("roberta", make_roberta(lines), corpus)
     record("llama3", make_llama3(lines), corpus)
     record("qwen2", make_qwen2(lines), corpus)
     base = sentencepiece_bpe(lines)
