@@ -48,7 +48,7 @@ class AddedVocabulary {
   // The token string decode() uses: the normalized content for normalized tokens.
   const std::string* id_to_token(int64_t id) const;
   bool is_special_token(std::string_view token) const {
-    return special_.count(std::string(token)) > 0;
+    return special_.find(token) != special_.end();
   }
   bool is_special_id(int64_t id) const;
   size_t size() const { return ids_.size(); }
@@ -79,7 +79,7 @@ class AddedVocabulary {
   TokenMap ids_;                                                 // content -> id
   std::map<int64_t, AddedToken> tokens_;                         // id -> token
   std::unordered_map<int64_t, std::string> normalized_content_;  // where it differs
-  std::unordered_set<std::string> special_;
+  std::unordered_set<std::string, StringHash, std::equal_to<>> special_;
   Trie raw_trie_, normalized_trie_;
 };
 
