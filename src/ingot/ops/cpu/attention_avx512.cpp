@@ -4,7 +4,9 @@
 // (vcvtph2ps for f16, a 16-bit shift for bf16), so K and V are read once, as stored.
 // GCC 12's AVX-512 headers seed some intrinsics with a self-initialised "undefined"
 // vector, which -Wmaybe-uninitialized reports at every use; the values are never read.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <immintrin.h>
 
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ingot/core/cpu_features.h"
 #include "ingot/ops/cpu/attention_kernels.h"
 
 #define INGOT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma,f16c")))
@@ -149,12 +152,7 @@ INGOT_AVX512 void accumulate_impl(const float* p, int64_t ldp, int64_t m, const 
 
 }  // namespace
 
-bool cpu_has_avx512() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-}
+bool cpu_has_avx512() { return cpu_features().avx512_kernels(); }
 
 INGOT_AVX512 void scores_avx512(const float* q, int64_t m, int64_t e, const float* k, int64_t ks,
                                 int64_t nk, float scale, float* sc, int64_t ldsc) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ingot/core/cpu_features.h"
 #include "ingot/core/error.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/gemm_internal.h"
@@ -29,14 +30,8 @@ namespace {
 using detail::GemmKernels;
 
 GemmIsa detect_isa() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
-    return GemmIsa::Avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
-    return GemmIsa::Avx2;
+  if (cpu_features().avx512_kernels()) return GemmIsa::Avx512;
+  if (cpu_features().avx2_kernels()) return GemmIsa::Avx2;
   return GemmIsa::Scalar;
 }
 

@@ -6,12 +6,15 @@
 
 #include <algorithm>
 
+#include "ingot/core/cpu_features.h"
 #include "ingot/ops/cpu/gemm_internal.h"
 
 // GCC 12's AVX-512 headers build some results from a deliberately uninitialised vector
 // (_mm512_undefined_*), which trips these warnings once inlined here.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace ingot::cpu::detail {
 namespace {
@@ -348,7 +351,7 @@ const GemmKernels& avx512_kernels() {
                                  pack_a_avx512,
                                  pack_b_avx512,
                                  gemv_dot_avx512,
-                                 __builtin_cpu_supports("avx512bf16") ? gemv_bf16_avx512 : nullptr};
+                                 cpu_features().avx512bf16 ? gemv_bf16_avx512 : nullptr};
   return table;
 }
 
