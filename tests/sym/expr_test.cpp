@@ -57,6 +57,11 @@ TEST(SymExpr, FloorDivRules) {
   EXPECT_EQ(floordiv(4 * s0 + 2 * s1, I(4)), s0 + floordiv(s1, I(2)));
   EXPECT_EQ(floordiv(floordiv(s0, I(2)), I(3)), floordiv(s0, I(6)));
   EXPECT_EQ(floordiv(s0, s1).str(), "(s0//s1)");
+  // Symbolic divisors: divisible terms come out.
+  EXPECT_EQ(floordiv(8 * s0, s0), I(8));
+  EXPECT_EQ(floordiv(s0 * s1 + s1, s1), s0 + 1);
+  EXPECT_EQ(floordiv(s0 * s1 + 3, s1), s0 + floordiv(I(3), s1));
+  EXPECT_EQ(mod(s0 * s1 + 3, s1), mod(I(3), s1));
 }
 
 TEST(SymExpr, ModRules) {

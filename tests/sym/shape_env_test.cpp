@@ -156,6 +156,19 @@ TEST(ShapeEnv, EqualityGuardReplacesTheNewerSymbol) {
   EXPECT_EQ(env.range(s0), ValueRange::exactly(4));
 }
 
+TEST(ShapeEnv, ScaledEqualityReplacesTheUnitSymbol) {
+  ShapeEnv env;
+  Expr s0 = env.create_symbol(3), s1 = env.create_symbol(6), s2 = env.create_symbol(4);
+  EXPECT_TRUE(env.evaluate_guard(eq(2 * s0, s1)));
+  EXPECT_EQ(env.simplify(s1 - s0), s0);
+  EXPECT_EQ(env.simplify(floordiv(s1, I(2))), s0);
+  // No unit coefficient: kept as a fact, still proves the same question.
+  EXPECT_TRUE(env.evaluate_guard(eq(3 * s2, 2 * s1)));
+  EXPECT_EQ(env.guards().size(), 2u);
+  EXPECT_TRUE(env.evaluate_guard(eq(2 * s1, 3 * s2)));
+  EXPECT_EQ(env.guards().size(), 2u);
+}
+
 TEST(ShapeEnv, EvaluateWithBindings) {
   ShapeEnv env;
   Expr s0 = env.create_symbol(4), s1 = env.create_symbol(4);

@@ -133,5 +133,31 @@ TEST(SymNode, DataDependentBroadcastFailsUntilChecked) {
   ASSERT_EQ(env.runtime_asserts().size(), 1u);
 }
 
+TEST(SymNode, UserLocationScopeAttributesGuardsToTheModelLine) {
+  ShapeEnv env;
+  SymInt s0 = create_symint(env, 3), s1 = create_symint(env, 3), u0 = create_unbacked_size(env);
+  Tensor a = Tensor::meta(DType::F32, {s0});
+  ShapeOnly shape_only;
+  InterceptorScope scope(&shape_only);
+  const auto user_line = std::source_location::current();  // what the tracer would record
+  {
+    ShapeEnv::UserLocationScope at(env, user_line);
+    add(a, Tensor::meta(DType::F32, {s1}));
+  }
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].where.line(), user_line.line());
+  EXPECT_NE(env.guards()[0].origin.line(), user_line.line());  // inside core / ops
+  try {
+    ShapeEnv::UserLocationScope at(env, user_line);
+    add(a, Tensor::meta(DType::F32, {u0}));
+    FAIL() << "expected DataDependentError";
+  } catch (const DataDependentError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find(fmt::format("sym_node_test.cpp:{} (inside ", user_line.line())),
+              std::string::npos)
+        << msg;
+  }
+}
+
 }  // namespace
 }  // namespace ingot::sym

@@ -1,6 +1,7 @@
 #include "ingot/sym/shape_env.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "ingot/core/sym_int.h"
 
@@ -17,6 +18,12 @@ std::string Guard::str() const {
 std::string RuntimeAssert::str() const {
   return fmt::format("{}  (at {})", expr.str(), where_str(where));
 }
+
+ShapeEnv::UserLocationScope::UserLocationScope(ShapeEnv& env, std::source_location user_line)
+    : env_(env) {
+  env_.user_locations_.push_back(user_line);
+}
+ShapeEnv::UserLocationScope::~UserLocationScope() { env_.user_locations_.pop_back(); }
 
 // --- symbols -----------------------------------------------------------------------------
 
@@ -167,6 +174,15 @@ ValueRange ShapeEnv::bound(const Expr& e) const { return bound_simplified(simpli
 
 // --- decisions ---------------------------------------------------------------------------
 
+// "model.cpp:42", plus the line that asked when a user scope attributes it elsewhere.
+std::string ShapeEnv::user_where(const std::source_location& where) const {
+  std::source_location user = attribute(where);
+  if (user.line() == where.line() && std::string_view(user.file_name()) == where.file_name()) {
+    return where_str(where);
+  }
+  return fmt::format("{} (inside {})", where_str(user), where_str(where));
+}
+
 void ShapeEnv::throw_data_dependent(const Expr& e, const Expr& original,
                                     const std::source_location& where) const {
   std::string unbacked;
@@ -194,7 +210,8 @@ void ShapeEnv::throw_data_dependent(const Expr& e, const Expr& original,
   throw DataDependentError(
       fmt::format("[sym] could not decide the data-dependent expression {}{} at {}: it depends on "
               "values only known at run time ({}), which have no example value. Fix: {}.",
-              e.str(), original == e ? std::string() : fmt::format(" (from {})", original.str()), where_str(where),
+              e.str(), original == e ? std::string() : fmt::format(" (from {})", original.str()),
+                  user_where(where),
                   unbacked, fix),
       e);
 }
@@ -207,7 +224,7 @@ bool ShapeEnv::evaluate_guard(const Expr& condition, std::source_location where)
   if (s.is_boolean()) return s.value() != 0;  // proved: no guard needed
   if (!has_hint(s)) throw_data_dependent(s, condition, where);
   const bool value = size_hint(s, where) != 0;
-  guards_.push_back(Guard{s, value, where});
+  guards_.push_back(Guard{s, value, attribute(where), where});
   add_fact(value ? s : simplify(logical_not(s)));
   return value;
 }
@@ -221,7 +238,7 @@ int64_t ShapeEnv::evaluate_int(const Expr& e, std::source_location where) {
   if (!has_hint(s)) throw_data_dependent(s, e, where);
   const int64_t v = size_hint(s, where);
   Expr g = eq(s, integer(v));
-  guards_.push_back(Guard{g, true, where});
+  guards_.push_back(Guard{g, true, attribute(where), where});
   add_fact(g);
   return v;
 }
@@ -232,12 +249,12 @@ void ShapeEnv::check(const Expr& condition, std::source_location where) {
   Expr s = simplify(condition);
   INGOT_CHECK(!(s.is_boolean() && s.value() == 0), ValueError,
               "[check] condition {} is always false here (at {})", condition.str(),
-              where_str(where));
+              user_where(where));
   if (s.is_boolean()) return;  // already known: nothing to assert
   INGOT_CHECK(!has_hint(s) || size_hint(s, where) != 0, ValueError,
               "[check] condition {} does not hold for the example inputs (at {})", s.str(),
-              where_str(where));
-  asserts_.push_back(RuntimeAssert{s, where});
+              user_where(where));
+  asserts_.push_back(RuntimeAssert{s, attribute(where)});
   add_fact(s);
 }
 

@@ -45,11 +45,14 @@ class DataDependentError : public Error {
 // "file.cpp:42" of a source location.
 std::string where_str(const std::source_location& where);
 
-// A decision the trace took on backed symbols: `expr` evaluated to `value` at `where`.
+// A decision the trace took on backed symbols: `expr` evaluated to `value` at `where`
+// (the user's line when a UserLocationScope is active, else the line that asked), and
+// `origin`, the line that asked (e.g. inside an op's shape function).
 struct Guard {
   Expr expr;
   bool value = true;
   std::source_location where;
+  std::source_location origin;
 
   // The condition that must hold for the trace to be valid: expr, or its negation.
   Expr condition() const { return value ? expr : logical_not(expr); }
@@ -149,6 +152,26 @@ class ShapeEnv {
   // resolved through its replacement; otherwise ValueError naming it).
   int64_t evaluate(const Expr& e, const Bindings& bindings) const;
 
+  // --- attribution ------------------------------------------------------------------
+
+  // While alive, decisions taken on this ShapeEnv (guards, errors, asserts) are
+  // attributed to `user_line`: the tracer opens one per user call so that a guard taken
+  // inside an op's shape function names the model's source line. Scopes nest.
+  class UserLocationScope {
+   public:
+    UserLocationScope(ShapeEnv& env, std::source_location user_line);
+    ~UserLocationScope();
+    UserLocationScope(const UserLocationScope&) = delete;
+    UserLocationScope& operator=(const UserLocationScope&) = delete;
+
+   private:
+    ShapeEnv& env_;
+  };
+  // The innermost user location, or `where` when no scope is active.
+  std::source_location attribute(const std::source_location& where) const {
+    return user_locations_.empty() ? where : user_locations_.back();
+  }
+
   // --- inspection ---------------------------------------------------------------------
 
   const std::vector<Guard>& guards() const { return guards_; }
@@ -171,6 +194,7 @@ class ShapeEnv {
   void add_fact(const Expr& fact);
   void narrow(const Expr& symbol, ValueRange r);
   void add_replacement(const Expr& symbol, const Expr& value);
+  std::string user_where(const std::source_location& where) const;
   [[noreturn]] void throw_data_dependent(const Expr& e, const Expr& original,
                                          const std::source_location& where) const;
 
@@ -183,6 +207,7 @@ class ShapeEnv {
   std::vector<Expr> facts_;  // other known-true conditions (exact match)
   std::vector<Guard> guards_;
   std::vector<RuntimeAssert> asserts_;
+  std::vector<std::source_location> user_locations_;
 };
 
 }  // namespace ingot::sym
