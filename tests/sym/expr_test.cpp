@@ -11,7 +11,9 @@ namespace ingot::sym {
 namespace {
 
 const Expr s0 = symbol("s0"), s1 = symbol("s1"), s2 = symbol("s2"), s10 = symbol("s10");
-Expr I(int64_t v) { return integer(v); }
+Expr I(int64_t v) {
+  return integer(v);
+}
 
 TEST(SymExpr, ConstantsFoldWithPythonSemantics) {
   EXPECT_EQ(add(I(2), I(3)), I(5));
@@ -125,8 +127,7 @@ TEST(SymExpr, EqualityAndHashAgree) {
 TEST(SymExpr, SymbolsSortNaturally) {
   EXPECT_LT(compare(s2, s10), 0);
   EXPECT_EQ((s10 + s2).str(), "s2 + s10");
-  EXPECT_EQ(free_symbols(s10 * s2 + floordiv(s0, I(2))),
-            (std::vector<Expr>{s0, s2, s10}));
+  EXPECT_EQ(free_symbols(s10 * s2 + floordiv(s0, I(2))), (std::vector<Expr>{s0, s2, s10}));
 }
 
 TEST(SymExpr, SubstituteAndEvaluate) {

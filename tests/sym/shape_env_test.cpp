@@ -6,10 +6,14 @@
 namespace ingot::sym {
 namespace {
 
-Expr I(int64_t v) { return integer(v); }
+Expr I(int64_t v) {
+  return integer(v);
+}
 
 // "shape_env_test.cpp:<line>" suffix of a where string.
-std::string here(int line) { return fmt::format("shape_env_test.cpp:{}", line); }
+std::string here(int line) {
+  return fmt::format("shape_env_test.cpp:{}", line);
+}
 
 TEST(ShapeEnv, BackedSymbolsAndZeroOneSpecialisation) {
   ShapeEnv env;
@@ -18,7 +22,7 @@ TEST(ShapeEnv, BackedSymbolsAndZeroOneSpecialisation) {
   EXPECT_EQ(s0.str(), "s0");
   EXPECT_EQ(s1.str(), "s1");
   EXPECT_EQ(env.range(s0), ValueRange::at_least(2));  // 0 and 1 were excluded
-  EXPECT_EQ(env.create_symbol(1), I(1));               // specialised to constants
+  EXPECT_EQ(env.create_symbol(1), I(1));              // specialised to constants
   EXPECT_EQ(env.create_symbol(0), I(0));
   Expr keep = env.create_symbol(1, {.specialize_zero_one = false});
   EXPECT_TRUE(keep.is_symbol());
@@ -45,8 +49,7 @@ TEST(ShapeEnv, GuardsRecordDecisionsWithSourceLines) {
   EXPECT_FALSE(env.evaluate_guard(eq(s0, I(4))));
   ASSERT_EQ(env.guards().size(), 2u);
   EXPECT_EQ(env.guards()[0].condition().str(), "s1 < s0");
-  EXPECT_NE(env.guards()[0].str().find(here(line)), std::string::npos)
-      << env.guards()[0].str();
+  EXPECT_NE(env.guards()[0].str().find(here(line)), std::string::npos) << env.guards()[0].str();
   EXPECT_EQ(env.guards()[1].condition().str(), "Ne(s0, 4)");
   // The decision is now a fact: asking again records nothing.
   EXPECT_TRUE(env.evaluate_guard(lt(s1, s0)));

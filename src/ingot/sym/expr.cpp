@@ -55,7 +55,9 @@ using detail::make_node;
 
 Expr::Expr() : Expr(integer(0)) {}
 
-Kind Expr::kind() const { return node_->kind; }
+Kind Expr::kind() const {
+  return node_->kind;
+}
 
 int64_t Expr::value() const {
   INGOT_CHECK(is_constant(), InternalError, "[sym] '{}' is not a constant", str());
@@ -72,7 +74,9 @@ const std::string& Expr::name() const {
   return node_->name;
 }
 
-size_t Expr::hash() const { return node_->hash; }
+size_t Expr::hash() const {
+  return node_->hash;
+}
 
 bool operator==(const Expr& a, const Expr& b) {
   if (a.node_ == b.node_) return true;
@@ -120,8 +124,7 @@ int compare(const Expr& a, const Expr& b) {
 // --- linear view -------------------------------------------------------------------------
 
 Linear to_linear(const Expr& e) {
-  INGOT_CHECK(!e.is_bool(), InternalError, "[sym] '{}' is boolean, expected an integer",
-              e.str());
+  INGOT_CHECK(!e.is_bool(), InternalError, "[sym] '{}' is boolean, expected an integer", e.str());
   Linear l;
   if (e.is_integer()) {
     l.constant = e.value();
@@ -190,8 +193,10 @@ int64_t evaluate(const Expr& e, const std::function<int64_t(const Expr&)>& value
   auto arg = [&](size_t i) { return evaluate(e->args[i], value_of); };
   switch (e.kind()) {
     case Kind::Integer:
-    case Kind::Boolean: return e->value;
-    case Kind::Symbol: return value_of(e);
+    case Kind::Boolean:
+      return e->value;
+    case Kind::Symbol:
+      return value_of(e);
     case Kind::Add: {
       int64_t r = e->value;
       for (size_t i = 0; i < e->args.size(); ++i) {
@@ -204,14 +209,22 @@ int64_t evaluate(const Expr& e, const std::function<int64_t(const Expr&)>& value
       for (size_t i = 0; i < e->args.size(); ++i) r = detail::checked_mul(r, arg(i));
       return r;
     }
-    case Kind::FloorDiv: return floordiv_int(arg(0), arg(1));
-    case Kind::Mod: return mod_int(arg(0), arg(1));
-    case Kind::Min: return std::min(arg(0), arg(1));
-    case Kind::Max: return std::max(arg(0), arg(1));
-    case Kind::Eq: return arg(0) == arg(1);
-    case Kind::Ne: return arg(0) != arg(1);
-    case Kind::Lt: return arg(0) < arg(1);
-    case Kind::Le: return arg(0) <= arg(1);
+    case Kind::FloorDiv:
+      return floordiv_int(arg(0), arg(1));
+    case Kind::Mod:
+      return mod_int(arg(0), arg(1));
+    case Kind::Min:
+      return std::min(arg(0), arg(1));
+    case Kind::Max:
+      return std::max(arg(0), arg(1));
+    case Kind::Eq:
+      return arg(0) == arg(1);
+    case Kind::Ne:
+      return arg(0) != arg(1);
+    case Kind::Lt:
+      return arg(0) < arg(1);
+    case Kind::Le:
+      return arg(0) <= arg(1);
     case Kind::And:
       for (size_t i = 0; i < e->args.size(); ++i) {
         if (!arg(i)) return 0;
@@ -222,7 +235,8 @@ int64_t evaluate(const Expr& e, const std::function<int64_t(const Expr&)>& value
         if (arg(i)) return 1;
       }
       return 0;
-    case Kind::Not: return !arg(0);
+    case Kind::Not:
+      return !arg(0);
   }
   INGOT_THROW(InternalError, "[sym] unknown expression kind");
 }

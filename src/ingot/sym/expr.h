@@ -32,11 +32,27 @@
 
 namespace ingot::sym {
 
+// The order matters: it is the first key of the canonical operand order (so sums list
+// symbols before products before FloorDiv...), and every kind from Boolean on is boolean.
 enum class Kind : uint8_t {
   // integer-valued
-  Integer, Symbol, Mul, FloorDiv, Mod, Min, Max, Add,
+  Integer,
+  Symbol,
+  Mul,
+  FloorDiv,
+  Mod,
+  Min,
+  Max,
+  Add,
   // boolean-valued
-  Boolean, Eq, Ne, Lt, Le, And, Or, Not,
+  Boolean,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  And,
+  Or,
+  Not,
 };
 
 struct Node;
@@ -119,13 +135,27 @@ Expr logical_not(const Expr& a);
 Expr rebuild(const Expr& e, const std::vector<Expr>& args);
 
 // Test / caller convenience.
-inline Expr operator+(const Expr& a, const Expr& b) { return add(a, b); }
-inline Expr operator-(const Expr& a, const Expr& b) { return sub(a, b); }
-inline Expr operator*(const Expr& a, const Expr& b) { return mul(a, b); }
-inline Expr operator+(const Expr& a, int64_t b) { return add(a, integer(b)); }
-inline Expr operator-(const Expr& a, int64_t b) { return sub(a, integer(b)); }
-inline Expr operator*(int64_t a, const Expr& b) { return mul(integer(a), b); }
-inline Expr operator*(const Expr& a, int64_t b) { return mul(a, integer(b)); }
+inline Expr operator+(const Expr& a, const Expr& b) {
+  return add(a, b);
+}
+inline Expr operator-(const Expr& a, const Expr& b) {
+  return sub(a, b);
+}
+inline Expr operator*(const Expr& a, const Expr& b) {
+  return mul(a, b);
+}
+inline Expr operator+(const Expr& a, int64_t b) {
+  return add(a, integer(b));
+}
+inline Expr operator-(const Expr& a, int64_t b) {
+  return sub(a, integer(b));
+}
+inline Expr operator*(int64_t a, const Expr& b) {
+  return mul(integer(a), b);
+}
+inline Expr operator*(const Expr& a, int64_t b) {
+  return mul(a, integer(b));
+}
 
 // --- linear view -------------------------------------------------------------------------
 

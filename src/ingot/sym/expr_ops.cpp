@@ -26,7 +26,9 @@ using detail::checked_add;
 using detail::checked_mul;
 using detail::make_node;
 
-Expr integer(int64_t v) { return make_node(Kind::Integer, v, {}, {}, {}); }
+Expr integer(int64_t v) {
+  return make_node(Kind::Integer, v, {}, {}, {});
+}
 
 Expr boolean(bool v) {
   // Two shared nodes: True and False are compared and created often.
@@ -43,13 +45,11 @@ Expr symbol(const std::string& name) {
 namespace {
 
 void expect_int(const Expr& e, const char* op) {
-  INGOT_CHECK(!e.is_bool(), ValueError, "[sym] {} expects integer operands, got '{}'", op,
-              e.str());
+  INGOT_CHECK(!e.is_bool(), ValueError, "[sym] {} expects integer operands, got '{}'", op, e.str());
 }
 
 void expect_bool(const Expr& e, const char* op) {
-  INGOT_CHECK(e.is_bool(), ValueError, "[sym] {} expects boolean operands, got '{}'", op,
-              e.str());
+  INGOT_CHECK(e.is_bool(), ValueError, "[sym] {} expects boolean operands, got '{}'", op, e.str());
 }
 
 // a + scale * b on linear forms (terms stay sorted, zero coefficients dropped).
@@ -86,8 +86,10 @@ Linear scale_linear(Linear l, int64_t k) {
 Expr mul_monomials(const Expr& a, const Expr& b) {
   std::vector<Expr> f;
   auto append = [&](const Expr& m) {
-    if (m.kind() == Kind::Mul) f.insert(f.end(), m->args.begin(), m->args.end());
-    else f.push_back(m);
+    if (m.kind() == Kind::Mul)
+      f.insert(f.end(), m->args.begin(), m->args.end());
+    else
+      f.push_back(m);
   };
   append(a);
   append(b);
@@ -103,8 +105,10 @@ std::optional<Expr> divide_monomial(const Expr& m, const Expr& d) {
   std::vector<Expr> fm = factors(m), fd = factors(d), rest;
   size_t j = 0;
   for (const Expr& f : fm) {  // both sorted: a merge walk
-    if (j < fd.size() && f == fd[j]) ++j;
-    else rest.push_back(f);
+    if (j < fd.size() && f == fd[j])
+      ++j;
+    else
+      rest.push_back(f);
   }
   if (j != fd.size()) return std::nullopt;
   if (rest.empty()) return integer(1);
@@ -118,8 +122,10 @@ std::pair<Linear, Linear> split_by_monomial(const Linear& a, const Expr& d) {
   Linear q, r;
   r.constant = a.constant;
   for (const auto& [m, k] : a.terms) {
-    if (auto x = divide_monomial(m, d)) q = add_linear(q, scale_linear(to_linear(*x), k), 1);
-    else r.terms.emplace_back(m, k);
+    if (auto x = divide_monomial(m, d))
+      q = add_linear(q, scale_linear(to_linear(*x), k), 1);
+    else
+      r.terms.emplace_back(m, k);
   }
   return {q, r};
 }
@@ -131,7 +137,9 @@ int64_t gcd_of_terms(const Linear& l) {
 }
 
 // Python floor of a/b for b > 0 without overflow concerns beyond int64.
-int64_t floor_div(int64_t a, int64_t b) { return floordiv_int(a, b); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return floordiv_int(a, b);
+}
 
 }  // namespace
 
@@ -151,7 +159,9 @@ Expr sub(const Expr& a, const Expr& b) {
   return from_linear(add_linear(to_linear(a), to_linear(b), -1));
 }
 
-Expr neg(const Expr& a) { return sub(integer(0), a); }
+Expr neg(const Expr& a) {
+  return sub(integer(0), a);
+}
 
 Expr mul(const Expr& a, const Expr& b) {
   expect_int(a, "*");
@@ -180,8 +190,8 @@ Expr mul(const Expr& a, const Expr& b) {
 Expr floordiv(const Expr& a, const Expr& b) {
   expect_int(a, "//");
   expect_int(b, "//");
-  INGOT_CHECK(!(b.is_integer() && b.value() == 0), ValueError,
-              "[sym] division by zero in ({}//0)", a.str());
+  INGOT_CHECK(!(b.is_integer() && b.value() == 0), ValueError, "[sym] division by zero in ({}//0)",
+              a.str());
   if (a.is_integer() && b.is_integer()) return integer(floor_div(a.value(), b.value()));
   if (b.is_integer() && b.value() == 1) return a;
   if (b.is_integer() && b.value() == -1) return neg(a);
@@ -193,8 +203,10 @@ Expr floordiv(const Expr& a, const Expr& b) {
     Linear whole, rest;
     rest.constant = l.constant;
     for (const auto& [m, c] : l.terms) {
-      if (c % k == 0) whole.terms.emplace_back(m, c / k);
-      else rest.terms.emplace_back(m, c);
+      if (c % k == 0)
+        whole.terms.emplace_back(m, c / k);
+      else
+        rest.terms.emplace_back(m, c);
     }
     if (rest.terms.empty()) {  // every term divisible: (k*x + c) // k = x + c // k
       whole.constant = floor_div(l.constant, k);
@@ -231,8 +243,8 @@ Expr floordiv(const Expr& a, const Expr& b) {
 Expr mod(const Expr& a, const Expr& b) {
   expect_int(a, "%");
   expect_int(b, "%");
-  INGOT_CHECK(!(b.is_integer() && b.value() == 0), ValueError,
-              "[sym] modulo by zero in Mod({}, 0)", a.str());
+  INGOT_CHECK(!(b.is_integer() && b.value() == 0), ValueError, "[sym] modulo by zero in Mod({}, 0)",
+              a.str());
   if (a.is_integer() && b.is_integer()) return integer(mod_int(a.value(), b.value()));
   if (b.is_integer() && (b.value() == 1 || b.value() == -1)) return integer(0);
   if (a.is_integer() && a.value() == 0) return a;
@@ -281,8 +293,12 @@ Expr min_max(Kind kind, const Expr& a, const Expr& b) {
 
 }  // namespace
 
-Expr min(const Expr& a, const Expr& b) { return min_max(Kind::Min, a, b); }
-Expr max(const Expr& a, const Expr& b) { return min_max(Kind::Max, a, b); }
+Expr min(const Expr& a, const Expr& b) {
+  return min_max(Kind::Min, a, b);
+}
+Expr max(const Expr& a, const Expr& b) {
+  return min_max(Kind::Max, a, b);
+}
 
 // --- relations ---------------------------------------------------------------------------
 
@@ -297,10 +313,14 @@ Expr relation(Kind kind, const Expr& a, const Expr& b) {
   if (d.terms.empty()) {
     int64_t c = d.constant;
     switch (kind) {
-      case Kind::Eq: return boolean(c == 0);
-      case Kind::Ne: return boolean(c != 0);
-      case Kind::Lt: return boolean(c < 0);
-      default: return boolean(c <= 0);
+      case Kind::Eq:
+        return boolean(c == 0);
+      case Kind::Ne:
+        return boolean(c != 0);
+      case Kind::Lt:
+        return boolean(c < 0);
+      default:
+        return boolean(c <= 0);
     }
   }
   const int64_t g = gcd_of_terms(d);
@@ -318,11 +338,15 @@ Expr relation(Kind kind, const Expr& a, const Expr& b) {
   }
   Linear lhs, rhs;
   for (const auto& [m, k] : d.terms) {
-    if (k > 0) lhs.terms.emplace_back(m, k);
-    else rhs.terms.emplace_back(m, -k);
+    if (k > 0)
+      lhs.terms.emplace_back(m, k);
+    else
+      rhs.terms.emplace_back(m, -k);
   }
-  if (d.constant > 0) lhs.constant = d.constant;
-  else rhs.constant = -d.constant;
+  if (d.constant > 0)
+    lhs.constant = d.constant;
+  else
+    rhs.constant = -d.constant;
   return make_node(kind, 0, {}, {from_linear(lhs), from_linear(rhs)}, {});
 }
 
@@ -337,8 +361,10 @@ Expr junction(Kind kind, const Expr& a, const Expr& b) {
       if ((x.value() != 0) != is_and) return x;  // False in And, True in Or
       continue;
     }
-    if (x.kind() == kind) args.insert(args.end(), x->args.begin(), x->args.end());
-    else args.push_back(x);
+    if (x.kind() == kind)
+      args.insert(args.end(), x->args.begin(), x->args.end());
+    else
+      args.push_back(x);
   }
   std::sort(args.begin(), args.end(), ExprLess());
   args.erase(std::unique(args.begin(), args.end()), args.end());
@@ -349,26 +375,49 @@ Expr junction(Kind kind, const Expr& a, const Expr& b) {
 
 }  // namespace
 
-Expr eq(const Expr& a, const Expr& b) { return relation(Kind::Eq, a, b); }
-Expr ne(const Expr& a, const Expr& b) { return relation(Kind::Ne, a, b); }
-Expr lt(const Expr& a, const Expr& b) { return relation(Kind::Lt, a, b); }
-Expr le(const Expr& a, const Expr& b) { return relation(Kind::Le, a, b); }
-Expr gt(const Expr& a, const Expr& b) { return relation(Kind::Lt, b, a); }
-Expr ge(const Expr& a, const Expr& b) { return relation(Kind::Le, b, a); }
-Expr logical_and(const Expr& a, const Expr& b) { return junction(Kind::And, a, b); }
-Expr logical_or(const Expr& a, const Expr& b) { return junction(Kind::Or, a, b); }
+Expr eq(const Expr& a, const Expr& b) {
+  return relation(Kind::Eq, a, b);
+}
+Expr ne(const Expr& a, const Expr& b) {
+  return relation(Kind::Ne, a, b);
+}
+Expr lt(const Expr& a, const Expr& b) {
+  return relation(Kind::Lt, a, b);
+}
+Expr le(const Expr& a, const Expr& b) {
+  return relation(Kind::Le, a, b);
+}
+Expr gt(const Expr& a, const Expr& b) {
+  return relation(Kind::Lt, b, a);
+}
+Expr ge(const Expr& a, const Expr& b) {
+  return relation(Kind::Le, b, a);
+}
+Expr logical_and(const Expr& a, const Expr& b) {
+  return junction(Kind::And, a, b);
+}
+Expr logical_or(const Expr& a, const Expr& b) {
+  return junction(Kind::Or, a, b);
+}
 
 Expr logical_not(const Expr& a) {
   expect_bool(a, "Not");
   const auto& x = a->args;
   switch (a.kind()) {
-    case Kind::Boolean: return boolean(a.value() == 0);
-    case Kind::Not: return x[0];
-    case Kind::Eq: return ne(x[0], x[1]);
-    case Kind::Ne: return eq(x[0], x[1]);
-    case Kind::Lt: return le(x[1], x[0]);
-    case Kind::Le: return lt(x[1], x[0]);
-    default: return make_node(Kind::Not, 0, {}, {a}, {});
+    case Kind::Boolean:
+      return boolean(a.value() == 0);
+    case Kind::Not:
+      return x[0];
+    case Kind::Eq:
+      return ne(x[0], x[1]);
+    case Kind::Ne:
+      return eq(x[0], x[1]);
+    case Kind::Lt:
+      return le(x[1], x[0]);
+    case Kind::Le:
+      return lt(x[1], x[0]);
+    default:
+      return make_node(Kind::Not, 0, {}, {a}, {});
   }
 }
 
@@ -376,7 +425,8 @@ Expr rebuild(const Expr& e, const std::vector<Expr>& args) {
   switch (e.kind()) {
     case Kind::Integer:
     case Kind::Boolean:
-    case Kind::Symbol: return e;
+    case Kind::Symbol:
+      return e;
     case Kind::Add: {
       Expr r = integer(e->value);
       for (size_t i = 0; i < args.size(); ++i) r = add(r, mul(integer(e->coeffs[i]), args[i]));
@@ -387,21 +437,30 @@ Expr rebuild(const Expr& e, const std::vector<Expr>& args) {
       for (const Expr& f : args) r = mul(r, f);
       return r;
     }
-    case Kind::FloorDiv: return floordiv(args[0], args[1]);
-    case Kind::Mod: return mod(args[0], args[1]);
-    case Kind::Min: return min(args[0], args[1]);
-    case Kind::Max: return max(args[0], args[1]);
-    case Kind::Eq: return eq(args[0], args[1]);
-    case Kind::Ne: return ne(args[0], args[1]);
-    case Kind::Lt: return lt(args[0], args[1]);
-    case Kind::Le: return le(args[0], args[1]);
+    case Kind::FloorDiv:
+      return floordiv(args[0], args[1]);
+    case Kind::Mod:
+      return mod(args[0], args[1]);
+    case Kind::Min:
+      return min(args[0], args[1]);
+    case Kind::Max:
+      return max(args[0], args[1]);
+    case Kind::Eq:
+      return eq(args[0], args[1]);
+    case Kind::Ne:
+      return ne(args[0], args[1]);
+    case Kind::Lt:
+      return lt(args[0], args[1]);
+    case Kind::Le:
+      return le(args[0], args[1]);
     case Kind::And:
     case Kind::Or: {
       Expr r = boolean(e.kind() == Kind::And);
       for (const Expr& x : args) r = junction(e.kind(), r, x);
       return r;
     }
-    case Kind::Not: return logical_not(args[0]);
+    case Kind::Not:
+      return logical_not(args[0]);
   }
   INGOT_THROW(InternalError, "[sym] unknown expression kind");
 }

@@ -24,8 +24,10 @@ std::string bool_operand(const Expr& e) {
     case Kind::Le:
     case Kind::And:
     case Kind::Or:
-    case Kind::Not: return fmt::format("({})", print(e));
-    default: return print(e);
+    case Kind::Not:
+      return fmt::format("({})", print(e));
+    default:
+      return print(e);
   }
 }
 
@@ -47,8 +49,10 @@ std::string print_add(const Expr& e) {
   std::string out;
   auto append = [&](int64_t k, const std::string& text) {
     // text is the magnitude; k carries the sign.
-    if (out.empty()) out = k < 0 ? fmt::format("-{}", text) : text;
-    else out += (k < 0 ? " - " : " + ") + text;
+    if (out.empty())
+      out = k < 0 ? fmt::format("-{}", text) : text;
+    else
+      out += (k < 0 ? " - " : " + ") + text;
   };
   for (size_t i = 0; i < e->args.size(); ++i) {
     int64_t k = e->coeffs[i];
@@ -79,28 +83,46 @@ std::string call(const char* fn, const Expr& e) {
 std::string print(const Expr& e) {
   const auto& a = e->args;
   switch (e.kind()) {
-    case Kind::Integer: return std::to_string(e->value);
-    case Kind::Boolean: return e->value ? "True" : "False";
-    case Kind::Symbol: return e->name;
-    case Kind::Add: return print_add(e);
-    case Kind::Mul: return print_mul(e);
-    case Kind::FloorDiv: return fmt::format("({}//{})", operand(a[0]), operand(a[1]));
-    case Kind::Mod: return call("Mod", e);
-    case Kind::Min: return call("Min", e);
-    case Kind::Max: return call("Max", e);
-    case Kind::Eq: return call("Eq", e);
-    case Kind::Ne: return call("Ne", e);
-    case Kind::Lt: return fmt::format("{} < {}", print(a[0]), print(a[1]));
-    case Kind::Le: return fmt::format("{} <= {}", print(a[0]), print(a[1]));
-    case Kind::And: return join(e, " & ");
-    case Kind::Or: return join(e, " | ");
-    case Kind::Not: return fmt::format("~{}", bool_operand(a[0]));
+    case Kind::Integer:
+      return std::to_string(e->value);
+    case Kind::Boolean:
+      return e->value ? "True" : "False";
+    case Kind::Symbol:
+      return e->name;
+    case Kind::Add:
+      return print_add(e);
+    case Kind::Mul:
+      return print_mul(e);
+    case Kind::FloorDiv:
+      return fmt::format("({}//{})", operand(a[0]), operand(a[1]));
+    case Kind::Mod:
+      return call("Mod", e);
+    case Kind::Min:
+      return call("Min", e);
+    case Kind::Max:
+      return call("Max", e);
+    case Kind::Eq:
+      return call("Eq", e);
+    case Kind::Ne:
+      return call("Ne", e);
+    case Kind::Lt:
+      return fmt::format("{} < {}", print(a[0]), print(a[1]));
+    case Kind::Le:
+      return fmt::format("{} <= {}", print(a[0]), print(a[1]));
+    case Kind::And:
+      return join(e, " & ");
+    case Kind::Or:
+      return join(e, " | ");
+    case Kind::Not:
+      return fmt::format("~{}", bool_operand(a[0]));
   }
   return "?";
 }
 
 }  // namespace
 
-std::string Expr::str() const { return print(*this); }
+std::string Expr::str() const {
+  return print(*this);
+}
 
 }  // namespace ingot::sym

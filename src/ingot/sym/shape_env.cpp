@@ -23,16 +23,18 @@ ShapeEnv::UserLocationScope::UserLocationScope(ShapeEnv& env, std::source_locati
     : env_(env) {
   env_.user_locations_.push_back(user_line);
 }
-ShapeEnv::UserLocationScope::~UserLocationScope() { env_.user_locations_.pop_back(); }
+ShapeEnv::UserLocationScope::~UserLocationScope() {
+  env_.user_locations_.pop_back();
+}
 
 // --- symbols -----------------------------------------------------------------------------
 
-Expr ShapeEnv::new_symbol(const std::string& name, std::optional<int64_t> hint,
-                          ValueRange range, std::source_location where) {
+Expr ShapeEnv::new_symbol(const std::string& name, std::optional<int64_t> hint, ValueRange range,
+                          std::source_location where) {
   INGOT_CHECK(!symbols_.count(name), ValueError,
               "[sym] a symbol named '{}' already exists in this ShapeEnv", name);
-  INGOT_CHECK(!range.empty(), ValueError, "[sym] empty range {} for new symbol '{}'",
-              range.str(), name);
+  INGOT_CHECK(!range.empty(), ValueError, "[sym] empty range {} for new symbol '{}'", range.str(),
+              name);
   Expr s = symbol(name);
   symbols_.emplace(name, SymbolInfo{s, hint, range, where});
   order_.push_back(name);
@@ -76,7 +78,9 @@ const SymbolInfo& ShapeEnv::symbol_info(const Expr& s) const {
   return it->second;
 }
 
-SymbolInfo& ShapeEnv::info(const Expr& s) { return const_cast<SymbolInfo&>(symbol_info(s)); }
+SymbolInfo& ShapeEnv::info(const Expr& s) {
+  return const_cast<SymbolInfo&>(symbol_info(s));
+}
 
 std::vector<Expr> ShapeEnv::symbols() const {
   std::vector<Expr> out;
@@ -170,7 +174,9 @@ Truth ShapeEnv::prove(const Expr& condition) const {
   return Truth::Unknown;
 }
 
-ValueRange ShapeEnv::bound(const Expr& e) const { return bound_simplified(simplify(e)); }
+ValueRange ShapeEnv::bound(const Expr& e) const {
+  return bound_simplified(simplify(e));
+}
 
 // --- decisions ---------------------------------------------------------------------------
 
@@ -204,15 +210,16 @@ void ShapeEnv::throw_data_dependent(const Expr& e, const Expr& original,
         "know which one holds, state it before this line with check({}) or check({})",
         e.str(), logical_not(e).str());
   } else {
-    fix = "state what you know about it with check(...) (e.g. bounds) before this line, or "
-          "keep the value symbolic instead of asking for a concrete int";
+    fix =
+        "state what you know about it with check(...) (e.g. bounds) before this line, or "
+        "keep the value symbolic instead of asking for a concrete int";
   }
   throw DataDependentError(
       fmt::format("[sym] could not decide the data-dependent expression {}{} at {}: it depends on "
-              "values only known at run time ({}), which have no example value. Fix: {}.",
-              e.str(), original == e ? std::string() : fmt::format(" (from {})", original.str()),
-                  user_where(where),
-                  unbacked, fix),
+                  "values only known at run time ({}), which have no example value. Fix: {}.",
+                  e.str(),
+                  original == e ? std::string() : fmt::format(" (from {})", original.str()),
+                  user_where(where), unbacked, fix),
       e);
 }
 
@@ -230,8 +237,7 @@ bool ShapeEnv::evaluate_guard(const Expr& condition, std::source_location where)
 }
 
 int64_t ShapeEnv::evaluate_int(const Expr& e, std::source_location where) {
-  INGOT_CHECK(!e.is_bool(), ValueError, "[sym] evaluate_int expects an integer, got '{}'",
-              e.str());
+  INGOT_CHECK(!e.is_bool(), ValueError, "[sym] evaluate_int expects an integer, got '{}'", e.str());
   Expr s = simplify(e);
   if (s.is_integer()) return s.value();
   if (ValueRange r = bound_simplified(s); r.is_singleton()) return r.lo;
@@ -280,6 +286,9 @@ void ShapeEnv::add_replacement(const Expr& s, const Expr& value) {
   }
   for (auto& [l, _] : linear_facts_) l = apply_replacements(l);
   for (Expr& f : facts_) f = apply_replacements(f);
+  // Facts that became constants say nothing more.
+  std::erase_if(linear_facts_, [](const auto& f) { return f.first.is_integer(); });
+  std::erase_if(facts_, [](const Expr& f) { return f.is_boolean(); });
   // What was known about s now constrains what replaced it.
   const ValueRange known = info(s).range;
   if (v.is_integer()) {
@@ -345,8 +354,10 @@ void ShapeEnv::add_fact(const Expr& f) {
       const Expr& s = l.terms[0].first;
       const int64_t v = -l.constant / l.terms[0].second;  // s != v
       ValueRange r = info(s).range;
-      if (r.lo == v) narrow(s, ValueRange::at_least(v + 1));
-      else if (r.hi == v) narrow(s, ValueRange::between(ValueRange::kNegInf, v - 1));
+      if (r.lo == v)
+        narrow(s, ValueRange::at_least(v + 1));
+      else if (r.hi == v)
+        narrow(s, ValueRange::between(ValueRange::kNegInf, v - 1));
     }
     return;
   }
@@ -355,8 +366,10 @@ void ShapeEnv::add_fact(const Expr& f) {
   if (single) {
     const auto& [s, k] = l.terms[0];
     const int64_t rhs = b - l.constant;  // k*s <= rhs
-    if (k > 0) narrow(s, ValueRange::between(ValueRange::kNegInf, floordiv_int(rhs, k)));
-    else narrow(s, ValueRange::at_least(-floordiv_int(-rhs, k)));  // s >= ceil(rhs/k)
+    if (k > 0)
+      narrow(s, ValueRange::between(ValueRange::kNegInf, floordiv_int(rhs, k)));
+    else
+      narrow(s, ValueRange::at_least(-floordiv_int(-rhs, k)));  // s >= ceil(rhs/k)
     return;
   }
   linear_facts_.emplace_back(d, ValueRange::between(ValueRange::kNegInf, b));

@@ -98,8 +98,7 @@ class ShapeEnv {
   // hint is outside the range or the name is taken.
   Expr create_symbol(int64_t hint, SymbolOptions options,
                      std::source_location where = std::source_location::current());
-  Expr create_symbol(int64_t hint,
-                     std::source_location where = std::source_location::current()) {
+  Expr create_symbol(int64_t hint, std::source_location where = std::source_location::current()) {
     return create_symbol(hint, SymbolOptions{}, where);
   }
   // An unbacked symbol u<N> (no example value) with the given range. Sizes produced by
@@ -110,8 +109,7 @@ class ShapeEnv {
     return create_unbacked_symint(ValueRange::at_least(0), where);
   }
   // torch._check_is_size: narrows an unbacked symbol's range to [0, inf).
-  void check_is_size(const Expr& e,
-                     std::source_location where = std::source_location::current());
+  void check_is_size(const Expr& e, std::source_location where = std::source_location::current());
 
   // --- simplification and proof -------------------------------------------------------
 
@@ -133,13 +131,11 @@ class ShapeEnv {
                       std::source_location where = std::source_location::current());
   // Decides an integer expression's value (guard_int): constant if provable, else the
   // hint, recording the guard Eq(e, value) (which specialises the symbols involved).
-  int64_t evaluate_int(const Expr& e,
-                       std::source_location where = std::source_location::current());
+  int64_t evaluate_int(const Expr& e, std::source_location where = std::source_location::current());
   // torch._check: states that `condition` holds. Recorded as a runtime assert and used
   // as a fact from now on. Throws ValueError if it is provably false or false for the
   // example values.
-  void check(const Expr& condition,
-             std::source_location where = std::source_location::current());
+  void check(const Expr& condition, std::source_location where = std::source_location::current());
 
   // --- values -----------------------------------------------------------------------
 

@@ -23,36 +23,59 @@ SymNode SymExprNode::make(const Expr& e) const {
 const Expr& SymExprNode::other(const SymNode& o) const {
   const auto* n = dynamic_cast<const SymExprNode*>(o.get());
   INGOT_CHECK(n != nullptr, InternalError,
-              "[sym] cannot combine '{}' with a symbolic value from another implementation",
-              str());
+              "[sym] cannot combine '{}' with a symbolic value from another implementation", str());
   INGOT_CHECK(n->env_ == env_, ValueError,
               "[sym] '{}' and '{}' belong to different ShapeEnvs (different exports)", str(),
               n->str());
   return n->expr_;
 }
 
-SymNode SymExprNode::wrap_int(int64_t v) const { return make(integer(v)); }
-SymNode SymExprNode::wrap_bool(bool v) const { return make(boolean(v)); }
+SymNode SymExprNode::wrap_int(int64_t v) const {
+  return make(integer(v));
+}
+SymNode SymExprNode::wrap_bool(bool v) const {
+  return make(boolean(v));
+}
 
-SymNode SymExprNode::add(const SymNode& o) const { return make(sym::add(expr_, other(o))); }
-SymNode SymExprNode::sub(const SymNode& o) const { return make(sym::sub(expr_, other(o))); }
-SymNode SymExprNode::mul(const SymNode& o) const { return make(sym::mul(expr_, other(o))); }
+SymNode SymExprNode::add(const SymNode& o) const {
+  return make(sym::add(expr_, other(o)));
+}
+SymNode SymExprNode::sub(const SymNode& o) const {
+  return make(sym::sub(expr_, other(o)));
+}
+SymNode SymExprNode::mul(const SymNode& o) const {
+  return make(sym::mul(expr_, other(o)));
+}
 SymNode SymExprNode::floordiv(const SymNode& o) const {
   return make(sym::floordiv(expr_, other(o)));
 }
-SymNode SymExprNode::mod(const SymNode& o) const { return make(sym::mod(expr_, other(o))); }
-SymNode SymExprNode::min(const SymNode& o) const { return make(sym::min(expr_, other(o))); }
-SymNode SymExprNode::max(const SymNode& o) const { return make(sym::max(expr_, other(o))); }
-SymNode SymExprNode::eq(const SymNode& o) const { return make(sym::eq(expr_, other(o))); }
-SymNode SymExprNode::lt(const SymNode& o) const { return make(sym::lt(expr_, other(o))); }
-SymNode SymExprNode::le(const SymNode& o) const { return make(sym::le(expr_, other(o))); }
+SymNode SymExprNode::mod(const SymNode& o) const {
+  return make(sym::mod(expr_, other(o)));
+}
+SymNode SymExprNode::min(const SymNode& o) const {
+  return make(sym::min(expr_, other(o)));
+}
+SymNode SymExprNode::max(const SymNode& o) const {
+  return make(sym::max(expr_, other(o)));
+}
+SymNode SymExprNode::eq(const SymNode& o) const {
+  return make(sym::eq(expr_, other(o)));
+}
+SymNode SymExprNode::lt(const SymNode& o) const {
+  return make(sym::lt(expr_, other(o)));
+}
+SymNode SymExprNode::le(const SymNode& o) const {
+  return make(sym::le(expr_, other(o)));
+}
 SymNode SymExprNode::logical_and(const SymNode& o) const {
   return make(sym::logical_and(expr_, other(o)));
 }
 SymNode SymExprNode::logical_or(const SymNode& o) const {
   return make(sym::logical_or(expr_, other(o)));
 }
-SymNode SymExprNode::logical_not() const { return make(sym::logical_not(expr_)); }
+SymNode SymExprNode::logical_not() const {
+  return make(sym::logical_not(expr_));
+}
 
 int64_t SymExprNode::guard_int(const std::source_location& where) const {
   return env_->evaluate_int(expr_, where);

@@ -13,7 +13,9 @@ namespace {
 constexpr int64_t kNegInf = ValueRange::kNegInf;
 constexpr int64_t kPosInf = ValueRange::kPosInf;
 
-bool is_inf(int64_t v) { return v == kNegInf || v == kPosInf; }
+bool is_inf(int64_t v) {
+  return v == kNegInf || v == kPosInf;
+}
 
 // a + b where an infinite operand wins and finite overflow saturates.
 int64_t sat_add(int64_t a, int64_t b) {
@@ -72,11 +74,12 @@ ValueRange operator+(const ValueRange& a, const ValueRange& b) {
   return {sat_add(a.lo, b.lo), sat_add(a.hi, b.hi)};
 }
 
-ValueRange operator-(const ValueRange& a) { return {sat_neg(a.hi), sat_neg(a.lo)}; }
+ValueRange operator-(const ValueRange& a) {
+  return {sat_neg(a.hi), sat_neg(a.lo)};
+}
 
 ValueRange operator*(const ValueRange& a, const ValueRange& b) {
-  return hull({sat_mul(a.lo, b.lo), sat_mul(a.lo, b.hi), sat_mul(a.hi, b.lo),
-               sat_mul(a.hi, b.hi)});
+  return hull({sat_mul(a.lo, b.lo), sat_mul(a.lo, b.hi), sat_mul(a.hi, b.lo), sat_mul(a.hi, b.hi)});
 }
 
 ValueRange floordiv(const ValueRange& a, const ValueRange& b) {
@@ -118,15 +121,19 @@ Truth truth_not(Truth t) {
 
 ValueRange relation_range(Kind kind, const ValueRange& d) {
   auto decide = [](bool always, bool never) {
-    return always ? ValueRange::exactly(1) : never ? ValueRange::exactly(0)
-                                                   : ValueRange::boolean();
+    return always ? ValueRange::exactly(1) : never ? ValueRange::exactly(0) : ValueRange::boolean();
   };
   switch (kind) {
-    case Kind::Eq: return decide(d.lo == 0 && d.hi == 0, d.lo > 0 || d.hi < 0);
-    case Kind::Ne: return decide(d.lo > 0 || d.hi < 0, d.lo == 0 && d.hi == 0);
-    case Kind::Lt: return decide(d.hi < 0, d.lo >= 0);
-    case Kind::Le: return decide(d.hi <= 0, d.lo > 0);
-    default: INGOT_THROW(InternalError, "[sym] relation_range of a non-relation");
+    case Kind::Eq:
+      return decide(d.lo == 0 && d.hi == 0, d.lo > 0 || d.hi < 0);
+    case Kind::Ne:
+      return decide(d.lo > 0 || d.hi < 0, d.lo == 0 && d.hi == 0);
+    case Kind::Lt:
+      return decide(d.hi < 0, d.lo >= 0);
+    case Kind::Le:
+      return decide(d.hi <= 0, d.lo > 0);
+    default:
+      INGOT_THROW(InternalError, "[sym] relation_range of a non-relation");
   }
 }
 
@@ -134,8 +141,10 @@ ValueRange bound(const Expr& e, const SymbolRanges& ranges) {
   auto arg = [&](size_t i) { return bound(e->args[i], ranges); };
   switch (e.kind()) {
     case Kind::Integer:
-    case Kind::Boolean: return ValueRange::exactly(e->value);
-    case Kind::Symbol: return ranges(e);
+    case Kind::Boolean:
+      return ValueRange::exactly(e->value);
+    case Kind::Symbol:
+      return ranges(e);
     case Kind::Add: {
       ValueRange r = ValueRange::exactly(e->value);
       for (size_t i = 0; i < e->args.size(); ++i) {
@@ -148,14 +157,19 @@ ValueRange bound(const Expr& e, const SymbolRanges& ranges) {
       for (size_t i = 0; i < e->args.size(); ++i) r = r * arg(i);
       return r;
     }
-    case Kind::FloorDiv: return floordiv(arg(0), arg(1));
-    case Kind::Mod: return mod(arg(0), arg(1));
-    case Kind::Min: return min(arg(0), arg(1));
-    case Kind::Max: return max(arg(0), arg(1));
+    case Kind::FloorDiv:
+      return floordiv(arg(0), arg(1));
+    case Kind::Mod:
+      return mod(arg(0), arg(1));
+    case Kind::Min:
+      return min(arg(0), arg(1));
+    case Kind::Max:
+      return max(arg(0), arg(1));
     case Kind::Eq:
     case Kind::Ne:
     case Kind::Lt:
-    case Kind::Le: return relation_range(e.kind(), bound(difference(e), ranges));
+    case Kind::Le:
+      return relation_range(e.kind(), bound(difference(e), ranges));
     case Kind::And: {
       ValueRange r = ValueRange::exactly(1);
       for (size_t i = 0; i < e->args.size(); ++i) r = min(r, arg(i));
