@@ -161,3 +161,19 @@ TEST(SymNode, UserLocationScopeAttributesGuardsToTheModelLine) {
 
 }  // namespace
 }  // namespace ingot::sym
+
+namespace ingot::sym {
+namespace {
+
+// A node that folds to a constant becomes a plain SymInt (core's invariant).
+TEST(SymNode, ConstantFoldedExpressionsArePlainInts) {
+  ShapeEnv env;
+  SymInt s = create_symint(env, 7);
+  SymInt folded = sym_min(SymInt(1), s);  // s >= 2 for backed sizes, so this is 1
+  EXPECT_TRUE(folded.is_concrete());
+  EXPECT_EQ(folded.expect_int(), 1);
+  EXPECT_TRUE((s - s).is_concrete());
+}
+
+}  // namespace
+}  // namespace ingot::sym

@@ -35,6 +35,12 @@ int64_t mod_int(int64_t a, int64_t b) { return a - floordiv_int(a, b) * b; }
 
 SymInt::SymInt(SymNode node) : node_(std::move(node)) {
   INGOT_INTERNAL_ASSERT(node_ && !node_->is_bool());
+  // An expression that folded to a constant is a plain value again (fast path, and
+  // is_concrete() stays truthful).
+  if (auto c = node_->maybe_constant()) {
+    value_ = *c;
+    node_ = nullptr;
+  }
 }
 
 int64_t SymInt::expect_int() const {
@@ -101,6 +107,10 @@ SymBool operator>=(const SymInt& a, const SymInt& b) { return b <= a; }
 
 SymBool::SymBool(SymNode node) : node_(std::move(node)) {
   INGOT_INTERNAL_ASSERT(node_ && node_->is_bool());
+  if (auto c = node_->maybe_constant()) {
+    value_ = *c != 0;
+    node_ = nullptr;
+  }
 }
 
 std::optional<bool> SymBool::maybe_bool() const {

@@ -5,8 +5,9 @@
 // implementation lives in sym/ (a ShapeEnv-backed expression). core/ only defines the
 // seam, SymNodeImpl, so that lower layers never depend on sym/.
 //
-// Invariant: a SymInt with a node never reports is_concrete(); arithmetic between two
-// plain values stays plain.
+// Invariant: a SymInt holds a node only while its value is unknown — an expression that
+// folds to a constant is stored as a plain int — and arithmetic on plain values stays
+// plain.
 #pragma once
 
 #include <cstdint>
