@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ingot/core/error.h"
 #include "ingot/models/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
