@@ -227,7 +227,7 @@ const char* base_name(BaseType b) {
 
 std::string argument_str(const Argument& a) {
   std::string out = base_name(a.type.base);
-  if (a.alias) out += "(" + a.alias->set + (a.alias->is_write ? "!" : "") + ")";
+  if (a.alias) out += fmt::format("({}{})", a.alias->set, a.alias->is_write ? "!" : "");
   if (a.type.elements_optional) out += "?";
   if (a.type.is_list) {
     out += a.type.fixed_size >= 0 ? fmt::format("[{}]", a.type.fixed_size) : "[]";
@@ -237,7 +237,6 @@ std::string argument_str(const Argument& a) {
   if (a.default_value) {
     const Value& d = *a.default_value;
     std::string v = d.str();
-    if (d.is(Value::Kind::IntList)) v = "[" + v.substr(1, v.size() - 2) + "]";
     out += "=" + v;
   }
   return out;
