@@ -234,11 +234,7 @@ std::string argument_str(const Argument& a) {
   }
   if (a.type.optional) out += "?";
   if (!a.name.empty()) out += " " + a.name;
-  if (a.default_value) {
-    const Value& d = *a.default_value;
-    std::string v = d.str();
-    out += "=" + v;
-  }
+  if (a.default_value) out += "=" + a.default_value->str();
   return out;
 }
 
