@@ -234,7 +234,7 @@ std::string argument_str(const Argument& a) {
   }
   if (a.type.optional) out += "?";
   if (!a.name.empty()) out += " " + a.name;
-  if (a.default_value) out += "=" + a.default_value->str();
+  if (a.default_value) out += fmt::format("={}", a.default_value->str());
   return out;
 }
 
