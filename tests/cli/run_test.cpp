@@ -34,12 +34,14 @@ TEST(CliRun, WritesOutputsMatchingTransformers) {
 
 TEST(CliRun, BadArgumentsAreErrorsNamingThem) {
   const std::string dir = testing::fixture_path("models/qwen3");
-  EXPECT_THROW(call(run_run, {dir, "--input", "nonsense", "-o", "/tmp/x"}), ValueError);
-  EXPECT_THROW(call(run_run, {dir, "--input", "pixel_values=" + dir + "/input_ids.npy", "-o", "/tmp/x"}),
+  // Every call below fails before writing anything.
+  const std::string never = (fs::temp_directory_path() / "ingot_cli_never_written").string();
+  EXPECT_THROW(call(run_run, {dir, "--input", "nonsense", "-o", never}), ValueError);
+  EXPECT_THROW(call(run_run, {dir, "--input", "pixel_values=" + dir + "/input_ids.npy", "-o", never}),
                ValueError);
-  EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=" + dir + "/logits.npy", "-o", "/tmp/x"}),
+  EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=" + dir + "/logits.npy", "-o", never}),
                DTypeError);
-  EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=/nonexistent.npy", "-o", "/tmp/x"}), IoError);
+  EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=/nonexistent.npy", "-o", never}), IoError);
   EXPECT_THROW(call(run_run, {dir}), ValueError);
   EXPECT_EQ(call(run_info, {dir}), 0);
   EXPECT_THROW(call(run_info, {"/nonexistent"}), IoError);

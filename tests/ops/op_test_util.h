@@ -11,6 +11,7 @@
 
 #include "ingot/core/tensor.h"
 #include "ingot/ops/functional.h"
+#include "ingot/ops/registry.h"
 
 namespace ingot::testing {
 
@@ -150,6 +151,18 @@ inline std::vector<double> reference_binary(const Tensor& a, const Tensor& b,
   }
   return r;
 }
+
+// Runs shape functions only (what the export tracer will do): every result is a
+// data-less tensor; the names of the ops called are recorded.
+struct ShapeOnlyInterceptor : OpInterceptor {
+  std::vector<std::string> ops;
+  std::vector<Tensor> intercept(const OpArgs& args) override {
+    ops.push_back(args.name());
+    std::vector<Tensor> out;
+    for (auto& m : args.op().shape_fn(args)) out.push_back(Tensor::meta(m.dtype, m.sizes));
+    return out;
+  }
+};
 
 inline constexpr DType kAllDTypes[] = {DType::Bool, DType::U8,  DType::I8,   DType::I16,
                                        DType::I32,  DType::I64, DType::F16,  DType::BF16,

@@ -3,6 +3,8 @@
 // for sym/'s ShapeEnv, and an interceptor runs only shape functions.
 #include <gtest/gtest.h>
 
+#include "op_test_util.h"
+
 #include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
 
@@ -61,16 +63,7 @@ class ToyNode : public SymNodeImpl {
   std::vector<std::string>* guards_;
 };
 
-// Runs shape functions only: every result is a data-less tensor.
-struct ShapeOnly : OpInterceptor {
-  std::vector<std::string> ops;
-  std::vector<Tensor> intercept(const OpArgs& args) override {
-    ops.push_back(args.name());
-    std::vector<Tensor> out;
-    for (auto& m : args.op().shape_fn(args)) out.push_back(Tensor::meta(m.dtype, m.sizes));
-    return out;
-  }
-};
+using ShapeOnly = ingot::testing::ShapeOnlyInterceptor;
 
 TEST(SymbolicShapes, ShapeFunctionsPropagateSymbolsWithoutData) {
   std::vector<std::string> guards;

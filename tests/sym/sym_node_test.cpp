@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../ops/op_test_util.h"
+
 #include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
 
@@ -55,16 +57,7 @@ TEST(SymNode, UnbackedSizesNeedCheck) {
   EXPECT_TRUE(env.guards().empty());
 }
 
-// Runs shape functions only: every result is a data-less tensor.
-struct ShapeOnly : OpInterceptor {
-  std::vector<std::string> ops;
-  std::vector<Tensor> intercept(const OpArgs& args) override {
-    ops.push_back(args.name());
-    std::vector<Tensor> out;
-    for (auto& m : args.op().shape_fn(args)) out.push_back(Tensor::meta(m.dtype, m.sizes));
-    return out;
-  }
-};
+using ShapeOnly = ingot::testing::ShapeOnlyInterceptor;
 
 TEST(SymNode, ShapeFunctionsOfRealOpsPropagateSymbols) {
   ShapeEnv env;
