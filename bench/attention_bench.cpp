@@ -4,8 +4,10 @@
 // (2 for QK^T, 2 for PV; halved for causal) / time.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <random>
 
+#include "bench_common.h"
 #include "ingot/ops/functional.h"
 
 namespace {
@@ -27,12 +29,20 @@ void run_attention(benchmark::State& state, DType t, int64_t lq, int64_t s, bool
   Tensor q = random_tensor({1, kHq, lq, kE}, t, 1);
   Tensor k = random_tensor({1, kHkv, s, kE}, t, 2);
   Tensor v = random_tensor({1, kHkv, s, kE}, t, 3);
+  const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) {
     Tensor out = ingot::scaled_dot_product_attention(q, k, v, std::nullopt, causal, std::nullopt,
                                                      /*enable_gqa=*/true);
     benchmark::DoNotOptimize(out.raw_data());
   }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+      double(state.iterations());
   const double kv_bytes = double(k.nbytes() + v.nbytes());
+  // Decode is bound by reading K and V once: compare with the bandwidth probe run now.
+  if (lq == 1) {
+    state.counters["frac_of_peak"] = kv_bytes / seconds / 1e9 / ingot::bench::read_bandwidth_gbs(true);
+  }
   double flops = 4.0 * double(lq) * double(s) * double(kE) * double(kHq);
   if (causal) flops /= 2;
   state.counters["GB/s"] =
