@@ -134,8 +134,11 @@ void split_all_on_chars(std::vector<Piece>& pieces, Pred&& pred, SplitBehavior b
   pieces.swap(out);
 }
 
-void split_all_on_regex(std::vector<Piece>& pieces, const Regex& regex, SplitBehavior behavior,
-                        bool invert) {
+// Splits every piece at the matches of `matcher` (a Regex, or a Pattern that may be a
+// literal string); `invert` treats the gaps between matches as the delimiters.
+template <typename Matcher>
+void split_all_on_regex(std::vector<Piece>& pieces, const Matcher& matcher,
+                        SplitBehavior behavior, bool invert) {
   std::vector<Piece> out;
   out.reserve(pieces.size() * 4);
   std::vector<Match> matches;
@@ -143,7 +146,7 @@ void split_all_on_regex(std::vector<Piece>& pieces, const Regex& regex, SplitBeh
   for (const Piece& p : pieces) {
     matches.clear();
     spans.clear();
-    regex.find_all(p.text, matches);
+    matcher.find_all(p.text, matches);
     spans_from_matches(p.text.size(), matches, spans);
     if (invert) {
       for (Span& s : spans) s.is_match = !s.is_match;
@@ -186,21 +189,7 @@ class Split final : public PreTokenizer {
         behavior_(split_behavior_from_json(node.at("behavior"))),
         invert_(node.boolean("invert", false)) {}
   void pre_tokenize(std::vector<Piece>& pieces) const override {
-    std::vector<Piece> out;
-    out.reserve(pieces.size() * 4);
-    std::vector<Match> matches;
-    std::vector<Span> spans;
-    for (const Piece& p : pieces) {
-      matches.clear();
-      spans.clear();
-      pattern_.find_all(p.text, matches);
-      spans_from_matches(p.text.size(), matches, spans);
-      if (invert_) {
-        for (Span& s : spans) s.is_match = !s.is_match;
-      }
-      split_piece(p, spans, behavior_, out);
-    }
-    pieces.swap(out);
+    split_all_on_regex(pieces, pattern_, behavior_, invert_);
   }
 
  private:
