@@ -1,3 +1,4 @@
+#include <cstring>
 #include "ingot/core/sym_int.h"
 
 #include <algorithm>
@@ -5,6 +6,35 @@
 #include "ingot/core/error.h"
 
 namespace ingot {
+
+namespace {
+thread_local std::source_location t_last_user_location;
+thread_local bool t_has_last_user_location = false;
+thread_local bool t_tracking = false;
+
+bool is_engine_file(const char* file) {
+  for (const char* dir : {"/ingot/core/", "/ingot/ops/", "/ingot/sym/", "/ingot/export/"}) {
+    if (std::strstr(file, dir) != nullptr) return true;
+  }
+  return false;
+}
+}  // namespace
+
+void note_user_location(const std::source_location& where) {
+  if (!t_tracking || is_engine_file(where.file_name())) return;
+  t_last_user_location = where;
+  t_has_last_user_location = true;
+}
+
+LocationTracking::LocationTracking() : previous_(t_tracking) {
+  t_tracking = true;
+  t_has_last_user_location = false;
+}
+LocationTracking::~LocationTracking() { t_tracking = previous_; }
+
+std::source_location last_user_location(const std::source_location& fallback) {
+  return t_has_last_user_location ? t_last_user_location : fallback;
+}
 namespace {
 
 // Wrap a (possibly plain) operand as a node of the same kind as `like`.

@@ -57,6 +57,24 @@ class SymNodeImpl {
 
 class SymBool;
 
+// The last user source line seen on this thread by APIs that take one (Tensor::sym_size,
+// op calls). Used to attribute decisions taken where no line can be passed. Only
+// recorded while a LocationTracking scope is active (the export tracer), and only for
+// lines outside ingot's own engine (core/, ops/, sym/, export/).
+void note_user_location(const std::source_location& where);
+class LocationTracking {
+ public:
+  LocationTracking();
+  ~LocationTracking();
+  LocationTracking(const LocationTracking&) = delete;
+  LocationTracking& operator=(const LocationTracking&) = delete;
+
+ private:
+  bool previous_;
+};
+// That line, or `fallback` when none was noted.
+std::source_location last_user_location(const std::source_location& fallback);
+
 class SymInt {
  public:
   SymInt(int64_t v = 0) : value_(v) {}  // NOLINT: ints convert implicitly, as in c10
@@ -113,7 +131,12 @@ class SymBool {
   // Plain value, or decide the symbolic one (recording a guard). Branching in C++ on a
   // size comparison goes through here, which is what makes shape guards visible.
   bool guard_bool(const std::source_location& where = std::source_location::current()) const;
-  explicit operator bool() const { return guard_bool(); }
+  // `if (a > b)` cannot pass a source line, so the decision is attributed to the last
+  // user line the API saw on this thread (a size query or an op call, usually the same
+  // statement).
+  explicit operator bool() const {
+    return guard_bool(last_user_location(std::source_location::current()));
+  }
 
   friend SymBool operator&&(const SymBool& a, const SymBool& b);
   friend SymBool operator||(const SymBool& a, const SymBool& b);

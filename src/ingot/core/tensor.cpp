@@ -103,7 +103,8 @@ Tensor Tensor::as_strided(const IntShape& sizes, const IntShape& strides,
   return from_storage(storage(), dtype(), sizes, strides, storage_offset);
 }
 
-const SymInt& Tensor::sym_size(int64_t d) const {
+const SymInt& Tensor::sym_size(int64_t d, std::source_location where) const {
+  note_user_location(where);
   return impl().sizes[size_t(wrap_dim(d, "size"))];
 }
 

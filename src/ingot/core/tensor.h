@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,7 +76,10 @@ class Tensor {
   DType dtype() const { return impl().dtype; }
   int64_t dim() const { return int64_t(impl().sizes.size()); }
   const Shape& sym_sizes() const { return impl().sizes; }
-  const SymInt& sym_size(int64_t d) const;
+  // `where` is remembered as the last user line (see note_user_location) so that a
+  // branch on the size is attributed to the caller's statement.
+  const SymInt& sym_size(int64_t d,
+                         std::source_location where = std::source_location::current()) const;
   // Plain sizes; throws if any size is symbolic.
   IntShape sizes() const;
   int64_t size(int64_t d) const { return sym_size(d).expect_int(); }

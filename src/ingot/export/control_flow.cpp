@@ -1,6 +1,7 @@
 #include "ingot/export/control_flow.h"
 
 #include "ingot/core/error.h"
+#include "ingot/export/tracer.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot {
@@ -23,18 +24,23 @@ bool eager_predicate(const Tensor& pred, const char* api, const std::source_loca
 
 }  // namespace
 
+using ir::Tracer;
+
 TensorList cond(const Tensor& pred, const GraphFn& true_fn, const GraphFn& false_fn,
                 const TensorList& operands, std::source_location where) {
+  if (Tracer* t = Tracer::current()) return t->cond(&pred, nullptr, true_fn, false_fn, operands, where);
   return eager_predicate(pred, "cond", where) ? true_fn(operands) : false_fn(operands);
 }
 
 TensorList cond(const SymBool& pred, const GraphFn& true_fn, const GraphFn& false_fn,
                 const TensorList& operands, std::source_location where) {
+  if (Tracer* t = Tracer::current()) return t->cond(nullptr, &pred, true_fn, false_fn, operands, where);
   return pred.guard_bool(where) ? true_fn(operands) : false_fn(operands);
 }
 
 TensorList map(const GraphFn& f, const TensorList& xs, const TensorList& args,
                std::source_location where) {
+  if (Tracer* t = Tracer::current()) return t->map(f, xs, args, where);
   INGOT_CHECK(!xs.empty(), ValueError, "[map] needs at least one tensor to map over (at {})",
               where_str(where));
   const int64_t n = xs[0].size(0);
@@ -62,6 +68,7 @@ TensorList map(const GraphFn& f, const TensorList& xs, const TensorList& args,
 
 TensorList while_loop(const GraphFn& cond_fn, const GraphFn& body_fn, const TensorList& carried,
                       const TensorList& additional, std::source_location where) {
+  if (Tracer* t = Tracer::current()) return t->while_loop(cond_fn, body_fn, carried, additional, where);
   TensorList state = carried;
   auto with_additional = [&](TensorList s) {
     s.insert(s.end(), additional.begin(), additional.end());
@@ -82,7 +89,21 @@ TensorList while_loop(const GraphFn& cond_fn, const GraphFn& body_fn, const Tens
   return state;
 }
 
+SymInt item_int(const Tensor& t, std::source_location where) {
+  if (Tracer* tr = Tracer::current()) return tr->item(t, where);
+  INGOT_CHECK(t.defined() && t.numel() == 1, ValueError,
+              "[item] needs a one-element tensor, got {} (at {})", t.defined() ? t.shape_string() : "undefined",
+              where_str(where));
+  if (t.dtype() == DType::Bool) return SymInt(int64_t(t.item<bool>()));
+  INGOT_CHECK(!is_floating(t.dtype()), DTypeError, "[item_int] tensor is {}, not an integer (at {})",
+              dtype_name(t.dtype()), where_str(where));
+  return SymInt(to(t, DType::I64).item<int64_t>());
+}
+
+SymBool item_bool(const Tensor& t, std::source_location where) { return item_int(t, where) != SymInt(0); }
+
 void check(const SymBool& condition, std::source_location where) {
+  if (Tracer* t = Tracer::current()) return t->check(condition, where);
   INGOT_CHECK(condition.guard_bool(where), ValueError, "[check] condition {} is false (at {})",
               condition.str(), where_str(where));
 }

@@ -42,6 +42,13 @@ TensorList while_loop(const GraphFn& cond_fn, const GraphFn& body_fn, const Tens
                       const TensorList& additional = {},
                       std::source_location where = std::source_location::current());
 
+// Tensor data as a number (torch's x.item()) for code that branches or sizes on data.
+// Eager: the value. Export: a new unbacked symbol (u0, ...) bound when the program runs;
+// branching on it raises a data-dependent error unless check() settled the question.
+SymInt item_int(const Tensor& t, std::source_location where = std::source_location::current());
+// item_int(t) != 0, for bool tensors.
+SymBool item_bool(const Tensor& t, std::source_location where = std::source_location::current());
+
 // torch._check: states that `condition` holds. Eager: throws ValueError (naming `where`)
 // when false. Export: a fact for the ShapeEnv and a runtime assert in the program.
 void check(const SymBool& condition, std::source_location where = std::source_location::current());

@@ -24,19 +24,29 @@ const OpRegistrar kClone(define_op("clone(Tensor self) -> Tensor")
                              })
                              .cpu(copy_kernel));
 
+// dst's metadata, after checking src broadcasts to it (copy_ and its functional twin).
+std::vector<OutputMeta> copy_shape(const OpArgs& a) {
+  const Tensor& dst = a.tensor(0);
+  const Tensor& src = a.tensor(1);
+  Shape b = broadcast_shapes(dst.sym_sizes(), src.sym_sizes(), a.name());
+  bool fits = b.size() == dst.sym_sizes().size();
+  for (size_t i = 0; fits && i < b.size(); ++i) fits = bool(b[i] == dst.sym_sizes()[i]);
+  INGOT_CHECK(fits, ShapeError,
+              "[{}] source of shape {} cannot be broadcast to destination {}", a.name(),
+              src.shape_string(), dst.shape_string());
+  return std::vector<OutputMeta>{{dst.dtype(), dst.sym_sizes()}};
+}
+
+// Functional copy (what export records for copy_): src broadcast to self's shape and
+// converted to self's dtype.
+const OpRegistrar kCopyFunctional(
+    define_op("copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor")
+        .shape(copy_shape)
+        .cpu([](const OpArgs& a, std::span<const Tensor> out) { cpu::copy_cast(out[0], a.tensor(1)); }));
+
 const OpRegistrar kCopy(
     define_op("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)")
-        .shape([](const OpArgs& a) {
-          const Tensor& dst = a.tensor(0);
-          const Tensor& src = a.tensor(1);
-          Shape b = broadcast_shapes(dst.sym_sizes(), src.sym_sizes(), a.name());
-          bool fits = b.size() == dst.sym_sizes().size();
-          for (size_t i = 0; fits && i < b.size(); ++i) fits = bool(b[i] == dst.sym_sizes()[i]);
-          INGOT_CHECK(fits, ShapeError,
-                      "[{}] source of shape {} cannot be broadcast to destination {}", a.name(),
-                      src.shape_string(), dst.shape_string());
-          return std::vector<OutputMeta>{{dst.dtype(), dst.sym_sizes()}};
-        })
+        .shape(copy_shape)
         .cpu([](const OpArgs& a, std::span<const Tensor> out) {
           const Tensor& src = a.tensor(1);
           // An overlapping source (e.g. copying a tensor into a shifted view of itself)

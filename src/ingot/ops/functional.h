@@ -6,6 +6,7 @@
 #include "ingot/ops/functional/comparison.h"
 #include "ingot/ops/functional/creation.h"
 #include "ingot/ops/functional/indexing.h"
+#include "ingot/ops/functional/inplace.h"
 #include "ingot/ops/functional/join.h"
 #include "ingot/ops/functional/linalg.h"
 #include "ingot/ops/functional/nn.h"

@@ -117,9 +117,11 @@ OpRegistry& OpRegistry::instance() {
 void OpRegistry::add(OpDef def) {
   const std::string name = def.qualified_name;
   INGOT_CHECK(!ops_.contains(name), InternalError, "[OpRegistry] op '{}' registered twice", name);
-  INGOT_CHECK(def.shape_fn || def.view_fn, InternalError,
+  // A custom op may come without a shape function (no fake impl): it runs eagerly and
+  // export names it as the op that cannot be traced.
+  INGOT_CHECK(def.shape_fn || def.view_fn || def.compute_fn, InternalError,
               "[OpRegistry] op '{}' has neither a shape function nor a view function", name);
-  INGOT_CHECK(def.cpu_kernel || def.view_fn || def.decomposition_fn, InternalError,
+  INGOT_CHECK(def.cpu_kernel || def.view_fn || def.decomposition_fn || def.compute_fn, InternalError,
               "[OpRegistry] op '{}' has no CPU kernel, view function or decomposition", name);
   INGOT_CHECK(!def.view_fn || def.shape_fn, InternalError,
               "[OpRegistry] view op '{}' needs a shape function too (export uses it)", name);
@@ -150,6 +152,35 @@ InterceptorScope::InterceptorScope(OpInterceptor* interceptor) : previous_(t_int
 InterceptorScope::~InterceptorScope() { t_interceptor = previous_; }
 OpInterceptor* current_interceptor() { return t_interceptor; }
 
+namespace {
+thread_local const std::source_location* t_call_site = nullptr;
+thread_local std::source_location t_call_site_storage;
+thread_local ShapeContext* t_shape_context = nullptr;
+}  // namespace
+
+CallSiteScope::CallSiteScope(const std::source_location& where) : outermost_(t_call_site == nullptr) {
+  if (outermost_) {
+    t_call_site_storage = where;
+    t_call_site = &t_call_site_storage;
+  }
+}
+CallSiteScope::~CallSiteScope() {
+  if (outermost_) t_call_site = nullptr;
+}
+const std::source_location* current_call_site() { return t_call_site; }
+
+ShapeContextScope::ShapeContextScope(ShapeContext* context) : previous_(t_shape_context) {
+  t_shape_context = context;
+}
+ShapeContextScope::~ShapeContextScope() { t_shape_context = previous_; }
+
+SymInt new_dynamic_size() {
+  INGOT_CHECK(t_shape_context != nullptr, NotSupportedError,
+              "[new_dynamic_size] only available inside a shape (fake) function run by the "
+              "export tracer");
+  return t_shape_context->new_dynamic_size();
+}
+
 OpArgs normalize_args(const OpDef& op, std::vector<Value> values) {
   const auto& params = op.schema.arguments;
   INGOT_CHECK(values.size() <= params.size(), ValueError,
@@ -174,6 +205,7 @@ OpArgs normalize_args(const OpDef& op, std::vector<Value> values) {
 std::vector<Tensor> eager_call(const OpArgs& args) {
   const OpDef& op = args.op();
   if (op.view_fn) return op.view_fn(args);
+  if (op.compute_fn) return op.compute_fn(args);
   if (!op.cpu_kernel) return op.decomposition_fn(args);
   std::vector<OutputMeta> metas = op.shape_fn(args);
   INGOT_CHECK(metas.size() == op.return_aliases.size() || op.schema.returns.at(0).type.is_list,

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -82,6 +83,9 @@ using ViewFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 // Computes the op through other ops (via call_op), for ops without a kernel and for
 // exporters that lack a translation.
 using Decomposition = std::function<std::vector<Tensor>(const OpArgs&)>;
+// Computes the op and allocates its outputs itself: for ops whose output sizes depend on
+// data (nonzero) and for custom ops, whose shape function is only a fake for export.
+using ComputeFn = std::function<std::vector<Tensor>(const OpArgs&)>;
 
 struct OpDef {
   Schema schema;
@@ -90,6 +94,7 @@ struct OpDef {
   CpuKernel cpu_kernel;
   ViewFn view_fn;
   Decomposition decomposition_fn;
+  ComputeFn compute_fn;
   // Per return: index of the mutated argument it aliases, or -1 (derived from schema).
   std::vector<int> return_aliases;
 
@@ -107,6 +112,10 @@ struct OpDef {
   }
   OpDef&& decompose(Decomposition f) && {
     decomposition_fn = std::move(f);
+    return std::move(*this);
+  }
+  OpDef&& compute(ComputeFn f) && {
+    compute_fn = std::move(f);
     return std::move(*this);
   }
 
@@ -156,6 +165,44 @@ class InterceptorScope {
   OpInterceptor* previous_;
 };
 OpInterceptor* current_interceptor();
+
+// The user's source line of the op call being made: set by the outermost functional API
+// call on this thread (calls made from inside an op's implementation keep the outer
+// line), so a traced node records the line in the model that asked for it.
+class CallSiteScope {
+ public:
+  explicit CallSiteScope(const std::source_location& where);
+  ~CallSiteScope();
+  CallSiteScope(const CallSiteScope&) = delete;
+  CallSiteScope& operator=(const CallSiteScope&) = delete;
+
+ private:
+  bool outermost_;
+};
+// The active call site, or nullptr outside any functional API call.
+const std::source_location* current_call_site();
+
+// What shape functions may ask of the tracer running them (torch.library's get_ctx()):
+// a fresh data-dependent size for outputs whose size depends on data.
+class ShapeContext {
+ public:
+  virtual ~ShapeContext() = default;
+  virtual SymInt new_dynamic_size() = 0;
+};
+class ShapeContextScope {
+ public:
+  explicit ShapeContextScope(ShapeContext* context);
+  ~ShapeContextScope();
+  ShapeContextScope(const ShapeContextScope&) = delete;
+  ShapeContextScope& operator=(const ShapeContextScope&) = delete;
+
+ private:
+  ShapeContext* previous_;
+};
+// A new unbacked size symbol (range [0, inf)) from the tracer running this shape
+// function. Throws NotSupportedError outside a traced shape function (eager kernels
+// know their sizes).
+SymInt new_dynamic_size();
 
 // Checks `values` against the op's schema: fills defaults for missing trailing
 // arguments and converts numbers to the schema's kind (int -> float, number -> Scalar,

@@ -1,0 +1,19 @@
+// Graph passes over an ExportedProgram.
+#pragma once
+
+#include "ingot/export/program.h"
+
+namespace ingot {
+
+// Removes nodes whose outputs are never used (asserts and nodes inside subgraphs are
+// kept unless the subgraph's owner is removed). Graph inputs stay: the signature is
+// fixed. Returns the number of nodes removed.
+size_t eliminate_dead_code(ExportedProgram& program);
+size_t eliminate_dead_code(ir::Graph& graph);
+
+// Merges nodes that call the same op on the same arguments (control-flow nodes and
+// asserts excluded), rewriting later uses. Returns the number of nodes merged.
+size_t eliminate_common_subexpressions(ExportedProgram& program);
+
+
+}  // namespace ingot
