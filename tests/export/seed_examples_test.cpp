@@ -2,7 +2,10 @@
 // printed graph or error text, and the program run against eager.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ingot/export/control_flow.h"
+#include "ingot/export/custom_op.h"
 #include "ingot/export/export.h"
 #include "ingot/nn/module.h"
 #include "ingot/ops/functional.h"
@@ -115,6 +118,188 @@ TEST(SeedExamples, CondTracesBothBranches) {
   Tensor pos = abs(rand_tensor({3}, 2)), neg = ingot::neg(pos);
   expect_equal(mod(pos).at(0), sin(pos));
   expect_equal(mod(neg).at(0), cos(neg));
+}
+
+}  // namespace
+}  // namespace ingot
+
+namespace ingot {
+namespace {
+
+using testing::contains;
+using testing::rand_tensor;
+
+// nonzero's size is data-dependent: branching on it needs check().
+struct NonzeroBranch : nn::Module {
+  bool use_check;
+  explicit NonzeroBranch(bool c) : Module("NonzeroBranch"), use_check(c) {}
+  Tensor forward(const Tensor& x) {
+    Tensor nz = nonzero(x);
+    if (use_check) check(nz.sym_size(0) > 0);
+    if (nz.sym_size(0) > 0) return sin(x);
+    return cos(x);
+  }
+};
+
+TEST(SeedExamples, NonzeroNeedsCheckAndBecomesARuntimeAssert) {
+  Tensor x = rand_tensor({3, 2}, 1);
+  NonzeroBranch without(false);
+  try {
+    export_(without, std::tuple{x});
+    FAIL() << "branching on an unbacked size must fail";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "u0")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "seed_examples_test.cpp")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "check")) << e.what();
+  }
+  NonzeroBranch with(true);
+  ExportedProgram ep = export_(with, std::tuple{x});
+  const std::string p = ep.print();
+  EXPECT_TRUE(contains(p, "nonzero: i64[u0, 2] = nonzero(arg0)")) << p;
+  EXPECT_TRUE(contains(p, "assert")) << p;
+  EXPECT_TRUE(contains(p, "sin")) << p;
+  auto mod = ep.module();
+  testing::expect_near_tensors(mod(x).at(0), sin(x));
+  try {
+    mod(zeros({3, 2}));
+    FAIL() << "the runtime assert must reject an all-zero input";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "u0")) << e.what();
+  }
+}
+
+// torch.library.custom_op("mylib::sin") with a trivial fake.
+const bool kRegisteredSin = [] {
+  register_custom_op(
+      "mylib::sin(Tensor x) -> Tensor",
+      [](const OpArgs& a) {
+        // A "foreign" kernel: computes element by element outside the op library.
+        Tensor x = contiguous(a.tensor(0));
+        Tensor out = Tensor::empty(x.sizes(), DType::F32);
+        for (int64_t i = 0; i < x.numel(); ++i) out.data<float>()[i] = std::sin(x.data<float>()[i]);
+        return std::vector<Tensor>{out};
+      },
+      [](const OpArgs& a) { return std::vector<OutputMeta>{{a.tensor(0).dtype(), a.tensor(0).sym_sizes()}}; });
+  register_custom_op(
+      "mylib::custom_nonzero(Tensor x) -> Tensor",
+      [](const OpArgs& a) { return std::vector<Tensor>{nonzero(a.tensor(0))}; },
+      [](const OpArgs& a) {
+        return std::vector<OutputMeta>{{DType::I64, {new_dynamic_size(), SymInt(a.tensor(0).dim())}}};
+      });
+  register_custom_op("mylib::no_fake(Tensor x) -> Tensor",
+                     [](const OpArgs& a) { return std::vector<Tensor>{clone(a.tensor(0))}; });
+  return true;
+}();
+
+TEST(SeedExamples, CustomOpWithFakeRunsByName) {
+  Tensor x = rand_tensor({4, 3}, 1);
+  auto fn = [](const Tensor& t) { return call_custom_op("mylib::sin", {t})[0]; };
+  ExportedProgram ep = export_(nullptr, fn, std::tuple{x});
+  EXPECT_TRUE(contains(ep.print(), "sin: f32[4, 3] = mylib::sin(arg0)")) << ep.print();
+  testing::expect_near_tensors(ep.module()(x).at(0), sin(x), 1e-6);
+}
+
+TEST(SeedExamples, CustomOpWithoutFakeIsAnExportErrorNamingIt) {
+  Tensor x = rand_tensor({2}, 1);
+  auto fn = [](const Tensor& t) { return call_custom_op("mylib::no_fake", {t})[0]; };
+  try {
+    export_(nullptr, fn, std::tuple{x});
+    FAIL();
+  } catch (const NotSupportedError& e) {
+    EXPECT_TRUE(contains(e.what(), "'mylib::no_fake'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "fake")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "seed_examples_test.cpp")) << e.what();
+  }
+}
+
+TEST(SeedExamples, CustomNonzeroWithNewDynamicSize) {
+  Tensor x = rand_tensor({3, 4}, 1);
+  auto fn = [](const Tensor& t) { return call_custom_op("mylib::custom_nonzero", {t})[0]; };
+  ExportedProgram ep = export_(nullptr, fn, std::tuple{x});
+  EXPECT_TRUE(contains(ep.print(), "custom_nonzero: i64[u0, 2] = mylib::custom_nonzero(arg0)")) << ep.print();
+  Tensor y = where(gt(x, Scalar(0.5)), x, zeros({3, 4}));
+  testing::expect_near_tensors(ep.module()(y).at(0), nonzero(y));
+}
+
+}  // namespace
+}  // namespace ingot
+
+// A user type registered as a pytree node (pytree.register_dataclass).
+struct Input {
+  ingot::Tensor f;
+  ingot::Tensor p;
+};
+INGOT_PYTREE_DATACLASS(Input, f, p)
+
+namespace ingot {
+namespace {
+
+using testing::contains;
+using testing::rand_tensor;
+
+TEST(SeedExamples, UserTypeAsPytreeInput) {
+  Input in{rand_tensor({10, 4}, 1), rand_tensor({10, 4}, 2)};
+  auto fn = [](const Input& x) { return add(x.f, Scalar(1)); };
+  ExportOptions o;
+  o.input_names = {"x"};
+  ExportedProgram ep = export_(nullptr, fn, std::tuple{in}, o);
+  const std::string p = ep.print();
+  EXPECT_TRUE(contains(p, "def forward(x_f: f32[10, 4], x_p: f32[10, 4])")) << p;
+  EXPECT_TRUE(contains(p, "add.Scalar(x_f, 1, 1)")) << p;
+  Input other{rand_tensor({10, 4}, 3), rand_tensor({10, 4}, 4)};
+  testing::expect_near_tensors(ep.module()(other).at(0), add(other.f, Scalar(1)));
+}
+
+// Buffers may be updated (functionalised into BUFFER_MUTATION); parameters may not.
+struct Counter : nn::Module {
+  Tensor* count;
+  Tensor* weight;
+  Counter() : Module("Counter") {
+    count = register_buffer("count", zeros({3}));
+    weight = register_parameter("weight", ones({3}));
+  }
+  Tensor forward(const Tensor& x) {
+    add_(*count, Scalar(1));
+    return add(mul(x, *weight), *count);
+  }
+};
+
+TEST(SeedExamples, BufferUpdateIsAMutationOutputSeenByTheNextCall) {
+  Counter m;
+  Tensor x = rand_tensor({3}, 1);
+  ExportedProgram ep = export_(m, std::tuple{x});
+  const std::string p = ep.print();
+  EXPECT_TRUE(contains(p, "b_count: BUFFER target='count'")) << p;
+  EXPECT_TRUE(contains(p, "p_weight: PARAMETER target='weight'")) << p;
+  EXPECT_TRUE(contains(p, "BUFFER_MUTATION target='count'")) << p;
+  // The eager model is untouched: real tensors back in its slots, count still zero.
+  EXPECT_TRUE(m.count->has_storage());
+  testing::expect_near_tensors(*m.count, zeros({3}));
+  auto mod = ep.module();
+  testing::expect_near_tensors(mod(x).at(0), add(x, Scalar(1)));
+  testing::expect_near_tensors(mod(x).at(0), add(x, Scalar(2)));
+  testing::expect_near_tensors(mod.buffer("count"), full({3}, 2.0));
+}
+
+struct UpdatesParameter : nn::Module {
+  Tensor* weight;
+  UpdatesParameter() : Module("UpdatesParameter") { weight = register_parameter("weight", ones({3})); }
+  Tensor forward(const Tensor& x) {
+    mul_(*weight, Scalar(2));
+    return add(x, *weight);
+  }
+};
+
+TEST(SeedExamples, ParameterUpdateIsAnError) {
+  UpdatesParameter m;
+  try {
+    export_(m, std::tuple{rand_tensor({3}, 1)});
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_TRUE(contains(e.what(), "parameter 'weight' is updated in place by 'mul_.Scalar'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "seed_examples_test.cpp")) << e.what();
+  }
+  EXPECT_TRUE(m.weight->has_storage());  // restored after the failed trace
 }
 
 }  // namespace

@@ -19,8 +19,9 @@ const Case kShapes[] = {{{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}, {2, 
 
 struct CmpCase {
   const char* name;
-  Tensor (*tensor_op)(const Tensor&, const Tensor&);
-  Tensor (*scalar_op)(const Tensor&, Scalar);
+  // (The trailing parameter is the caller's source line, recorded by export.)
+  Tensor (*tensor_op)(const Tensor&, const Tensor&, std::source_location);
+  Tensor (*scalar_op)(const Tensor&, Scalar, std::source_location);
   std::function<bool(double, double)> ref;
 };
 const CmpCase kCmps[] = {
@@ -44,11 +45,11 @@ TEST(Comparison, MatchesReferenceForAllDTypesWithViews) {
         const Tensor y = nc ? testing::noncontiguous_like(b) : b;
         for (const CmpCase& k : kCmps) {
           const std::string what = fmt::format("{} {} {}{}", k.name, t, shape_str(c.a), nc ? " strided" : "");
-          const Tensor r = k.tensor_op(x, y);
+          const Tensor r = k.tensor_op(x, y, std::source_location::current());
           EXPECT_EQ(r.dtype(), DType::Bool) << what;
           EXPECT_EQ(r.sizes(), c.out) << what;
           EXPECT_EQ(values(r), reference_binary(a, b, c.out, [&](double u, double v) { return k.ref(u, v) ? 1.0 : 0.0; })) << what;
-          const Tensor s = k.scalar_op(x, 1);
+          const Tensor s = k.scalar_op(x, 1, std::source_location::current());
           std::vector<double> expected;
           for (double v : values(a)) expected.push_back(k.ref(v, 1) ? 1 : 0);
           EXPECT_EQ(values(s), expected) << what << " scalar";

@@ -42,7 +42,7 @@ TEST(Registry, EveryOpIsComplete) {
   for (const auto& [name, def] : ops) {
     EXPECT_EQ(name, def.schema.qualified_name());
     EXPECT_TRUE(def.shape_fn) << name;
-    EXPECT_TRUE(def.cpu_kernel || def.view_fn || def.decomposition_fn) << name;
+    EXPECT_TRUE(def.cpu_kernel || def.view_fn || def.decomposition_fn || def.compute_fn) << name;
     EXPECT_EQ(def.is_view(), bool(def.view_fn)) << name << ": view schema <=> view function";
   }
 }

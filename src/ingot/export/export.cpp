@@ -60,8 +60,20 @@ void rewrite_exprs(ir::Graph& g, const std::function<sym::Expr(const sym::Expr&)
         for (sym::Expr& e : *l) e = f(e);
       }
     }
-    if (n.condition) n.condition = f(*n.condition);
     for (auto& sub : n.subgraphs) rewrite_exprs(*sub, f);
+  }
+}
+
+void rewrite_conditions(ir::Graph& g, const sym::ShapeEnv& env) {
+  for (ir::Node& n : g.mutable_nodes()) {
+    if (n.condition) {
+      n.condition = sym::substitute(*n.condition, [&](const sym::Expr& s) -> std::optional<sym::Expr> {
+        auto it = env.replacements().find(s);
+        if (it == env.replacements().end()) return std::nullopt;
+        return it->second;
+      });
+    }
+    for (auto& sub : n.subgraphs) rewrite_conditions(*sub, env);
   }
 }
 
@@ -272,6 +284,9 @@ ExportedProgram export_flat(nn::Module* module, const FlatFn& fn, const TreeSpec
   auto& nodes = graph->mutable_nodes();
   nodes.insert(nodes.begin(), asserts.begin(), asserts.end());
   rewrite_exprs(*graph, [&](const sym::Expr& e) { return env->simplify(e); });
+  // Asserts keep their condition: simplifying with the facts they state would make them
+  // vacuous. Only symbol replacements apply (so every symbol they use is bound).
+  rewrite_conditions(*graph, *env);
 
   for (const sym::Expr& s : env->symbols()) {
     if (env->replacements().contains(s)) continue;

@@ -13,18 +13,56 @@ namespace {
 bool has_side_effect(const ir::Node& n) { return n.target == "assert"; }
 }  // namespace
 
+// Symbols a node needs bound: those in its integer arguments and assert condition.
+void add_needed_symbols(const ir::Node& n, std::set<std::string>& needed) {
+  auto add = [&](const sym::Expr& e) {
+    for (const sym::Expr& s : sym::free_symbols(e)) needed.insert(s.name());
+  };
+  for (const ir::Argument& a : n.args) {
+    if (auto* e = std::get_if<sym::Expr>(&a)) add(*e);
+    if (auto* l = std::get_if<std::vector<sym::Expr>>(&a)) {
+      for (const sym::Expr& e : *l) add(e);
+    }
+  }
+  if (n.condition) add(*n.condition);
+}
+
+// True when one of n's outputs is where a needed (unbacked) symbol gets its value.
+bool binds_needed_symbol(const ir::Graph& g, const ir::Node& n, const std::set<std::string>& needed) {
+  for (ir::ValueId o : n.outputs) {
+    const ir::ValueInfo& v = g.value(o);
+    if (!v.is_tensor() && v.expr.is_symbol() && needed.contains(v.expr.name())) return true;
+    for (const sym::Expr& e : v.sizes) {
+      if (e.is_symbol() && needed.contains(e.name())) return true;
+    }
+  }
+  return false;
+}
+
 size_t eliminate_dead_code(ir::Graph& g) {
   std::vector<bool> used(g.num_values(), false);
-  for (ir::ValueId v : g.outputs) used[size_t(v)] = true;
+  std::set<std::string> needed;
+  for (ir::ValueId v : g.outputs) {
+    used[size_t(v)] = true;
+    for (const sym::Expr& e : g.value(v).sizes) {
+      for (const sym::Expr& s : sym::free_symbols(e)) needed.insert(s.name());
+    }
+  }
   auto& nodes = g.mutable_nodes();
   std::vector<bool> keep(nodes.size(), false);
   for (size_t i = nodes.size(); i-- > 0;) {
     const ir::Node& n = nodes[i];
-    bool live = has_side_effect(n);
+    bool live = has_side_effect(n) || binds_needed_symbol(g, n, needed);
     for (ir::ValueId o : n.outputs) live = live || used[size_t(o)];
     if (!live) continue;
     keep[i] = true;
-    for (ir::ValueId in : ir::Graph::node_inputs(n)) used[size_t(in)] = true;
+    for (ir::ValueId in : ir::Graph::node_inputs(n)) {
+      used[size_t(in)] = true;
+      for (const sym::Expr& e : g.value(in).sizes) {
+        for (const sym::Expr& s : sym::free_symbols(e)) needed.insert(s.name());
+      }
+    }
+    add_needed_symbols(n, needed);
   }
   size_t removed = 0;
   std::vector<ir::Node> kept;

@@ -446,7 +446,7 @@ void Tracer::check(const SymBool& condition, const std::source_location& where) 
   node.target = "assert";
   node.source = SourceLine::from(where);
   node.condition = e;
-  node.message = fmt::format("check({}) at {}", e.str(), sym::where_str(where));
+  node.message = fmt::format("check({}) at {}", e.str(), SourceLine::from(where).str());
   frames_[emit_frame_]->graph->add_node(std::move(node));
 }
 

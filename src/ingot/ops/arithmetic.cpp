@@ -1,6 +1,7 @@
 // add / sub / mul / div, Tensor and Scalar overloads.
 #include <cmath>
 
+#include "ingot/ops/registry.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/arithmetic.h"
 
@@ -134,16 +135,38 @@ const OpHandle kAddT("add.Tensor"), kAddS("add.Scalar"), kSubT("sub.Tensor"), kS
 
 }  // namespace
 
-Tensor add(const Tensor& s, const Tensor& o, Scalar alpha) { return kAddT({s, o, alpha})[0]; }
-Tensor add(const Tensor& s, Scalar o, Scalar alpha) { return kAddS({s, o, alpha})[0]; }
-Tensor sub(const Tensor& s, const Tensor& o, Scalar alpha) { return kSubT({s, o, alpha})[0]; }
-Tensor sub(const Tensor& s, Scalar o, Scalar alpha) { return kSubS({s, o, alpha})[0]; }
-Tensor mul(const Tensor& s, const Tensor& o) { return kMulT({s, o})[0]; }
-Tensor mul(const Tensor& s, Scalar o) { return kMulS({s, o})[0]; }
-Tensor div(const Tensor& s, const Tensor& o, std::optional<std::string> mode) {
+Tensor add(const Tensor& s, const Tensor& o, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAddT({s, o, alpha})[0];
+}
+Tensor add(const Tensor& s, Scalar o, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAddS({s, o, alpha})[0];
+}
+Tensor sub(const Tensor& s, const Tensor& o, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSubT({s, o, alpha})[0];
+}
+Tensor sub(const Tensor& s, Scalar o, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSubS({s, o, alpha})[0];
+}
+Tensor mul(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kMulT({s, o})[0];
+}
+Tensor mul(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kMulS({s, o})[0];
+}
+Tensor div(const Tensor& s, const Tensor& o, std::optional<std::string> mode, std::source_location where) {
+  CallSiteScope call_site(where);
   if (!mode) return kDivT({s, o})[0];
   return kDivMode({s, o, *mode})[0];
 }
-Tensor div(const Tensor& s, Scalar o) { return kDivS({s, o})[0]; }
+Tensor div(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kDivS({s, o})[0];
+}
 
 }  // namespace ingot

@@ -228,7 +228,8 @@ const OpHandle kSdpaOp("scaled_dot_product_attention");
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const std::optional<Tensor>& mask, bool is_causal,
-                                    std::optional<double> scale, bool enable_gqa) {
+                                    std::optional<double> scale, bool enable_gqa, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSdpaOp({query, key, value, mask, 0.0, is_causal, scale, enable_gqa})[0];
 }
 

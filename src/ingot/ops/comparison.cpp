@@ -1,5 +1,6 @@
 // Comparisons (eq, ne, lt, le, gt, ge; Tensor and Scalar overloads) and logical
 // and / or / not. All produce bool tensors.
+#include "ingot/ops/registry.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/comparison.h"
 
@@ -86,20 +87,65 @@ const OpHandle kEqT("eq.Tensor"), kEqS("eq.Scalar"), kNeT("ne.Tensor"), kNeS("ne
 
 }  // namespace
 
-Tensor eq(const Tensor& s, const Tensor& o) { return kEqT({s, o})[0]; }
-Tensor eq(const Tensor& s, Scalar o) { return kEqS({s, o})[0]; }
-Tensor ne(const Tensor& s, const Tensor& o) { return kNeT({s, o})[0]; }
-Tensor ne(const Tensor& s, Scalar o) { return kNeS({s, o})[0]; }
-Tensor lt(const Tensor& s, const Tensor& o) { return kLtT({s, o})[0]; }
-Tensor lt(const Tensor& s, Scalar o) { return kLtS({s, o})[0]; }
-Tensor le(const Tensor& s, const Tensor& o) { return kLeT({s, o})[0]; }
-Tensor le(const Tensor& s, Scalar o) { return kLeS({s, o})[0]; }
-Tensor gt(const Tensor& s, const Tensor& o) { return kGtT({s, o})[0]; }
-Tensor gt(const Tensor& s, Scalar o) { return kGtS({s, o})[0]; }
-Tensor ge(const Tensor& s, const Tensor& o) { return kGeT({s, o})[0]; }
-Tensor ge(const Tensor& s, Scalar o) { return kGeS({s, o})[0]; }
-Tensor logical_and(const Tensor& s, const Tensor& o) { return kAnd({s, o})[0]; }
-Tensor logical_or(const Tensor& s, const Tensor& o) { return kOr({s, o})[0]; }
-Tensor logical_not(const Tensor& s) { return kNot({s})[0]; }
+Tensor eq(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kEqT({s, o})[0];
+}
+Tensor eq(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kEqS({s, o})[0];
+}
+Tensor ne(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kNeT({s, o})[0];
+}
+Tensor ne(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kNeS({s, o})[0];
+}
+Tensor lt(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kLtT({s, o})[0];
+}
+Tensor lt(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kLtS({s, o})[0];
+}
+Tensor le(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kLeT({s, o})[0];
+}
+Tensor le(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kLeS({s, o})[0];
+}
+Tensor gt(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kGtT({s, o})[0];
+}
+Tensor gt(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kGtS({s, o})[0];
+}
+Tensor ge(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kGeT({s, o})[0];
+}
+Tensor ge(const Tensor& s, Scalar o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kGeS({s, o})[0];
+}
+Tensor logical_and(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAnd({s, o})[0];
+}
+Tensor logical_or(const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kOr({s, o})[0];
+}
+Tensor logical_not(const Tensor& s, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kNot({s})[0];
+}
 
 }  // namespace ingot

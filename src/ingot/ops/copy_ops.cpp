@@ -59,11 +59,21 @@ const OpHandle kToCopyOp("_to_copy"), kCloneOp("clone"), kCopyOp("copy_");
 
 }  // namespace
 
-Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
-Tensor clone(const Tensor& t) { return kCloneOp({t})[0]; }
-Tensor to(const Tensor& t, DType dtype) {
+Tensor contiguous(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return t.is_contiguous() ? t : clone(t);
+}
+Tensor clone(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kCloneOp({t})[0];
+}
+Tensor to(const Tensor& t, DType dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return t.dtype() == dtype ? t : kToCopyOp({t, dtype})[0];
 }
-Tensor copy_(const Tensor& dst, const Tensor& src) { return kCopyOp({dst, src})[0]; }
+Tensor copy_(const Tensor& dst, const Tensor& src, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kCopyOp({dst, src})[0];
+}
 
 }  // namespace ingot

@@ -223,40 +223,52 @@ const OpHandle kArangeOp("arange"), kArangeStartStepOp("arange.start_step"), kFu
 
 }  // namespace
 
-Tensor arange(Scalar end, std::optional<DType> dtype) {
+Tensor arange(Scalar end, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kArangeOp({end, dtype})[0];
 }
-Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype) {
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kArangeStartStepOp({start, end, step, dtype})[0];
 }
-Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype) {
+Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kFullOp({size, fill_value, dtype})[0];
 }
-Tensor full_symint(const SymIntList& size, Scalar fill_value, std::optional<DType> dtype) {
+Tensor full_symint(const SymIntList& size, Scalar fill_value, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kFullOp({size, fill_value, dtype})[0];
 }
-Tensor zeros(const IntShape& size, std::optional<DType> dtype) {
+Tensor zeros(const IntShape& size, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kZerosOp({size, dtype})[0];
 }
-Tensor zeros_symint(const SymIntList& size, std::optional<DType> dtype) {
+Tensor zeros_symint(const SymIntList& size, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kZerosOp({size, dtype})[0];
 }
-Tensor ones(const IntShape& size, std::optional<DType> dtype) {
+Tensor ones(const IntShape& size, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kOnesOp({size, dtype})[0];
 }
-Tensor ones_symint(const SymIntList& size, std::optional<DType> dtype) {
+Tensor ones_symint(const SymIntList& size, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kOnesOp({size, dtype})[0];
 }
-Tensor empty(const IntShape& size, std::optional<DType> dtype) {
+Tensor empty(const IntShape& size, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kEmptyOp({size, dtype})[0];
 }
-Tensor empty_symint(const SymIntList& size, std::optional<DType> dtype) {
+Tensor empty_symint(const SymIntList& size, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kEmptyOp({size, dtype})[0];
 }
-Tensor triu(const Tensor& t, int64_t diagonal) {
+Tensor triu(const Tensor& t, int64_t diagonal, std::source_location where) {
+  CallSiteScope call_site(where);
   return kTriuOp({t, diagonal})[0];
 }
-Tensor tril(const Tensor& t, int64_t diagonal) {
+Tensor tril(const Tensor& t, int64_t diagonal, std::source_location where) {
+  CallSiteScope call_site(where);
   return kTrilOp({t, diagonal})[0];
 }
 

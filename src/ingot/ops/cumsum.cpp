@@ -1,6 +1,7 @@
 // cumsum: inclusive prefix sum along one dim. Integer and bool inputs give int64 (torch
 // promotes them); a dtype argument converts the input first. Sums run in float for
 // 16-bit floats, double for float32/float64 (torch's CPU accumulation types).
+#include "ingot/ops/registry.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/reduction.h"
@@ -80,7 +81,8 @@ const OpHandle kCumsumOp("cumsum");
 
 }  // namespace
 
-Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kCumsumOp({t, dim, dtype})[0];
 }
 

@@ -352,11 +352,13 @@ TensorList to_list(const std::vector<std::optional<Tensor>>& indices) {
 }  // namespace
 
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                 const Tensor& values, bool accumulate) {
+                 const Tensor& values, bool accumulate, std::source_location where) {
+  CallSiteScope call_site(where);
   return kIndexPutOp({self, to_list(indices), values, accumulate})[0];
 }
 Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                  const Tensor& values, bool accumulate) {
+                  const Tensor& values, bool accumulate, std::source_location where) {
+  CallSiteScope call_site(where);
   return kIndexPutInplaceOp({self, to_list(indices), values, accumulate})[0];
 }
 

@@ -316,25 +316,32 @@ const OpHandle kIndexSelectOp("index_select"), kGatherOp("gather"), kScatterSrcO
 
 }  // namespace
 
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index, std::source_location where) {
+  CallSiteScope call_site(where);
   return kIndexSelectOp({self, dim, index})[0];
 }
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, std::source_location where) {
+  CallSiteScope call_site(where);
   return kGatherOp({self, dim, index})[0];
 }
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::source_location where) {
+  CallSiteScope call_site(where);
   return kScatterSrcOp({self, dim, index, src})[0];
 }
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value, std::source_location where) {
+  CallSiteScope call_site(where);
   return kScatterValueOp({self, dim, index, value})[0];
 }
-Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::source_location where) {
+  CallSiteScope call_site(where);
   return kIndexCopyOp({self, dim, index, source})[0];
 }
-Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, std::source_location where) {
+  CallSiteScope call_site(where);
   return kIndexCopyInplaceOp({self, dim, index, source})[0];
 }
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, std::source_location where) {
+  CallSiteScope call_site(where);
   return kEmbeddingOp({weight, indices, padding_idx})[0];
 }
 

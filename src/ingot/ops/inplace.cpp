@@ -51,12 +51,28 @@ const OpHandle kAddOp("add_.Tensor"), kAddScalarOp("add_.Scalar"), kSubOp("sub_.
 
 }  // namespace
 
-Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha) { return kAddOp({self, other, alpha})[0]; }
-Tensor add_(const Tensor& self, Scalar other, Scalar alpha) { return kAddScalarOp({self, other, alpha})[0]; }
-Tensor sub_(const Tensor& self, const Tensor& other, Scalar alpha) { return kSubOp({self, other, alpha})[0]; }
-Tensor mul_(const Tensor& self, const Tensor& other) { return kMulOp({self, other})[0]; }
-Tensor mul_(const Tensor& self, Scalar other) { return kMulScalarOp({self, other})[0]; }
-Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value) {
+Tensor add_(const Tensor& self, const Tensor& other, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAddOp({self, other, alpha})[0];
+}
+Tensor add_(const Tensor& self, Scalar other, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAddScalarOp({self, other, alpha})[0];
+}
+Tensor sub_(const Tensor& self, const Tensor& other, Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSubOp({self, other, alpha})[0];
+}
+Tensor mul_(const Tensor& self, const Tensor& other, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kMulOp({self, other})[0];
+}
+Tensor mul_(const Tensor& self, Scalar other, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kMulScalarOp({self, other})[0];
+}
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value, std::source_location where) {
+  CallSiteScope call_site(where);
   return kMaskedFillOp({self, mask, value})[0];
 }
 

@@ -240,22 +240,28 @@ const OpHandle kCatOp("cat"), kStackOp("stack"), kSplitOp("split.Tensor"),
 
 }  // namespace
 
-Tensor cat(const TensorList& tensors, int64_t dim) {
+Tensor cat(const TensorList& tensors, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kCatOp({tensors, dim})[0];
 }
-Tensor stack(const TensorList& tensors, int64_t dim) {
+Tensor stack(const TensorList& tensors, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kStackOp({tensors, dim})[0];
 }
-std::vector<Tensor> split(const Tensor& t, SymInt split_size, int64_t dim) {
+std::vector<Tensor> split(const Tensor& t, SymInt split_size, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSplitOp({t, split_size, dim});
 }
-std::vector<Tensor> split(const Tensor& t, const SymIntList& split_sizes, int64_t dim) {
+std::vector<Tensor> split(const Tensor& t, const SymIntList& split_sizes, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
   return split_with_sizes(t, split_sizes, dim);
 }
-std::vector<Tensor> split_with_sizes(const Tensor& t, const SymIntList& split_sizes, int64_t dim) {
+std::vector<Tensor> split_with_sizes(const Tensor& t, const SymIntList& split_sizes, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSplitWithSizesOp({t, split_sizes, dim});
 }
-std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kChunkOp({t, chunks, dim});
 }
 

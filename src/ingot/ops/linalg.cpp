@@ -214,20 +214,25 @@ const OpHandle kMmOp("mm"), kBmmOp("bmm"), kAddmmOp("addmm"), kMatmulOp("matmul"
 
 }  // namespace
 
-Tensor mm(const Tensor& self, const Tensor& mat2) {
+Tensor mm(const Tensor& self, const Tensor& mat2, std::source_location where) {
+  CallSiteScope call_site(where);
   return kMmOp({self, mat2})[0];
 }
-Tensor bmm(const Tensor& self, const Tensor& mat2) {
+Tensor bmm(const Tensor& self, const Tensor& mat2, std::source_location where) {
+  CallSiteScope call_site(where);
   return kBmmOp({self, mat2})[0];
 }
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta,
-             Scalar alpha) {
+             Scalar alpha, std::source_location where) {
+  CallSiteScope call_site(where);
   return kAddmmOp({self, mat1, mat2, beta, alpha})[0];
 }
-Tensor matmul(const Tensor& self, const Tensor& other) {
+Tensor matmul(const Tensor& self, const Tensor& other, std::source_location where) {
+  CallSiteScope call_site(where);
   return kMatmulOp({self, other})[0];
 }
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, std::source_location where) {
+  CallSiteScope call_site(where);
   return kLinearOp({input, weight, bias.defined() ? Value(bias) : Value()})[0];
 }
 

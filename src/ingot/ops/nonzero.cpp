@@ -37,6 +37,9 @@ const OpHandle kNonzeroOp("nonzero");
 
 }  // namespace
 
-Tensor nonzero(const Tensor& self) { return kNonzeroOp({self})[0]; }
+Tensor nonzero(const Tensor& self, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kNonzeroOp({self})[0];
+}
 
 }  // namespace ingot

@@ -184,16 +184,19 @@ const OpHandle kLayerNormOp("layer_norm"), kRmsNormOp("rms_norm");
 
 Tensor layer_norm(const Tensor& input, const SymIntList& normalized_shape,
                   const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-                  double eps) {
+                  double eps, std::source_location where) {
+  CallSiteScope call_site(where);
   return kLayerNormOp({input, normalized_shape, weight, bias, eps})[0];
 }
 
 Tensor rms_norm(const Tensor& input, const SymIntList& normalized_shape,
-                const std::optional<Tensor>& weight, std::optional<double> eps) {
+                const std::optional<Tensor>& weight, std::optional<double> eps, std::source_location where) {
+  CallSiteScope call_site(where);
   return kRmsNormOp({input, normalized_shape, weight, eps})[0];
 }
 
-Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps) {
+Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps, std::source_location where) {
+  CallSiteScope call_site(where);
   INGOT_CHECK(input.dim() >= 1, ShapeError,
               "[rms_norm_hf] input must have at least one dim, got shape {}", input.shape_string());
   const SymIntList last{input.sym_size(input.dim() - 1)};

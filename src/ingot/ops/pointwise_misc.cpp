@@ -1,6 +1,7 @@
 // Pointwise ops beyond plain arithmetic: where, masked_fill, clamp, pow.
 #include <cmath>
 
+#include "ingot/ops/registry.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/comparison.h"
 #include "ingot/ops/functional/unary.h"
@@ -244,19 +245,37 @@ const OpHandle kWhereOp("where.self"), kMaskedFillS("masked_fill.Scalar"),
 
 }  // namespace
 
-Tensor where(const Tensor& c, const Tensor& s, const Tensor& o) { return kWhereOp({c, s, o})[0]; }
-Tensor masked_fill(const Tensor& s, const Tensor& m, Scalar v) { return kMaskedFillS({s, m, v})[0]; }
-Tensor masked_fill(const Tensor& s, const Tensor& m, const Tensor& v) {
+Tensor where(const Tensor& c, const Tensor& s, const Tensor& o, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kWhereOp({c, s, o})[0];
+}
+Tensor masked_fill(const Tensor& s, const Tensor& m, Scalar v, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kMaskedFillS({s, m, v})[0];
+}
+Tensor masked_fill(const Tensor& s, const Tensor& m, const Tensor& v, std::source_location where) {
+  CallSiteScope call_site(where);
   return kMaskedFillT({s, m, v})[0];
 }
-Tensor clamp(const Tensor& s, std::optional<Scalar> min, std::optional<Scalar> max) {
+Tensor clamp(const Tensor& s, std::optional<Scalar> min, std::optional<Scalar> max, std::source_location where) {
+  CallSiteScope call_site(where);
   return kClampOp({s, min, max})[0];
 }
-Tensor clamp(const Tensor& s, const Tensor& min, const Tensor& max) {
+Tensor clamp(const Tensor& s, const Tensor& min, const Tensor& max, std::source_location where) {
+  CallSiteScope call_site(where);
   return kClampT({s, min.defined() ? Value(min) : Value(), max.defined() ? Value(max) : Value()})[0];
 }
-Tensor pow(const Tensor& s, const Tensor& e) { return kPowTT({s, e})[0]; }
-Tensor pow(const Tensor& s, Scalar e) { return kPowTS({s, e})[0]; }
-Tensor pow(Scalar s, const Tensor& e) { return kPowS({s, e})[0]; }
+Tensor pow(const Tensor& s, const Tensor& e, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kPowTT({s, e})[0];
+}
+Tensor pow(const Tensor& s, Scalar e, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kPowTS({s, e})[0];
+}
+Tensor pow(Scalar s, const Tensor& e, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kPowS({s, e})[0];
+}
 
 }  // namespace ingot

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ingot/ops/registry.h"
 #include "ingot/ops/cpu/reduce.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/reduction.h"
@@ -300,20 +301,36 @@ const OpHandle kSumOp("sum"), kSumDimOp("sum.dim_IntList"), kMeanOp("mean"),
 
 }  // namespace
 
-Tensor sum(const Tensor& t, std::optional<DType> dtype) { return kSumOp({t, dtype})[0]; }
-Tensor sum(const Tensor& t, IntShape dims, bool keepdim, std::optional<DType> dtype) {
+Tensor sum(const Tensor& t, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSumOp({t, dtype})[0];
+}
+Tensor sum(const Tensor& t, IntShape dims, bool keepdim, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSumDimOp({t, dims, keepdim, dtype})[0];
 }
-Tensor mean(const Tensor& t, std::optional<DType> dtype) { return kMeanOp({t, dtype})[0]; }
-Tensor mean(const Tensor& t, IntShape dims, bool keepdim, std::optional<DType> dtype) {
+Tensor mean(const Tensor& t, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kMeanOp({t, dtype})[0];
+}
+Tensor mean(const Tensor& t, IntShape dims, bool keepdim, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kMeanDimOp({t, dims, keepdim, dtype})[0];
 }
-Tensor amax(const Tensor& t, IntShape dims, bool keepdim) { return kAmaxOp({t, dims, keepdim})[0]; }
-Tensor amin(const Tensor& t, IntShape dims, bool keepdim) { return kAminOp({t, dims, keepdim})[0]; }
-Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+Tensor amax(const Tensor& t, IntShape dims, bool keepdim, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAmaxOp({t, dims, keepdim})[0];
+}
+Tensor amin(const Tensor& t, IntShape dims, bool keepdim, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAminOp({t, dims, keepdim})[0];
+}
+Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kArgmaxOp({t, dim, keepdim})[0];
 }
-Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim, std::source_location where) {
+  CallSiteScope call_site(where);
   return kArgminOp({t, dim, keepdim})[0];
 }
 

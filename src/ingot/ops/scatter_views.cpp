@@ -65,10 +65,12 @@ const OpHandle kSliceScatterOp("slice_scatter"), kSelectScatterOp("select_scatte
 }  // namespace
 
 Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim,
-                     std::optional<SymInt> start, std::optional<SymInt> end, SymInt step) {
+                     std::optional<SymInt> start, std::optional<SymInt> end, SymInt step, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSliceScatterOp({self, src, dim, Value(start), Value(end), step})[0];
 }
-Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, SymInt index) {
+Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, SymInt index, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSelectScatterOp({self, src, dim, index})[0];
 }
 

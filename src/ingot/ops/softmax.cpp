@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ingot/ops/registry.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/vec_math.h"
 #include "ingot/ops/elementwise_common.h"
@@ -194,10 +195,12 @@ const OpHandle kSoftmaxOp("softmax.int"), kLogSoftmaxOp("log_softmax.int");
 
 }  // namespace
 
-Tensor softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSoftmaxOp({t, dim, dtype})[0];
 }
-Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
   return kLogSoftmaxOp({t, dim, dtype})[0];
 }
 

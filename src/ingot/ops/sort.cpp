@@ -222,12 +222,14 @@ const OpHandle kSortOp("sort"), kTopkOp("topk");
 
 }  // namespace
 
-std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, std::source_location where) {
+  CallSiteScope call_site(where);
   auto r = kSortOp({self, dim, descending});
   return {r[0], r[1]};
 }
 std::pair<Tensor, Tensor> topk(const Tensor& self, SymInt k, int64_t dim, bool largest,
-                               bool sorted) {
+                               bool sorted, std::source_location where) {
+  CallSiteScope call_site(where);
   auto r = kTopkOp({self, k, dim, largest, sorted});
   return {r[0], r[1]};
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "ingot/ops/registry.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/unary.h"
 
@@ -141,19 +142,56 @@ const OpHandle kNegOp("neg"), kAbsOp("abs"), kReluOp("relu"), kSqrtOp("sqrt"), k
 
 }  // namespace
 
-Tensor neg(const Tensor& t) { return kNegOp({t})[0]; }
-Tensor abs(const Tensor& t) { return kAbsOp({t})[0]; }
-Tensor relu(const Tensor& t) { return kReluOp({t})[0]; }
-Tensor sqrt(const Tensor& t) { return kSqrtOp({t})[0]; }
-Tensor rsqrt(const Tensor& t) { return kRsqrtOp({t})[0]; }
-Tensor exp(const Tensor& t) { return kExpOp({t})[0]; }
-Tensor log(const Tensor& t) { return kLogOp({t})[0]; }
-Tensor sin(const Tensor& t) { return kSinOp({t})[0]; }
-Tensor cos(const Tensor& t) { return kCosOp({t})[0]; }
-Tensor tanh(const Tensor& t) { return kTanhOp({t})[0]; }
-Tensor sigmoid(const Tensor& t) { return kSigmoidOp({t})[0]; }
-Tensor silu(const Tensor& t) { return kSiluOp({t})[0]; }
-Tensor gelu(const Tensor& t, std::string approximate) {
+Tensor neg(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kNegOp({t})[0];
+}
+Tensor abs(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kAbsOp({t})[0];
+}
+Tensor relu(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kReluOp({t})[0];
+}
+Tensor sqrt(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSqrtOp({t})[0];
+}
+Tensor rsqrt(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kRsqrtOp({t})[0];
+}
+Tensor exp(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kExpOp({t})[0];
+}
+Tensor log(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kLogOp({t})[0];
+}
+Tensor sin(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSinOp({t})[0];
+}
+Tensor cos(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kCosOp({t})[0];
+}
+Tensor tanh(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kTanhOp({t})[0];
+}
+Tensor sigmoid(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSigmoidOp({t})[0];
+}
+Tensor silu(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSiluOp({t})[0];
+}
+Tensor gelu(const Tensor& t, std::string approximate, std::source_location where) {
+  CallSiteScope call_site(where);
   return kGeluOp({t, std::move(approximate)})[0];
 }
 

@@ -420,9 +420,16 @@ const OpHandle kViewOp("view"), kReshapeOp("reshape"), kTransposeOp("transpose.i
 
 }  // namespace
 
-Tensor view(const Tensor& t, const SymIntList& size) { return kViewOp({t, size})[0]; }
-Tensor reshape(const Tensor& t, const SymIntList& shape) { return kReshapeOp({t, shape})[0]; }
-Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
+Tensor view(const Tensor& t, const SymIntList& size, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kViewOp({t, size})[0];
+}
+Tensor reshape(const Tensor& t, const SymIntList& shape, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kReshapeOp({t, shape})[0];
+}
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim, std::source_location where) {
+  CallSiteScope call_site(where);
   if (t.dim() == 0) return reshape(t, {SymInt(1)});
   int64_t s = wrap_dim(start_dim, t.dim(), "flatten"), e = wrap_dim(end_dim, t.dim(), "flatten");
   INGOT_CHECK(s <= e, ValueError, "[flatten] start_dim {} comes after end_dim {}", start_dim,
@@ -436,19 +443,42 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
   }
   return reshape(t, sizes);
 }
-Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) { return kTransposeOp({t, d0, d1})[0]; }
-Tensor permute(const Tensor& t, const IntShape& dims) { return kPermuteOp({t, dims})[0]; }
+Tensor transpose(const Tensor& t, int64_t d0, int64_t d1, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kTransposeOp({t, d0, d1})[0];
+}
+Tensor permute(const Tensor& t, const IntShape& dims, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kPermuteOp({t, dims})[0];
+}
 Tensor slice(const Tensor& t, int64_t dim, std::optional<SymInt> start, std::optional<SymInt> end,
-             SymInt step) {
+             SymInt step, std::source_location where) {
+  CallSiteScope call_site(where);
   return kSliceOp({t, dim, Value(start), Value(end), step})[0];
 }
-Tensor select(const Tensor& t, int64_t dim, SymInt index) { return kSelectOp({t, dim, index})[0]; }
-Tensor narrow(const Tensor& t, int64_t dim, SymInt start, SymInt length) {
+Tensor select(const Tensor& t, int64_t dim, SymInt index, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSelectOp({t, dim, index})[0];
+}
+Tensor narrow(const Tensor& t, int64_t dim, SymInt start, SymInt length, std::source_location where) {
+  CallSiteScope call_site(where);
   return kNarrowOp({t, dim, start, length})[0];
 }
-Tensor expand(const Tensor& t, const SymIntList& size) { return kExpandOp({t, size})[0]; }
-Tensor unsqueeze(const Tensor& t, int64_t dim) { return kUnsqueezeOp({t, dim})[0]; }
-Tensor squeeze(const Tensor& t) { return kSqueezeOp({t})[0]; }
-Tensor squeeze(const Tensor& t, int64_t dim) { return kSqueezeDimOp({t, dim})[0]; }
+Tensor expand(const Tensor& t, const SymIntList& size, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kExpandOp({t, size})[0];
+}
+Tensor unsqueeze(const Tensor& t, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kUnsqueezeOp({t, dim})[0];
+}
+Tensor squeeze(const Tensor& t, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSqueezeOp({t})[0];
+}
+Tensor squeeze(const Tensor& t, int64_t dim, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kSqueezeDimOp({t, dim})[0];
+}
 
 }  // namespace ingot

@@ -3,6 +3,7 @@
 // Sizes come as plain IntShape; the *_symint forms take symbolic sizes (export).
 #pragma once
 
+#include <source_location>
 #include <optional>
 
 #include "ingot/core/tensor.h"
@@ -13,26 +14,38 @@ namespace ingot {
 
 // [0, end) in steps of 1. Without a dtype: int64 when every bound is an integer, else
 // float32.
-Tensor arange(Scalar end, std::optional<DType> dtype = {});
+Tensor arange(Scalar end, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
 // [start, end) in steps of `step`: ceil((end - start) / step) elements. Throws on a zero
 // step or one whose sign does not lead from start to end.
-Tensor arange(Scalar start, Scalar end, Scalar step = 1, std::optional<DType> dtype = {});
+Tensor arange(Scalar start, Scalar end, Scalar step = 1, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
 
 // Without a dtype: bool, int64 or float32 following the kind of fill_value.
-Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype = {});
-Tensor full_symint(const SymIntList& size, Scalar fill_value, std::optional<DType> dtype = {});
+Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
+Tensor full_symint(const SymIntList& size, Scalar fill_value, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
 // Without a dtype: float32.
-Tensor zeros(const IntShape& size, std::optional<DType> dtype = {});
-Tensor zeros_symint(const SymIntList& size, std::optional<DType> dtype = {});
-Tensor ones(const IntShape& size, std::optional<DType> dtype = {});
-Tensor ones_symint(const SymIntList& size, std::optional<DType> dtype = {});
+Tensor zeros(const IntShape& size, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
+Tensor zeros_symint(const SymIntList& size, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
+Tensor ones(const IntShape& size, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
+Tensor ones_symint(const SymIntList& size, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
 // Contents unspecified (zeros in eager mode).
-Tensor empty(const IntShape& size, std::optional<DType> dtype = {});
-Tensor empty_symint(const SymIntList& size, std::optional<DType> dtype = {});
+Tensor empty(const IntShape& size, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
+Tensor empty_symint(const SymIntList& size, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
 
 // Upper / lower triangle of the last two dims (batched): element [i, j] is kept where
 // j - i >= diagonal (triu) or j - i <= diagonal (tril), zero elsewhere.
-Tensor triu(const Tensor& t, int64_t diagonal = 0);
-Tensor tril(const Tensor& t, int64_t diagonal = 0);
+Tensor triu(const Tensor& t, int64_t diagonal = 0,
+    std::source_location where = std::source_location::current());
+Tensor tril(const Tensor& t, int64_t diagonal = 0,
+    std::source_location where = std::source_location::current());
 
 }  // namespace ingot

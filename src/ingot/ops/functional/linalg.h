@@ -3,21 +3,27 @@
 // f64 and integer dtypes use a plain loop).
 #pragma once
 
+#include <source_location>
 #include "ingot/core/tensor.h"
 #include "ingot/ops/scalar.h"
 
 namespace ingot {
 
 // [n, k] · [k, p] -> [n, p]
-Tensor mm(const Tensor& self, const Tensor& mat2);
+Tensor mm(const Tensor& self, const Tensor& mat2,
+    std::source_location where = std::source_location::current());
 // [b, n, k] · [b, k, p] -> [b, n, p]
-Tensor bmm(const Tensor& self, const Tensor& mat2);
+Tensor bmm(const Tensor& self, const Tensor& mat2,
+    std::source_location where = std::source_location::current());
 // beta * self + alpha * (mat1 · mat2); self broadcasts to [n, p]; beta == 0 ignores self.
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1,
-             Scalar alpha = 1);
+             Scalar alpha = 1,
+    std::source_location where = std::source_location::current());
 // torch.matmul: dot (1-D·1-D), mv, mm, and batched products with broadcast batch dims.
-Tensor matmul(const Tensor& self, const Tensor& other);
+Tensor matmul(const Tensor& self, const Tensor& other,
+    std::source_location where = std::source_location::current());
 // input[..., in] · weight[out, in]^T (+ bias[out]) -> [..., out]; bias may be undefined.
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
+    std::source_location where = std::source_location::current());
 
 }  // namespace ingot

@@ -1,6 +1,7 @@
 // Neural-network functions: normalisation and attention.
 #pragma once
 
+#include <source_location>
 #include <optional>
 
 #include "ingot/core/tensor.h"
@@ -13,7 +14,8 @@ namespace ingot {
 // are computed in float (double for float64 input); the result has the input's dtype.
 Tensor layer_norm(const Tensor& input, const SymIntList& normalized_shape,
                   const std::optional<Tensor>& weight = {}, const std::optional<Tensor>& bias = {},
-                  double eps = 1e-5);
+                  double eps = 1e-5,
+    std::source_location where = std::source_location::current());
 
 // aten::rms_norm (PyTorch >= 2.6 semantics):
 //   out = T( float(x) * rsqrt(mean(float(x)^2) + eps) * weight )
@@ -21,14 +23,16 @@ Tensor layer_norm(const Tensor& input, const SymIntList& normalized_shape,
 // dtype. eps None means std::numeric_limits<opmath>::epsilon(), as ATen does (float's
 // epsilon for f16/bf16/f32 input, double's for f64).
 Tensor rms_norm(const Tensor& input, const SymIntList& normalized_shape,
-                const std::optional<Tensor>& weight = {}, std::optional<double> eps = std::nullopt);
+                const std::optional<Tensor>& weight = {}, std::optional<double> eps = std::nullopt,
+    std::source_location where = std::source_location::current());
 
 // Hugging Face's RMSNorm order (LlamaRMSNorm, Qwen2/3RMSNorm, ...):
 //   y = T( float(x) * rsqrt(mean(float(x)^2) + eps) )   ; cast to the input dtype first
 //   out = weight * y                                     ; mul.Tensor, promoted dtype
 // Built from rms_norm without weight followed by mul, so it is bit-identical to
 // `self.weight * hidden_states.to(input_dtype)` and traces to two ATen ops.
-Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps);
+Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps,
+    std::source_location where = std::source_location::current());
 
 // aten::scaled_dot_product_attention (inference: dropout_p is always 0).
 //   query [..., Hq, Lq, E], key [..., Hkv, S, E], value [..., Hkv, S, Ev]
@@ -41,6 +45,7 @@ Tensor rms_norm_hf(const Tensor& input, const Tensor& weight, double eps);
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const std::optional<Tensor>& mask = {}, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt,
-                                    bool enable_gqa = false);
+                                    bool enable_gqa = false,
+    std::source_location where = std::source_location::current());
 
 }  // namespace ingot
