@@ -8,7 +8,9 @@
 namespace ingot::sym {
 
 std::string where_str(const std::source_location& where) {
-  return fmt::format("{}:{}", where.file_name(), where.line());
+  std::string_view file = where.file_name();
+  if (size_t slash = file.rfind('/'); slash != std::string_view::npos) file = file.substr(slash + 1);
+  return fmt::format("{}:{}", file, where.line());
 }
 
 std::string Guard::str() const {

@@ -42,7 +42,7 @@ class DataDependentError : public Error {
   Expr expr_;
 };
 
-// "file.cpp:42" of a source location.
+// "file.cpp:42" of a source location (the file's base name).
 std::string where_str(const std::source_location& where);
 
 // A decision the trace took on backed symbols: `expr` evaluated to `value` at `where`
