@@ -16,6 +16,8 @@ namespace ingot {
 namespace {
 
 std::atomic<int64_t> g_live_owned_bytes{0};
+std::atomic<int64_t> g_allocation_count{0};
+std::atomic<int64_t> g_allocated_bytes_total{0};
 constexpr size_t kAlignment = 64;
 
 }  // namespace
@@ -60,6 +62,8 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zero_fill) {
   s->nbytes_ = nbytes;
   s->owned_ = true;
   g_live_owned_bytes += int64_t(nbytes);
+  ++g_allocation_count;
+  g_allocated_bytes_total += int64_t(nbytes);
   return s;
 }
 
@@ -94,5 +98,7 @@ Storage::~Storage() {
 }
 
 int64_t Storage::live_owned_bytes() { return g_live_owned_bytes.load(); }
+int64_t Storage::allocation_count() { return g_allocation_count.load(); }
+int64_t Storage::allocated_bytes_total() { return g_allocated_bytes_total.load(); }
 
 }  // namespace ingot

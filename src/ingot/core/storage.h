@@ -56,6 +56,11 @@ class Storage {
 
   // Bytes currently held by owned storages in this process (for memory tests).
   static int64_t live_owned_bytes();
+  // Number of owned allocations made so far in this process (for "no allocation per
+  // step" tests).
+  static int64_t allocation_count();
+  // Bytes of all owned allocations made so far (monotonic).
+  static int64_t allocated_bytes_total();
 
  private:
   Storage() = default;

@@ -158,7 +158,25 @@ ProgramModule::ProgramModule(std::shared_ptr<const ExportedProgram> program) : p
   for (const OutputSpec& o : program_->signature.outputs) {
     if (o.kind == OutputKind::BufferMutation) buffers_[o.target] = clone(program_->state.at(o.target));
   }
+  // Graph input -> its new value, for every mutated buffer and user input.
+  const ir::Graph& g = *program_->graph;
+  std::map<ir::ValueId, ir::ValueId> writable;
+  for (size_t o = 0; o < program_->signature.outputs.size(); ++o) {
+    const OutputSpec& out = program_->signature.outputs[o];
+    if (out.kind == OutputKind::UserOutput) continue;
+    for (size_t i = 0; i < program_->signature.inputs.size(); ++i) {
+      const InputSpec& in = program_->signature.inputs[i];
+      const bool match = in.target == out.target &&
+                         (out.kind == OutputKind::BufferMutation ? in.kind == InputKind::Buffer
+                                                                 : in.kind == InputKind::UserInput);
+      if (match) writable[g.inputs[i]] = g.outputs[o];
+    }
+  }
+  compiled_ = runtime::compile(g, writable);
+  pool_ = std::make_shared<runtime::StoragePool>();
 }
+
+int64_t ProgramModule::pooled_bytes() const { return pool_->pooled_bytes(); }
 
 const Tensor& ProgramModule::buffer(const std::string& name) const {
   auto it = buffers_.find(name);
@@ -222,7 +240,7 @@ std::vector<Tensor> ProgramModule::run(const std::vector<Tensor>& user_inputs) {
   INGOT_CHECK(next_user == user_inputs.size(), ValueError,
               "[ProgramModule] the program takes {} user inputs, got {}", p.num_user_inputs(), user_inputs.size());
   sym::Bindings bindings = runtime::bind_inputs(p, inputs);
-  std::vector<Tensor> outputs = runtime::run_graph(*p.graph, inputs, bindings, p.range_constraints);
+  std::vector<Tensor> outputs = runtime::run_graph(*compiled_, inputs, bindings, p.range_constraints, pool_.get());
   std::vector<Tensor> user_outputs;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const OutputSpec& o = p.signature.outputs[i];

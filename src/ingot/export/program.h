@@ -21,6 +21,11 @@
 #include "ingot/export/pytree.h"
 #include "ingot/sym/value_ranges.h"
 
+namespace ingot::runtime {
+struct CompiledGraph;
+class StoragePool;
+}  // namespace ingot::runtime
+
 namespace ingot {
 
 enum class InputKind { UserInput, Parameter, Buffer, ConstantTensor };
@@ -90,6 +95,8 @@ class ExportedProgram {
 class ProgramModule {
  public:
   explicit ProgramModule(std::shared_ptr<const ExportedProgram> program);
+  // Bytes of intermediate memory the module keeps for reuse.
+  int64_t pooled_bytes() const;
 
   // Flat user tensors in in_spec order -> flat user outputs. Mutated user inputs are
   // updated in place; mutated buffers persist in this module.
@@ -112,6 +119,9 @@ class ProgramModule {
   std::vector<Tensor> check_call(const TreeSpec& spec, const std::vector<Leaf>& leaves) const;
   std::shared_ptr<const ExportedProgram> program_;
   std::map<std::string, Tensor> buffers_;  // owned, writable copies of mutated buffers
+  // Compiled once: mutated buffers and user inputs are written in place.
+  std::shared_ptr<const runtime::CompiledGraph> compiled_;
+  std::shared_ptr<runtime::StoragePool> pool_;  // intermediate memory, reused across runs
 };
 
 }  // namespace ingot

@@ -202,7 +202,7 @@ OpArgs normalize_args(const OpDef& op, std::vector<Value> values) {
   return OpArgs(op, std::move(values));
 }
 
-std::vector<Tensor> eager_call(const OpArgs& args) {
+std::vector<Tensor> eager_call(const OpArgs& args, const OutputAllocator* allocate) {
   const OpDef& op = args.op();
   if (op.view_fn) return op.view_fn(args);
   if (op.compute_fn) return op.compute_fn(args);
@@ -220,7 +220,8 @@ std::vector<Tensor> eager_call(const OpArgs& args) {
       target.check_writable(op.qualified_name.c_str());
       outputs.push_back(target);
     } else {
-      outputs.push_back(Tensor::empty(to_int_shape(metas[i].sizes), metas[i].dtype));
+      IntShape sizes = to_int_shape(metas[i].sizes);
+      outputs.push_back(allocate ? (*allocate)(sizes, metas[i].dtype) : Tensor::empty(sizes, metas[i].dtype));
     }
   }
   op.cpu_kernel(args, outputs);

@@ -211,8 +211,11 @@ OpArgs normalize_args(const OpDef& op, std::vector<Value> values);
 
 // The entry point for every op call: normalise, intercept or run eagerly.
 std::vector<Tensor> call_op(const OpDef& op, std::vector<Value> values);
-// Runs the op on real tensors: view function, kernel, or decomposition.
-std::vector<Tensor> eager_call(const OpArgs& args);
+// Allocates one kernel output (the runtime's memory pool); default Tensor::empty.
+using OutputAllocator = std::function<Tensor(const IntShape& sizes, DType dtype)>;
+// Runs the op on real tensors: view function, kernel, or decomposition. Kernel outputs
+// come from `allocate` when given.
+std::vector<Tensor> eager_call(const OpArgs& args, const OutputAllocator* allocate = nullptr);
 
 // Looks an op up once and calls it; the handle makes repeated calls lookup-free:
 //   static const OpHandle kAdd("add.Tensor");  return kAdd({a, b, alpha})[0];

@@ -89,18 +89,113 @@ sym::Bindings bind_inputs(const ExportedProgram& p, const std::vector<Tensor>& i
   return b;
 }
 
+struct CompiledGraph {
+  const ir::Graph* graph = nullptr;
+  struct Step {
+    const OpDef* op = nullptr;       // registry op (null for control flow / assert / item)
+    const OpDef* inplace = nullptr;  // run this twin on the first argument instead
+    std::vector<ir::ValueId> release;  // values dead after this node
+    std::vector<std::shared_ptr<const CompiledGraph>> subgraphs;
+  };
+  std::vector<Step> steps;
+};
+
+size_t num_reinplaced(const CompiledGraph& g) {
+  size_t n = 0;
+  for (const auto& s : g.steps) n += s.inplace != nullptr;
+  return n;
+}
+
+namespace {
+
+// The in-place twin of a functional op ("index_copy" -> "index_copy_"), if registered.
+// slice_scatter / select_scatter run as copy_ into a view (handled by the executor).
+const OpDef* inplace_twin(const OpDef& op) {
+  if (op.qualified_name == "slice_scatter" || op.qualified_name == "select_scatter") return &op;
+  std::string name = op.schema.name + "_";
+  if (!op.schema.overload.empty()) name += "." + op.schema.overload;
+  const OpDef* twin = OpRegistry::instance().find(name);
+  if (!twin || !twin->is_inplace() || twin->schema.mutated_arguments() != std::vector<int>{0}) return nullptr;
+  return twin;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledGraph> compile(const ir::Graph& g,
+                                             const std::map<ir::ValueId, ir::ValueId>& writable) {
+  auto c = std::make_shared<CompiledGraph>();
+  c->graph = &g;
+  const auto& nodes = g.nodes();
+  c->steps.resize(nodes.size());
+  // Last node reading each value; graph inputs and outputs are never released.
+  std::vector<int> last_use(g.num_values(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (ir::ValueId v : ir::Graph::node_inputs(nodes[i])) last_use[size_t(v)] = int(i);
+  }
+  std::vector<bool> pinned(g.num_values(), false);
+  for (ir::ValueId v : g.inputs) pinned[size_t(v)] = true;
+  for (ir::ValueId v : g.outputs) pinned[size_t(v)] = true;
+  for (size_t v = 0; v < g.num_values(); ++v) {
+    if (!pinned[v] && last_use[v] >= 0) c->steps[size_t(last_use[v])].release.push_back(ir::ValueId(v));
+  }
+  // Reinplacing: follow each writable input through functional writes whose input value
+  // is not read afterwards; keep the chain only if it ends at the input's new value.
+  std::map<ir::ValueId, ir::ValueId> chain_of;  // current value -> writable input it lives in
+  for (const auto& [in, out] : writable) chain_of[in] = in;
+  std::map<ir::ValueId, std::vector<size_t>> chain_nodes;
+  std::map<ir::ValueId, ir::ValueId> chain_end;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& n = nodes[i];
+    const OpDef* op = OpRegistry::instance().find(n.target);
+    c->steps[i].op = op;
+    for (const auto& sub : n.subgraphs) c->steps[i].subgraphs.push_back(compile(*sub));
+    if (!op || n.args.empty() || n.outputs.size() != 1) continue;
+    const auto* self = std::get_if<ir::TensorRef>(&n.args[0]);
+    if (!self) continue;
+    auto it = chain_of.find(self->id);
+    // A graph output (e.g. the buffer's new value, also read here) must survive.
+    const bool is_output = std::find(g.outputs.begin(), g.outputs.end(), self->id) != g.outputs.end();
+    if (it == chain_of.end() || is_output || last_use[size_t(self->id)] != int(i)) continue;
+    const OpDef* twin = inplace_twin(*op);
+    if (!twin) continue;
+    // The value is read by this node only (as self); no other argument may alias it.
+    bool read_elsewhere = false;
+    auto inputs = ir::Graph::node_inputs(n);
+    for (size_t k = 1; k < inputs.size(); ++k) read_elsewhere |= inputs[k] == self->id;
+    if (read_elsewhere) continue;
+    const ir::ValueId base = it->second;
+    chain_of.erase(it);
+    chain_of[n.outputs[0]] = base;
+    chain_nodes[base].push_back(i);
+    chain_end[base] = n.outputs[0];
+    c->steps[i].inplace = twin;
+  }
+  for (const auto& [in, nodes_on_chain] : chain_nodes) {
+    if (chain_end[in] == writable.at(in)) continue;
+    for (size_t i : nodes_on_chain) c->steps[i].inplace = nullptr;
+  }
+  return c;
+}
+
 namespace {
 
 class Executor {
  public:
-  Executor(const ir::Graph& g, sym::Bindings& b, const std::map<std::string, SymbolRange>& ranges)
-      : g_(g), b_(b), ranges_(ranges), values_(g.num_values()) {}
+  Executor(const CompiledGraph& c, sym::Bindings& b, const std::map<std::string, SymbolRange>& ranges,
+           StoragePool* pool)
+      : c_(c), g_(*c.graph), b_(b), ranges_(ranges), pool_(pool), values_(g_.num_values()) {
+    if (pool_) allocate_ = [this](const IntShape& sizes, DType dtype) { return pool_->allocate(sizes, dtype); };
+  }
 
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
     INGOT_CHECK(inputs.size() == g_.inputs.size(), InternalError, "[runtime] graph takes {} inputs, got {}",
                 g_.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) values_[size_t(g_.inputs[i])] = inputs[i];
-    for (const ir::Node& n : g_.nodes()) execute(n);
+    const auto& nodes = g_.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      execute(nodes[i], c_.steps[i]);
+      for (ir::ValueId v : c_.steps[i].release) values_[size_t(v)] = Tensor();
+    }
     std::vector<Tensor> out;
     for (ir::ValueId v : g_.outputs) out.push_back(values_[size_t(v)]);
     return out;
@@ -132,7 +227,7 @@ class Executor {
     return std::visit(Conv{*this}, a);
   }
 
-  // Binds unbacked symbols that first appear in an output's sizes; checks the others.
+  // Binds unbacked symbols that first appear in an output's sizes.
   void bind_output(ir::ValueId id, const Tensor& t, const ir::Node& n) {
     const ir::ValueInfo& v = g_.value(id);
     for (size_t d = 0; d < v.sizes.size(); ++d) {
@@ -152,8 +247,8 @@ class Executor {
                 range_str(name, it->second.range), n.target, n.source.str());
   }
 
-  std::vector<Tensor> run_sub(const ir::Graph& sub, const std::vector<Tensor>& in) {
-    Executor x(sub, b_, ranges_);
+  std::vector<Tensor> run_sub(const CompiledGraph& sub, const std::vector<Tensor>& in) {
+    Executor x(sub, b_, ranges_, pool_);
     return x.run(in);
   }
 
@@ -172,7 +267,8 @@ class Executor {
     }
   }
 
-  void execute(const ir::Node& n) {
+  void execute(const ir::Node& n, const CompiledGraph::Step& step) {
+    if (step.op) return execute_op(n, step);
     if (n.target == "assert") {
       INGOT_CHECK(eval(*n.condition, b_) != 0, ValueError, "[runtime] assertion failed: {} ({})",
                   n.condition->str(), n.message);
@@ -181,15 +277,14 @@ class Executor {
     if (n.target == "item") {
       const Tensor& t = values_[size_t(std::get<ir::TensorRef>(n.args[0]).id)];
       int64_t v = t.dtype() == DType::Bool ? int64_t(t.item<bool>()) : to(t, DType::I64).item<int64_t>();
-      const ir::ValueInfo& info = g_.value(n.outputs[0]);
-      b_[info.expr.name()] = v;
+      b_[g_.value(n.outputs[0]).expr.name()] = v;
       return;
     }
     if (n.target == "cond") {
       bool pred;
       if (auto* e = std::get_if<sym::Expr>(&n.args[0])) pred = eval(*e, b_) != 0;
       else pred = values_[size_t(std::get<ir::TensorRef>(n.args[0]).id)].item<bool>();
-      set_outputs(n, run_sub(*n.subgraphs[pred ? 0 : 1], tensors(n, 1)));
+      set_outputs(n, run_sub(*step.subgraphs[pred ? 0 : 1], tensors(n, 1)));
       return;
     }
     if (n.target == "map") {
@@ -200,7 +295,7 @@ class Executor {
       for (int64_t k = 0; k < len; ++k) {
         std::vector<Tensor> in;
         for (size_t i = 0; i < all.size(); ++i) in.push_back(i < num_xs ? select(all[i], 0, k) : all[i]);
-        std::vector<Tensor> out = run_sub(*n.subgraphs[0], in);
+        std::vector<Tensor> out = run_sub(*step.subgraphs[0], in);
         for (size_t i = 0; i < out.size(); ++i) per_output[i].push_back(out[i]);
       }
       std::vector<Tensor> results;
@@ -224,31 +319,54 @@ class Executor {
       while (true) {
         std::vector<Tensor> in = carried;
         in.insert(in.end(), all.begin() + long(num_carried), all.end());
-        if (!run_sub(*n.subgraphs[0], in).at(0).item<bool>()) break;
-        carried = run_sub(*n.subgraphs[1], in);
+        if (!run_sub(*step.subgraphs[0], in).at(0).item<bool>()) break;
+        carried = run_sub(*step.subgraphs[1], in);
       }
       set_outputs(n, carried);
       return;
     }
-    const OpDef& op = OpRegistry::instance().get(n.target);
+    INGOT_THROW(NotSupportedError, "[runtime] op '{}' is not registered in this build", n.target);
+  }
+
+  void execute_op(const ir::Node& n, const CompiledGraph::Step& step) {
     std::vector<Value> vals;
     vals.reserve(n.args.size());
     for (const ir::Argument& a : n.args) vals.push_back(to_value(a));
-    OpArgs args(op, std::move(vals));
-    set_outputs(n, eager_call(args));
+    if (step.inplace) {
+      const std::string& name = step.op->qualified_name;
+      if (name == "slice_scatter" || name == "select_scatter") {
+        // self[view] = src, written into self.
+        const Tensor& self = vals[0].tensor();
+        Tensor view = name == "slice_scatter"
+                          ? slice(self, vals[2].sym_int().expect_int(), vals[3].is_none() ? std::optional<SymInt>() : vals[3].sym_int(),
+                                  vals[4].is_none() ? std::optional<SymInt>() : vals[4].sym_int(), vals[5].sym_int())
+                          : select(self, vals[2].sym_int().expect_int(), vals[3].sym_int());
+        copy_(view, vals[1].tensor());
+        set_outputs(n, {self});
+        return;
+      }
+      set_outputs(n, eager_call(OpArgs(*step.inplace, std::move(vals))));
+      return;
+    }
+    OpArgs args(*step.op, std::move(vals));
+    set_outputs(n, eager_call(args, pool_ ? &allocate_ : nullptr));
   }
 
+  const CompiledGraph& c_;
   const ir::Graph& g_;
   sym::Bindings& b_;
   const std::map<std::string, SymbolRange>& ranges_;
+  StoragePool* pool_;
+  OutputAllocator allocate_;
   std::vector<Tensor> values_;
 };
 
 }  // namespace
 
-std::vector<Tensor> run_graph(const ir::Graph& graph, const std::vector<Tensor>& inputs,
-                              sym::Bindings& bindings, const std::map<std::string, SymbolRange>& ranges) {
-  Executor x(graph, bindings, ranges);
+std::vector<Tensor> run_graph(const CompiledGraph& graph, const std::vector<Tensor>& inputs,
+                              sym::Bindings& bindings, const std::map<std::string, SymbolRange>& ranges,
+                              StoragePool* pool) {
+  Executor x(graph, bindings, ranges, pool);
   return x.run(inputs);
 }
 
