@@ -1,0 +1,84 @@
+#include "bench_model.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace ingot::bench {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Qwen3-0.6B's shapes.
+constexpr int64_t kVocab = 151936, kHidden = 1024, kLayers = 28, kHeads = 16, kKvHeads = 8,
+                  kHeadDim = 128, kInter = 3072;
+
+}  // namespace
+
+std::pair<std::string, size_t> synthetic_qwen3_checkpoint() {
+  static const auto result = [] {
+    fs::path dir = fs::temp_directory_path() / "ingot_qwen3_0.6b_shaped";
+    fs::create_directories(dir);
+    nlohmann::json config = {
+        {"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"},
+        {"vocab_size", kVocab}, {"hidden_size", kHidden}, {"intermediate_size", kInter},
+        {"num_hidden_layers", kLayers}, {"num_attention_heads", kHeads},
+        {"num_key_value_heads", kKvHeads}, {"head_dim", kHeadDim},
+        {"max_position_embeddings", 40960}, {"rms_norm_eps", 1e-6},
+        {"rope_theta", 1000000.0}, {"tie_word_embeddings", true}, {"torch_dtype", "bfloat16"}};
+    std::ofstream(dir / "config.json") << config.dump(2);
+    // The header lists every tensor; the data section is left as a hole (zeros).
+    std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
+        {"model.embed_tokens.weight", {kVocab, kHidden}}, {"model.norm.weight", {kHidden}}};
+    for (int64_t l = 0; l < kLayers; ++l) {
+      const std::string p = "model.layers." + std::to_string(l) + ".";
+      shapes.push_back({p + "input_layernorm.weight", {kHidden}});
+      shapes.push_back({p + "post_attention_layernorm.weight", {kHidden}});
+      shapes.push_back({p + "self_attn.q_proj.weight", {kHeads * kHeadDim, kHidden}});
+      shapes.push_back({p + "self_attn.k_proj.weight", {kKvHeads * kHeadDim, kHidden}});
+      shapes.push_back({p + "self_attn.v_proj.weight", {kKvHeads * kHeadDim, kHidden}});
+      shapes.push_back({p + "self_attn.o_proj.weight", {kHidden, kHeads * kHeadDim}});
+      shapes.push_back({p + "self_attn.q_norm.weight", {kHeadDim}});
+      shapes.push_back({p + "self_attn.k_norm.weight", {kHeadDim}});
+      shapes.push_back({p + "mlp.gate_proj.weight", {kInter, kHidden}});
+      shapes.push_back({p + "mlp.up_proj.weight", {kInter, kHidden}});
+      shapes.push_back({p + "mlp.down_proj.weight", {kHidden, kInter}});
+    }
+    nlohmann::json header = nlohmann::json::object();
+    size_t offset = 0;
+    for (const auto& [name, shape] : shapes) {
+      size_t bytes = 2;
+      for (int64_t s : shape) bytes *= size_t(s);
+      header[name] = {{"dtype", "BF16"}, {"shape", shape}, {"data_offsets", {offset, offset + bytes}}};
+      offset += bytes;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    const std::string path = (dir / "model.safetensors").string();
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    uint64_t n = text.size();
+    f.write(reinterpret_cast<const char*>(&n), 8);
+    f << text;
+    f.close();
+    fs::resize_file(path, 8 + text.size() + offset);
+    return std::make_pair(dir.string(), size_t(8 + text.size() + offset));
+  }();
+  return result;
+}
+
+int64_t status_kb(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(field, 0) == 0) return std::stoll(line.substr(std::strlen(field) + 1));
+  }
+  return -1;
+}
+
+void reset_peak_rss() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+}  // namespace ingot::bench

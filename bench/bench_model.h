@@ -1,0 +1,21 @@
+// A Qwen3-0.6B-shaped checkpoint for the load / export benchmarks, and process memory
+// probes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace ingot::bench {
+
+// Writes (once per process) config.json and a bf16 model.safetensors with Qwen3-0.6B's
+// tensor shapes to the temp dir; the data section is a hole (zeros, sparse on disk).
+// Returns the folder and the weight file size.
+std::pair<std::string, size_t> synthetic_qwen3_checkpoint();
+
+// A /proc/self/status field in kB ("VmRSS:", "VmHWM:").
+int64_t status_kb(const char* field);
+// Resets the peak-RSS mark (VmHWM) to the current RSS.
+void reset_peak_rss();
+
+}  // namespace ingot::bench
