@@ -172,3 +172,32 @@ TEST(DynamicShapes, CommonSubexpressionsAreMerged) {
 
 }  // namespace
 }  // namespace ingot
+
+namespace ingot {
+namespace {
+
+TEST(Passes, DecomposeToCoreReplacesCompositesAndKeepsSemantics) {
+  auto fn = [](const Tensor& x) {
+    Tensor y = softmax(mul(x, Scalar(2)), -1);
+    return cond(gt(sum(x), Scalar(0)), [](const TensorList& in) { return TensorList{log_softmax(in[0], 0)}; },
+                [](const TensorList& in) { return TensorList{in[0]}; }, {y})[0];
+  };
+  Tensor x = testing::rand_tensor({3, 5}, 1);
+  ExportOptions o;
+  o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor({{0, Dim("rows", 1, 8)}})});
+  ExportedProgram ep = export_(nullptr, fn, std::tuple{x}, o);
+  ASSERT_TRUE(testing::contains(ep.print(), "softmax.int")) << ep.print();
+  decompose_to_core(ep);
+  const std::string p = ep.print();
+  EXPECT_FALSE(testing::contains(p, "softmax.int")) << p;
+  EXPECT_TRUE(testing::contains(p, "_softmax")) << p;
+  EXPECT_TRUE(testing::contains(p, "_log_softmax")) << p;
+  EXPECT_TRUE(testing::contains(p, "dynamic_shapes_test.cpp")) << p;  // user lines kept
+  for (int64_t rows : {1, 4, 8}) {
+    Tensor xi = testing::rand_tensor({rows, 5}, uint32_t(rows));
+    testing::expect_near_tensors(ep.module()(xi).at(0), fn(xi), 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace ingot

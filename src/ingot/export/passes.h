@@ -16,4 +16,9 @@ size_t eliminate_dead_code(ir::Graph& graph);
 size_t eliminate_common_subexpressions(ExportedProgram& program);
 
 
+// Re-traces the program, replacing every op that has a decomposition (and a kernel: the
+// op is then a composite, e.g. softmax.int -> _to_copy + _softmax) by the ops it
+// calls, until only core ops remain. User source lines are kept.
+void decompose_to_core(ExportedProgram& program);
+
 }  // namespace ingot

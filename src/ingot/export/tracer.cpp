@@ -86,6 +86,7 @@ Tracer::Active::Active(Tracer& t) : previous_(t_current), intercept_(&t) { t_cur
 Tracer::Active::~Active() { t_current = previous_; }
 
 SourceLine Tracer::call_site() const {
+  if (source_override_) return *source_override_;
   if (const std::source_location* w = current_call_site()) return SourceLine::from(*w);
   return SourceLine::from(last_user_location(std::source_location()));
 }
@@ -435,6 +436,15 @@ SymInt Tracer::item(const Tensor& t, const std::source_location& where) {
   return sym::make_symint(env_, u);
 }
 
+void Tracer::add_assert(const sym::Expr& condition, const std::string& message, const SourceLine& src) {
+  Node node;
+  node.target = "assert";
+  node.source = src;
+  node.condition = condition;
+  node.message = message;
+  frames_[emit_frame_]->graph->add_node(std::move(node));
+}
+
 void Tracer::check(const SymBool& condition, const std::source_location& where) {
   if (auto b = condition.maybe_bool()) {
     INGOT_CHECK(*b, ValueError, "[check] condition is false (at {})", sym::where_str(where));
@@ -442,12 +452,7 @@ void Tracer::check(const SymBool& condition, const std::source_location& where) 
   }
   sym::Expr e = sym::expr_of(condition);
   env_.check(e, where);
-  Node node;
-  node.target = "assert";
-  node.source = SourceLine::from(where);
-  node.condition = e;
-  node.message = fmt::format("check({}) at {}", e.str(), SourceLine::from(where).str());
-  frames_[emit_frame_]->graph->add_node(std::move(node));
+  add_assert(e, fmt::format("check({}) at {}", e.str(), SourceLine::from(where).str()), SourceLine::from(where));
 }
 
 // --- control flow ----------------------------------------------------------------------

@@ -90,6 +90,11 @@ class Tracer final : public OpInterceptor, public ShapeContext {
                         const TensorList& additional, const std::source_location& where);
   SymInt item(const Tensor& t, const std::source_location& where);
   void check(const SymBool& condition, const std::source_location& where);
+  // Records an assert node as is (re-tracing an existing program).
+  void add_assert(const sym::Expr& condition, const std::string& message, const SourceLine& src);
+  // While set, recorded nodes carry this source line (re-tracing keeps the original
+  // user lines).
+  void set_source_override(std::optional<SourceLine> src) { source_override_ = std::move(src); }
 
   // After tracing.
   const std::vector<TracedInput>& inputs() const { return inputs_; }
@@ -125,6 +130,7 @@ class Tracer final : public OpInterceptor, public ShapeContext {
                            // regenerating a view of an outer frame)
   std::vector<TracedInput> inputs_;
   std::map<const TensorImpl*, size_t> lifted_constants_;  // real tensor -> inputs_ index
+  std::optional<SourceLine> source_override_;
 };
 
 }  // namespace ingot::ir

@@ -1,0 +1,178 @@
+// decompose_to_core: re-traces a program, replacing ops that have a decomposition by the
+// ops it calls (softmax.int -> _softmax, ...), until only core ops remain. The re-trace
+// replays the graph on traced tensors with a fresh ShapeEnv whose symbols carry the
+// program's names and ranges (hints from the example inputs).
+#include <fmt/format.h>
+
+#include "ingot/export/passes.h"
+#include "ingot/export/tracer.h"
+#include "ingot/runtime/interpreter.h"
+#include "ingot/sym/sym_node.h"
+
+namespace ingot {
+
+namespace {
+
+class Retracer {
+ public:
+  Retracer(sym::ShapeEnv& env, ir::Tracer& tracer) : env_(env), tracer_(tracer) {}
+
+  // Replays `g` with `inputs` standing for its inputs; returns its outputs.
+  TensorList replay(const ir::Graph& g, const TensorList& inputs) {
+    std::vector<Tensor> values(g.num_values());
+    for (size_t i = 0; i < g.inputs.size(); ++i) values[size_t(g.inputs[i])] = inputs[i];
+    for (const ir::Node& n : g.nodes()) {
+      tracer_.set_source_override(n.source);
+      replay_node(n, values);
+      tracer_.set_source_override(std::nullopt);
+    }
+    TensorList out;
+    for (ir::ValueId v : g.outputs) out.push_back(values[size_t(v)]);
+    return out;
+  }
+
+ private:
+  SymInt symint(const sym::Expr& e) { return sym::make_symint(env_, e); }
+
+  Value to_value(const ir::Argument& a, const std::vector<Tensor>& values) {
+    if (auto* t = std::get_if<ir::TensorRef>(&a)) return values[size_t(t->id)];
+    if (auto* l = std::get_if<ir::OptionalValueList>(&a)) {
+      TensorList ts;
+      for (auto& e : *l) ts.push_back(e ? values[size_t(*e)] : Tensor());
+      return ts;
+    }
+    if (auto* e = std::get_if<sym::Expr>(&a)) return symint(*e);
+    if (auto* l = std::get_if<std::vector<sym::Expr>>(&a)) {
+      SymIntList v;
+      for (auto& e : *l) v.push_back(symint(e));
+      return v;
+    }
+    if (auto* d = std::get_if<double>(&a)) return *d;
+    if (auto* b = std::get_if<bool>(&a)) return *b;
+    if (auto* s = std::get_if<Scalar>(&a)) return *s;
+    if (auto* t = std::get_if<DType>(&a)) return *t;
+    if (auto* s = std::get_if<std::string>(&a)) return *s;
+    return Value();
+  }
+
+  TensorList tensors(const ir::Node& n, size_t from, const std::vector<Tensor>& values) {
+    TensorList ts;
+    for (size_t i = from; i < n.args.size(); ++i) ts.push_back(values[size_t(std::get<ir::TensorRef>(n.args[i]).id)]);
+    return ts;
+  }
+
+  GraphFn sub(const ir::Graph& g) {
+    return [this, &g](const TensorList& in) { return replay(g, in); };
+  }
+
+  void replay_node(const ir::Node& n, std::vector<Tensor>& values) {
+    TensorList outs;
+    if (n.target == "assert") {
+      tracer_.add_assert(*n.condition, n.message, n.source);
+      return;
+    }
+    if (n.target == "item") {
+      tracer_.item(values[size_t(std::get<ir::TensorRef>(n.args[0]).id)], std::source_location::current());
+      return;
+    }
+    if (n.target == "cond") {
+      TensorList operands = tensors(n, 1, values);
+      if (auto* e = std::get_if<sym::Expr>(&n.args[0])) {
+        SymBool pred = sym::make_symbool(env_, *e);
+        outs = tracer_.cond(nullptr, &pred, sub(*n.subgraphs[0]), sub(*n.subgraphs[1]), operands,
+                            std::source_location::current());
+      } else {
+        const Tensor& pred = values[size_t(std::get<ir::TensorRef>(n.args[0]).id)];
+        outs = tracer_.cond(&pred, nullptr, sub(*n.subgraphs[0]), sub(*n.subgraphs[1]), operands,
+                            std::source_location::current());
+      }
+    } else if (n.target == "map") {
+      const size_t num_xs = size_t(std::get<sym::Expr>(n.args[0]).value());
+      TensorList all = tensors(n, 1, values);
+      TensorList xs(all.begin(), all.begin() + long(num_xs)), rest(all.begin() + long(num_xs), all.end());
+      outs = tracer_.map(sub(*n.subgraphs[0]), xs, rest, std::source_location::current());
+    } else if (n.target == "while_loop") {
+      const size_t num_carried = size_t(std::get<sym::Expr>(n.args[0]).value());
+      TensorList all = tensors(n, 1, values);
+      TensorList carried(all.begin(), all.begin() + long(num_carried)), rest(all.begin() + long(num_carried), all.end());
+      outs = tracer_.while_loop(sub(*n.subgraphs[0]), sub(*n.subgraphs[1]), carried, rest,
+                                std::source_location::current());
+    } else {
+      const OpDef& op = OpRegistry::instance().get(n.target);
+      std::vector<Value> vals;
+      for (const ir::Argument& a : n.args) vals.push_back(to_value(a, values));
+      // A decomposition calls other ops, which the active tracer records as they are;
+      // decompose_to_core repeats until no composite op is left.
+      outs = op.decomposition_fn && op.cpu_kernel ? op.decomposition_fn(normalize_args(op, std::move(vals)))
+                                                  : call_op(op, std::move(vals));
+    }
+    for (size_t i = 0; i < n.outputs.size(); ++i) values[size_t(n.outputs[i])] = outs.at(i);
+  }
+
+  sym::ShapeEnv& env_;
+  ir::Tracer& tracer_;
+};
+
+bool has_decomposable_node(const ir::Graph& g) {
+  for (const ir::Node& n : g.nodes()) {
+    const OpDef* op = OpRegistry::instance().find(n.target);
+    if (op && op->decomposition_fn && op->cpu_kernel) return true;
+    for (const auto& s : n.subgraphs) {
+      if (has_decomposable_node(*s)) return true;
+    }
+  }
+  return false;
+}
+
+void decompose_once(ExportedProgram& ep) {
+  auto env = std::make_shared<sym::ShapeEnv>();
+  // Symbols with the program's names and ranges; hints from the example inputs.
+  std::vector<Tensor> example_graph_inputs;
+  size_t next_user = 0;
+  for (const InputSpec& in : ep.signature.inputs) {
+    if (in.kind == InputKind::UserInput) example_graph_inputs.push_back(ep.example_inputs.at(next_user++));
+    else if (in.kind == InputKind::ConstantTensor) example_graph_inputs.push_back(ep.constants.at(in.target));
+    else example_graph_inputs.push_back(ep.state.at(in.target));
+  }
+  sym::Bindings hints = runtime::bind_inputs(ep, example_graph_inputs);
+  for (const auto& [name, r] : ep.range_constraints) {
+    if (!r.backed) continue;
+    sym::ShapeEnv::SymbolOptions o;
+    o.range = r.range;
+    o.name = name;
+    o.specialize_zero_one = false;
+    env->create_symbol(hints.at(name), o);
+  }
+  auto graph = std::make_shared<ir::Graph>();
+  ir::Tracer tracer(*env, graph);
+  TensorList inputs;
+  for (size_t i = 0; i < ep.graph->inputs.size(); ++i) {
+    const ir::ValueInfo& v = ep.graph->value(ep.graph->inputs[i]);
+    const InputSpec& spec = ep.signature.inputs[i];
+    Shape sizes;
+    for (const sym::Expr& e : v.sizes) sizes.push_back(sym::make_symint(*env, e));
+    inputs.push_back(tracer.add_input(v.name, v.dtype, sizes, spec.kind, spec.target, spec.persistent));
+  }
+  TensorList outputs;
+  {
+    ir::Tracer::Active active(tracer);
+    Retracer r(*env, tracer);
+    outputs = r.replay(*ep.graph, inputs);
+    for (const Tensor& t : outputs) graph->outputs.push_back(tracer.value_of(t));
+  }
+  for (size_t i = 0; i < graph->outputs.size(); ++i) ep.signature.outputs[i].name = graph->value(graph->outputs[i]).name;
+  ep.graph = graph;
+  ep.trace_context = env;
+  eliminate_dead_code(ep);
+  ep.verify();
+}
+
+}  // namespace
+
+void decompose_to_core(ExportedProgram& ep) {
+  for (int round = 0; round < 16 && has_decomposable_node(*ep.graph); ++round) decompose_once(ep);
+  INGOT_CHECK(!has_decomposable_node(*ep.graph), InternalError,
+              "[decompose_to_core] decompositions did not converge after 16 rounds");
+}
+
+}  // namespace ingot
