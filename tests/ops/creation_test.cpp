@@ -1,4 +1,8 @@
 #include "index_test_util.h"
+#include "op_test_util.h"
+
+#include "ingot/sym/shape_env.h"
+#include "ingot/sym/sym_node.h"
 
 namespace ingot {
 namespace {
@@ -39,6 +43,41 @@ TEST(Arange, RejectsBadSteps) {
   EXPECT_THROW(arange(5, 0, 0.5), ValueError);
   EXPECT_THROW(arange(-2.5), ValueError);
   EXPECT_THROW(arange(0, 1, 0.5, DType::Bool), DTypeError);
+}
+
+TEST(Arange, SymIntBoundsEagerAreArange) {
+  EXPECT_EQ(values(arange_symint(4)), (std::vector<double>{0, 1, 2, 3}));
+  Tensor r = arange_symint(3, 6, DType::F32);
+  EXPECT_EQ(r.dtype(), DType::F32);
+  EXPECT_EQ(values(r), (std::vector<double>{3, 4, 5}));
+  EXPECT_EQ(arange_symint(2, 2).numel(), 0);
+  EXPECT_THROW(arange_symint(3, 1), ValueError);
+}
+
+// The export path: a symbolic end (sequence length) or start (past length) gives a
+// symbolic length, with no guard when the range direction is provable.
+TEST(Arange, SymbolicBoundsGiveSymbolicLength) {
+  sym::ShapeEnv env;
+  SymInt s0 = sym::create_symint(env, 5), s1 = sym::create_symint(env, 3);
+  testing::ShapeOnlyInterceptor shape_only;
+  InterceptorScope scope(&shape_only);
+  Tensor a = arange_symint(s0);
+  EXPECT_FALSE(a.has_storage());
+  EXPECT_EQ(a.dtype(), DType::I64);
+  EXPECT_EQ(a.sym_size(0).str(), "s0");
+  Tensor b = arange_symint(s1, s1 + s0);  // positions of s0 new tokens after s1 cached
+  EXPECT_EQ(b.sym_size(0).str(), "s0");
+  const OpHandle arange_step("arange.start_step");
+  Tensor c = arange_step({0, s0 * 2, 2})[0];  // ATen's Scalar bounds accept SymInts too
+  EXPECT_EQ(c.sym_size(0).str(), "s0");
+  EXPECT_TRUE(env.guards().empty()) << env.guards()[0].str();
+  EXPECT_EQ(shape_only.ops, (std::vector<std::string>{"arange", "arange.start", "arange.start_step"}));
+  EXPECT_THROW(arange_step({0, s0, 0.5}), ValueError);  // symbolic bounds need an integer step
+  // An unprovable direction is decided by hint and recorded as a guard.
+  Tensor d = arange_symint(s1, s0);
+  EXPECT_EQ(env.simplify(sym::expr_of(d.sym_size(0))).str(), "s0 - s1");
+  ASSERT_EQ(env.guards().size(), 1u);
+  EXPECT_EQ(env.guards()[0].condition().str(), "s1 <= s0");
 }
 
 TEST(Full, InfersDTypeFromFillValue) {

@@ -36,7 +36,7 @@ DecoderLayer::DecoderLayer(const DecoderConfig& c, size_t index, DType dtype)
 }
 
 Tensor DecoderLayer::forward(const Tensor& x, const Tensor& cos, const Tensor& sin,
-                             const Tensor& mask, nn::KVCache* cache) const {
+                             const Tensor& mask, nn::Cache* cache) const {
   Tensor h = add(x, self_attn_->forward(input_layernorm_->forward(x), cos, sin, mask, cache));
   return add(h, mlp_->forward(post_attention_layernorm_->forward(h)));
 }
@@ -54,15 +54,25 @@ DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype) : PretrainedModel("Dec
   }
 }
 
+std::optional<nn::CacheSpec> DecoderLM::cache_spec() const {
+  // k and v carry the activations' dtype: the embedding's (the compute dtype).
+  return nn::CacheSpec{config_.num_layers, config_.num_kv_heads, config_.head_dim,
+                       embed_tokens_->weight().dtype()};
+}
+
+// Trace-friendly: batch and seq are only used as SymInts, positions and masks are ops.
 ModelOutputs DecoderLM::forward(const ModelInputs& in) {
   check_input_ids(in, architecture());
-  const int64_t past = in.cache ? in.cache->seq_length() : 0;
-  const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
+  if (in.cache) in.cache->check_compatible(*cache_spec());
+  const SymInt batch = in.input_ids.sym_size(0), seq = in.input_ids.sym_size(1);
+  // Absolute positions of the new tokens [seq], and the key slots attention sees.
+  Tensor positions = in.cache ? in.cache->new_positions(seq) : arange_symint(seq);
+  const SymInt key_length = in.cache ? in.cache->key_length(seq) : seq;
   Tensor position_ids =
-      in.position_ids.defined() ? in.position_ids : default_position_ids(batch, seq, past);
+      in.position_ids.defined() ? in.position_ids : default_position_ids(positions, batch);
   Tensor x = embed_tokens_->forward(in.input_ids);  // [b, s, hidden]
   auto [cos, sin] = rotary_->forward(position_ids, x.dtype());
-  Tensor mask = nn::causal_mask(seq, past, in.attention_mask, config_.sliding_window);
+  Tensor mask = nn::causal_mask(positions, key_length, in.attention_mask, config_.sliding_window);
   ModelOutputs out;
   if (in.output_hidden_states) out.hidden_states.push_back(x);
   for (size_t i = 0; i < layers_->size(); ++i) {

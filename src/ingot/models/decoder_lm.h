@@ -40,7 +40,7 @@ class DecoderLayer : public nn::Module {
   DecoderLayer(const DecoderConfig& c, size_t index, DType dtype);
   // x [b, s, hidden]
   Tensor forward(const Tensor& x, const Tensor& cos, const Tensor& sin, const Tensor& mask,
-                 nn::KVCache* cache) const;
+                 nn::Cache* cache) const;
 
  private:
   std::shared_ptr<nn::RMSNorm> input_layernorm_, post_attention_layernorm_;
@@ -55,6 +55,7 @@ class DecoderLM : public PretrainedModel {
   std::vector<std::string> input_names() const override {
     return {"input_ids", "attention_mask", "position_ids"};
   }
+  std::optional<nn::CacheSpec> cache_spec() const override;
   const DecoderConfig& config() const { return config_; }
 
  private:

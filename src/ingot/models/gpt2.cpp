@@ -44,7 +44,7 @@ class Gpt2Block : public nn::Module {
   }
 
   // x [b, s, n_embd]
-  Tensor forward(const Tensor& x, const Tensor& mask, nn::KVCache* cache) const {
+  Tensor forward(const Tensor& x, const Tensor& mask, nn::Cache* cache) const {
     const SymInt b = x.sym_size(0), s = x.sym_size(1);
     const int64_t hd = c_.n_embd / c_.n_head;
     auto qkv = split(c_attn_->forward(ln_1_->forward(x)), c_.n_embd, 2);  // 3 x [b, s, n_embd]
@@ -84,15 +84,26 @@ class Gpt2LMHeadModel : public PretrainedModel {
     return {"input_ids", "attention_mask", "position_ids"};
   }
 
+  std::optional<nn::CacheSpec> cache_spec() const override {
+    return nn::CacheSpec{c_.n_layer, c_.n_head, c_.n_embd / c_.n_head, wte_->weight().dtype()};
+  }
+
+  // Trace-friendly: batch and seq are only used as SymInts, positions and masks are ops.
   ModelOutputs forward(const ModelInputs& in) override {
     check_input_ids(in, architecture());
-    const int64_t past = in.cache ? in.cache->seq_length() : 0;
-    const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
-    INGOT_CHECK(past + seq <= c_.n_positions, ValueError,
-                "[GPT2LMHeadModel] {} positions exceed n_positions {}", past + seq, c_.n_positions);
-    Tensor pos = in.position_ids.defined() ? in.position_ids : default_position_ids(batch, seq, past);
+    if (in.cache) in.cache->check_compatible(*cache_spec());
+    const SymInt batch = in.input_ids.sym_size(0), seq = in.input_ids.sym_size(1);
+    Tensor positions = in.cache ? in.cache->new_positions(seq) : arange_symint(seq);  // [s]
+    const SymInt key_length = in.cache ? in.cache->key_length(seq) : seq;
+    Tensor pos = in.position_ids.defined() ? in.position_ids : default_position_ids(positions, batch);
+    if (pos.has_storage() && pos.numel() > 0) {  // eager: a clear error before wpe's lookup
+      const int64_t last = amax(pos).item<int64_t>();
+      INGOT_CHECK(last < c_.n_positions, ValueError,
+                  "[GPT2LMHeadModel] position {} is beyond the model's n_positions {}", last,
+                  c_.n_positions);
+    }
     Tensor x = add(wte_->forward(in.input_ids), wpe_->forward(pos));  // [b, s, n_embd]
-    Tensor mask = nn::causal_mask(seq, past, in.attention_mask, std::nullopt);
+    Tensor mask = nn::causal_mask(positions, key_length, in.attention_mask, std::nullopt);
     ModelOutputs out;
     if (in.output_hidden_states) out.hidden_states.push_back(x);
     for (size_t i = 0; i < h_->size(); ++i) {

@@ -41,8 +41,12 @@ void check_input_ids(const ModelInputs& in, const std::string& architecture) {
               in.input_ids.defined() ? in.input_ids.shape_string() : "nothing");
 }
 
-Tensor default_position_ids(int64_t batch, int64_t seq, int64_t past) {
-  return expand(unsqueeze(arange(past, past + seq, 1, DType::I64), 0), {SymInt(batch), SymInt(seq)});
+Tensor default_position_ids(const SymInt& batch, const SymInt& seq, const SymInt& past) {
+  return default_position_ids(arange_symint(past, past + seq), batch);
+}
+
+Tensor default_position_ids(const Tensor& positions, const SymInt& batch) {
+  return expand(unsqueeze(positions, 0), {batch, positions.sym_size(0)});  // [batch, seq]
 }
 
 ArchitectureRegistrar::ArchitectureRegistrar(const std::string& architecture, ModelFactory factory) {

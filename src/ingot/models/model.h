@@ -8,12 +8,14 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ingot/models/config.h"
 #include "ingot/nn/attention.h"
+#include "ingot/nn/static_cache.h"
 #include "ingot/nn/module.h"
 
 namespace ingot::models {
@@ -21,10 +23,14 @@ namespace ingot::models {
 // Named model inputs, as Hugging Face's forward arguments. Undefined tensors are absent.
 struct ModelInputs {
   Tensor input_ids;       // [batch, seq] int64
-  Tensor attention_mask;  // [batch, past + seq] int64 0/1
-  Tensor position_ids;    // [batch, seq] int64; default: past .. past + seq - 1
+  // [batch, key slots] int64 0/1: past + seq without a cache or with a KVCache,
+  // max_cache_len with a StaticCache; or a 4-D bool mask (see nn::causal_mask).
+  Tensor attention_mask;
+  Tensor position_ids;    // [batch, seq] int64; default: the cache's positions of the new tokens
   Tensor token_type_ids;  // [batch, seq] (BERT)
-  nn::KVCache* cache = nullptr;  // eager incremental decoding (decoders only)
+  // Incremental decoding (decoders only): nn::KVCache (grows) or nn::StaticCache (fixed
+  // size, written in place). The forward stores the new tokens' keys and values in it.
+  nn::Cache* cache = nullptr;
   bool output_hidden_states = false;
 };
 
@@ -47,6 +53,8 @@ class PretrainedModel : public nn::Module {
   virtual ModelOutputs forward(const ModelInputs& inputs) = 0;
   // The input names forward() understands, in HF order ("input_ids", "attention_mask", ...).
   virtual std::vector<std::string> input_names() const = 0;
+  // What a KV cache for this model holds per layer; nullopt for models without one (BERT).
+  virtual std::optional<nn::CacheSpec> cache_spec() const { return std::nullopt; }
   const std::string& architecture() const { return architecture_; }
   DType compute_dtype() const { return compute_dtype_; }
 
@@ -68,7 +76,9 @@ std::vector<std::string> supported_architectures();
 // Checks input_ids is [batch, seq]; the error names the architecture.
 void check_input_ids(const ModelInputs& in, const std::string& architecture);
 // position_ids when not given: past .. past + seq - 1 for every row -> [batch, seq].
-Tensor default_position_ids(int64_t batch, int64_t seq, int64_t past);
+Tensor default_position_ids(const SymInt& batch, const SymInt& seq, const SymInt& past);
+// The same from the new tokens' positions [seq] (Cache::new_positions) -> [batch, seq].
+Tensor default_position_ids(const Tensor& positions, const SymInt& batch);
 
 // Builds the model named by `folder`/config.json and loads its weights. Errors name the
 // folder, the architecture (listing the supported ones) or the tensor at fault.

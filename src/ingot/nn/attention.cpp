@@ -5,36 +5,31 @@
 
 namespace ingot::nn {
 
-std::pair<Tensor, Tensor> KVCache::update(size_t layer, const Tensor& k, const Tensor& v) {
-  if (layers_.size() <= layer) layers_.resize(layer + 1);
-  auto& [ck, cv] = layers_[layer];
-  if (!ck.defined()) {
-    ck = k;
-    cv = v;
-  } else {
-    ck = cat({ck, k}, 2);
-    cv = cat({cv, v}, 2);
+Tensor causal_mask(const Tensor& query_positions, const SymInt& key_length,
+                   const Tensor& attention_mask, std::optional<int64_t> sliding_window) {
+  INGOT_CHECK(query_positions.dim() == 1, ShapeError,
+              "[causal_mask] query_positions must be [q], got {}", query_positions.shape_string());
+  const SymInt q = query_positions.sym_size(0);
+  if (attention_mask.defined() && attention_mask.dim() == 4) {
+    const Tensor& m = attention_mask;
+    INGOT_CHECK((m.sym_size(2) == q).guard_bool() && (m.sym_size(3) == key_length).guard_bool(),
+                ShapeError,
+                "[causal_mask] a 4-D attention_mask must be [batch or 1, 1, {}, {}] (queries, key "
+                "slots), got {}", q.str(), key_length.str(), m.shape_string());
+    return m.dtype() == DType::Bool ? m : ne(m, 0);
   }
-  return {ck, cv};
-}
-
-int64_t KVCache::seq_length() const {
-  return layers_.empty() || !layers_[0].first.defined() ? 0 : layers_[0].first.size(2);
-}
-
-Tensor causal_mask(int64_t q_len, int64_t past, const Tensor& attention_mask,
-                   std::optional<int64_t> sliding_window) {
-  const int64_t total = past + q_len;
-  Tensor q_pos = unsqueeze(arange(past, total, 1, DType::I64), 1);  // [q, 1]
-  Tensor k_pos = unsqueeze(arange(0, total, 1, DType::I64), 0);     // [1, total]
-  Tensor allowed = le(k_pos, q_pos);                                 // [q, total]
+  Tensor q_pos = unsqueeze(query_positions, 1);                 // [q, 1]
+  Tensor k_pos = unsqueeze(arange_symint(key_length), 0);       // [1, kv]
+  Tensor allowed = le(k_pos, q_pos);                             // [q, kv]
   if (sliding_window) allowed = logical_and(allowed, gt(k_pos, sub(q_pos, *sliding_window)));
-  allowed = unsqueeze(unsqueeze(allowed, 0), 0);  // [1, 1, q, total]
+  allowed = unsqueeze(unsqueeze(allowed, 0), 0);  // [1, 1, q, kv]
   if (!attention_mask.defined()) return allowed;
-  INGOT_CHECK(attention_mask.dim() == 2 && attention_mask.size(1) == total, ShapeError,
-              "[causal_mask] attention_mask has shape {}; expected [batch, {}] (past {} + new {})",
-              attention_mask.shape_string(), total, past, q_len);
-  return logical_and(allowed, padding_mask(attention_mask));  // [b, 1, q, total]
+  INGOT_CHECK(attention_mask.dim() == 2 && (attention_mask.sym_size(1) == key_length).guard_bool(),
+              ShapeError,
+              "[causal_mask] attention_mask has shape {}; expected [batch, {}] over the key slots "
+              "(cached + new tokens; with a StaticCache, max_cache_len) or a 4-D mask",
+              attention_mask.shape_string(), key_length.str());
+  return logical_and(allowed, padding_mask(attention_mask));  // [b, 1, q, kv]
 }
 
 Tensor padding_mask(const Tensor& attention_mask) {
@@ -58,7 +53,7 @@ SelfAttention::SelfAttention(const AttentionConfig& c, size_t layer_index)
 }
 
 Tensor SelfAttention::forward(const Tensor& x, const Tensor& cos, const Tensor& sin,
-                              const Tensor& mask, KVCache* cache) const {
+                              const Tensor& mask, Cache* cache) const {
   const SymInt b = x.sym_size(0), s = x.sym_size(1);
   const int64_t hd = config_.head_dim;
   // [b, s, heads * hd] -> [b, s, heads, hd]

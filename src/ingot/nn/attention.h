@@ -1,5 +1,5 @@
 // Multi-head self-attention of decoder LLMs (Llama, Mistral, Qwen2, Qwen3) with Hugging
-// Face parameter names, plus the masks and the eager KV cache it uses.
+// Face parameter names, plus the masks it uses. Caches are in cache.h / static_cache.h.
 //
 // MHA / GQA / MQA by num_kv_heads; optional qkv bias (Qwen2) and per-head q/k RMSNorm
 // (Qwen3). Attention itself is the fused scaled_dot_product_attention op.
@@ -9,29 +9,23 @@
 #include <utility>
 #include <vector>
 
+#include "ingot/nn/cache.h"
 #include "ingot/nn/layers.h"
 
 namespace ingot::nn {
 
-// Growing per-layer K/V for incremental eager decoding: [batch, kv_heads, seq, head_dim].
-class KVCache {
- public:
-  // Appends this step's k, v for `layer` and returns the full K, V so far.
-  std::pair<Tensor, Tensor> update(size_t layer, const Tensor& k, const Tensor& v);
-  // Tokens already cached (0 before the first update).
-  int64_t seq_length() const;
-  void clear() { layers_.clear(); }
-
- private:
-  std::vector<std::pair<Tensor, Tensor>> layers_;
-};
-
-// Boolean attention mask [batch or 1, 1, q_len, past + q_len]: True where query i
-// (absolute position past + i) may attend key j — causal (j <= past + i), inside the
-// sliding window if any (past + i - j < window), and not padding (attention_mask[b, j]
-// != 0 when given, shape [batch, past + q_len]). Built with ops so it traces.
-Tensor causal_mask(int64_t q_len, int64_t past, const Tensor& attention_mask,
-                   std::optional<int64_t> sliding_window);
+// Boolean attention mask [batch or 1, 1, q, key_length] for queries at absolute
+// positions query_positions ([q] int64, from Cache::new_positions or arange(q)) over key
+// slots [0, key_length): True where slot j may be attended — causal (j <= position),
+// inside the sliding window if any (position - j < window), and not padding. Causality
+// also hides a static cache's slots that hold no token yet.
+// attention_mask, when defined, is either [batch, key_length] 0/1 over the key slots
+// (1 = a real token; with a StaticCache its length is max_cache_len), or a 4-D bool (or
+// 0/1) mask [batch or 1, 1, q, key_length] used as is (no causal or window terms added,
+// as transformers does with 4-D masks). Built with ops over SymInts, so it traces with
+// symbolic batch, q and key_length.
+Tensor causal_mask(const Tensor& query_positions, const SymInt& key_length,
+                   const Tensor& attention_mask, std::optional<int64_t> sliding_window);
 // Bidirectional padding mask [batch, 1, 1, seq] for encoders (True = attend).
 Tensor padding_mask(const Tensor& attention_mask);
 
@@ -50,9 +44,10 @@ struct AttentionConfig {
 class SelfAttention : public Module {
  public:
   SelfAttention(const AttentionConfig& config, size_t layer_index);
-  // x [batch, seq, hidden]; cos/sin from RotaryEmbedding; mask from causal_mask.
+  // x [batch, seq, hidden]; cos/sin from RotaryEmbedding; mask from causal_mask (over the
+  // cache's key_length when a cache is given: it stores k, v under this layer's index).
   Tensor forward(const Tensor& x, const Tensor& cos, const Tensor& sin, const Tensor& mask,
-                 KVCache* cache) const;
+                 Cache* cache) const;
 
  private:
   AttentionConfig config_;

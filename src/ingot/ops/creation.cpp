@@ -74,7 +74,53 @@ Range arange_range(const OpArgs& a) {
   return r;
 }
 
+// The symbolic form (export): some bound is a SymInt (see registry.cpp's coerce). The step
+// must be a plain nonzero integer; the length is the exact integer ceil-division over
+// SymInts, and the direction of the range becomes a guard unless it is provable.
+std::vector<OutputMeta> symbolic_arange_shape(const OpArgs& a) {
+  const std::string& overload = a.op().schema.overload;
+  auto bound = [&](size_t i) -> SymInt {
+    if (a[i].is(Value::Kind::Int)) return a.sym_int(i);
+    INGOT_CHECK(a.scalar(i).is_integral(), ValueError,
+                "[{}] with a symbolic bound, every bound must be an integer (got {})", a.name(),
+                a.scalar(i).str());
+    return SymInt(a.scalar(i).to_int());
+  };
+  SymInt start = 0, end, step = 1;
+  size_t dtype_at = 1;
+  if (overload.empty()) {
+    end = bound(0);
+  } else {
+    start = bound(0);
+    end = bound(1);
+    dtype_at = 2;
+    if (overload == "start_step") {
+      step = bound(2);
+      dtype_at = 3;
+    }
+  }
+  INGOT_CHECK(step.is_concrete() && step.expect_int() != 0, ValueError,
+              "[{}] with a symbolic bound the step must be a nonzero integer, got {}", a.name(),
+              step.str());
+  const DType dtype = a.optional_dtype(dtype_at).value_or(DType::I64);
+  INGOT_CHECK(dtype != DType::Bool, DTypeError, "[{}] bool is not supported as a dtype", a.name());
+  const int64_t st = step.expect_int();
+  INGOT_CHECK((st > 0 ? end >= start : end <= start).guard_bool(), ValueError,
+              "[{}] upper bound {} and lower bound {} are inconsistent with step sign {}",
+              a.name(), end.str(), start.str(), st);
+  const SymInt length = floordiv(end - start + (st - (st > 0 ? 1 : -1)), step);
+  return {OutputMeta{dtype, {length}}};
+}
+
+bool any_symbolic_bound(const OpArgs& a) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is(Value::Kind::Int)) return true;
+  }
+  return false;
+}
+
 std::vector<OutputMeta> arange_shape(const OpArgs& a) {
+  if (any_symbolic_bound(a)) return symbolic_arange_shape(a);
   Range r = arange_range(a);
   return {OutputMeta{r.dtype, {SymInt(r.length)}}};
 }
@@ -217,7 +263,8 @@ const OpRegistrar kTril(define_op("tril(Tensor self, int diagonal=0) -> Tensor")
                             .shape(triangle_shape)
                             .cpu(triangle_kernel(false)));
 
-const OpHandle kArangeOp("arange"), kArangeStartStepOp("arange.start_step"), kFullOp("full"),
+const OpHandle kArangeOp("arange"), kArangeStartOp("arange.start"),
+    kArangeStartStepOp("arange.start_step"), kFullOp("full"),
     kZerosOp("zeros"), kOnesOp("ones"), kEmptyOp("empty.memory_format"), kTriuOp("triu"),
     kTrilOp("tril");
 
@@ -230,6 +277,15 @@ Tensor arange(Scalar end, std::optional<DType> dtype, std::source_location where
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> dtype, std::source_location where) {
   CallSiteScope call_site(where);
   return kArangeStartStepOp({start, end, step, dtype})[0];
+}
+Tensor arange_symint(const SymInt& end, std::optional<DType> dtype, std::source_location where) {
+  CallSiteScope call_site(where);
+  return kArangeOp({end, dtype})[0];
+}
+Tensor arange_symint(const SymInt& start, const SymInt& end, std::optional<DType> dtype,
+                     std::source_location where) {
+  CallSiteScope call_site(where);
+  return kArangeStartOp({start, end, dtype})[0];
 }
 Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype, std::source_location where) {
   CallSiteScope call_site(where);

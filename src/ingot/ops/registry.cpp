@@ -65,6 +65,9 @@ std::optional<Value> coerce(const Argument& arg, Value v) {
       if (v.is(Value::Kind::Bool)) return v;
       return std::nullopt;
     case BaseType::Scalar:
+      // A symbolic int stays a SymInt (torch passes SymInts where ATen says Scalar, e.g.
+      // arange(s0)); the op's shape function must accept it (arange does).
+      if (v.is(Value::Kind::Int) && v.sym_int().is_symbolic()) return v;
       if (is_number(v)) return Value(to_scalar(v));
       return std::nullopt;
     case BaseType::ScalarType:

@@ -20,6 +20,13 @@ Tensor arange(Scalar end, std::optional<DType> dtype = {},
 // step or one whose sign does not lead from start to end.
 Tensor arange(Scalar start, Scalar end, Scalar step = 1, std::optional<DType> dtype = {},
     std::source_location where = std::source_location::current());
+// [0, end) and [start, end) in steps of 1 over sizes that may be symbolic (export: the
+// length is end - start, e.g. position ids for a dynamic sequence length). Eager, they are
+// arange over plain ints. Without a dtype: int64.
+Tensor arange_symint(const SymInt& end, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
+Tensor arange_symint(const SymInt& start, const SymInt& end, std::optional<DType> dtype = {},
+    std::source_location where = std::source_location::current());
 
 // Without a dtype: bool, int64 or float32 following the kind of fill_value.
 Tensor full(const IntShape& size, Scalar fill_value, std::optional<DType> dtype = {},
