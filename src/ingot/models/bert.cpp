@@ -78,11 +78,12 @@ class BertModel : public PretrainedModel {
 
   ModelOutputs forward(const ModelInputs& in) override {
     check_input_ids(in, architecture());
-    const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
-    INGOT_CHECK(seq <= c_.max_positions, ValueError,
-                "[BertModel] sequence length {} exceeds max_position_embeddings {}", seq, c_.max_positions);
+    const SymInt batch = in.input_ids.sym_size(0), seq = in.input_ids.sym_size(1);
+    INGOT_CHECK(bool(seq <= SymInt(c_.max_positions)), ValueError,
+                "[BertModel] sequence length {} exceeds max_position_embeddings {}", seq.str(),
+                c_.max_positions);
     Tensor pos = in.position_ids.defined() ? in.position_ids : default_position_ids(batch, seq, 0);
-    Tensor types = in.token_type_ids.defined() ? in.token_type_ids : zeros({batch, seq}, DType::I64);
+    Tensor types = in.token_type_ids.defined() ? in.token_type_ids : zeros_symint({batch, seq}, DType::I64);
     Tensor x = add(add(word_->forward(in.input_ids), token_type_->forward(types)), position_->forward(pos));
     x = emb_norm_->forward(x);  // [b, s, hidden]
     Tensor mask = in.attention_mask.defined() ? nn::padding_mask(in.attention_mask) : Tensor();

@@ -34,6 +34,11 @@ bool sym_eq(const SymInt& a, const SymInt& b) {
 bool sym_is_one(const SymInt& a) {
   return a.maybe_int() == 1 || bool(a == SymInt(1));
 }
+// `a` broadcasts to `b`: a literal 1 is checked first so that comparing it with a
+// symbolic size takes no guard (a guard Ne(batch, 1) would specialise the export).
+bool broadcasts_to(const SymInt& a, const SymInt& b) {
+  return a.maybe_int() == 1 || sym_eq(a, b) || sym_is_one(a);
+}
 
 std::vector<OutputMeta> sdpa_shape(const OpArgs& a) {
   const Tensor& q = a.tensor(0);
@@ -84,7 +89,7 @@ std::vector<OutputMeta> sdpa_shape(const OpArgs& a) {
                   "heads ({}); got query {} and key {}",
                   kOp, hq.str(), hk.str(), q.shape_string(), k.shape_string());
     } else {
-      INGOT_CHECK(sym_eq(hq, hk) || sym_is_one(hk), ShapeError,
+      INGOT_CHECK(broadcasts_to(hk, hq), ShapeError,
                   "[{}] query has {} heads but key/value have {} (query {}, key {}); pass "
                   "enable_gqa=true for grouped-query attention",
                   kOp, hq.str(), hk.str(), q.shape_string(), k.shape_string());
@@ -92,7 +97,7 @@ std::vector<OutputMeta> sdpa_shape(const OpArgs& a) {
     for (size_t d = 0; d + 3 < r; ++d) {
       for (const Tensor* t : {&k, &v}) {
         const SymInt& s = t->sym_sizes()[d];
-        INGOT_CHECK(sym_eq(s, qs[d]) || sym_is_one(s), ShapeError,
+        INGOT_CHECK(broadcasts_to(s, qs[d]), ShapeError,
                     "[{}] batch dim {} of {} ({}) must equal query's ({}) or be 1; got query "
                     "{}, key {}, value {}",
                     kOp, d, t == &k ? "key" : "value", s.str(), qs[d].str(), q.shape_string(),
@@ -113,7 +118,7 @@ std::vector<OutputMeta> sdpa_shape(const OpArgs& a) {
     bool fits = ms.size() <= target.size();
     for (size_t d = 0; fits && d < ms.size(); ++d) {
       const SymInt& t = target[target.size() - ms.size() + d];
-      fits = sym_eq(ms[d], t) || sym_is_one(ms[d]);
+      fits = broadcasts_to(ms[d], t);
     }
     INGOT_CHECK(fits, ShapeError,
                 "[{}] attn_mask of shape {} does not broadcast to the score shape {} "

@@ -331,7 +331,15 @@ class Executor {
   void execute_op(const ir::Node& n, const CompiledGraph::Step& step) {
     std::vector<Value> vals;
     vals.reserve(n.args.size());
-    for (const ir::Argument& a : n.args) vals.push_back(to_value(a));
+    const auto& params = step.op->schema.arguments;
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      Value v = to_value(n.args[i]);
+      // A size traced into a Scalar slot (arange's end) runs as a plain Scalar.
+      if (v.is(Value::Kind::Int) && i < params.size() && params[i].type.base == BaseType::Scalar) {
+        v = Scalar(v.sym_int().expect_int());
+      }
+      vals.push_back(std::move(v));
+    }
     if (step.inplace) {
       const std::string& name = step.op->qualified_name;
       if (name == "slice_scatter" || name == "select_scatter") {
