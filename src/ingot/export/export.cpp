@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "ingot/export/dynamic_shapes_match.h"
 #include "ingot/export/passes.h"
 #include "ingot/export/tracer.h"
@@ -204,6 +206,28 @@ ExportedProgram export_flat(nn::Module* module, const FlatFn& fn, const TreeSpec
     std::vector<Leaf> outs = fn(traced_leaves, out_spec);
     for (const Leaf& l : outs) {
       if (l.is_tensor()) user_outputs.push_back(tracer.value_of(l.tensor));
+    }
+  }
+
+  // User outputs are named after their place in the output tree ("logits") when they
+  // have one and are computed by a node.
+  {
+    std::vector<std::string> paths = out_spec.leaf_paths("");
+    std::vector<bool> is_input(graph->num_values(), false);
+    for (ir::ValueId v : graph->inputs) is_input[size_t(v)] = true;
+    size_t k = 0;
+    std::vector<std::string> tensor_paths;
+    std::function<void(const TreeSpec&)> walk = [&](const TreeSpec& s) {
+      if (s.type == "tensor") tensor_paths.push_back(paths.at(k));
+      if (s.is_leaf()) ++k;
+      for (const TreeSpec& c : s.children) walk(c);
+    };
+    walk(out_spec);
+    std::set<ir::ValueId> renamed;
+    for (size_t i = 0; i < user_outputs.size() && i < tensor_paths.size(); ++i) {
+      const ir::ValueId v = user_outputs[i];
+      if (tensor_paths[i].empty() || is_input[size_t(v)] || !renamed.insert(v).second) continue;
+      graph->mutable_value(v).name = graph->unique_name(tensor_paths[i]);
     }
   }
 
