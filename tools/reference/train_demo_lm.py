@@ -414,8 +414,8 @@ def write_readme(stats, sample_list, corpus):
         "  are in the public domain; the package's MIT licence allows use and redistribution.",
         "  The text itself is not in this repository, only the weights and tokenizer trained",
         "  on it.",
-        "- Weights, tokenizer and this folder: made by the ingot project with the committed",
-        "  script; same licence as the repository.",
+        "- Weights and tokenizer: produced by the ingot project with the committed script",
+        "  from that text alone (no other data, no pretrained weights).",
         "",
         "## Model",
         "",
@@ -431,7 +431,8 @@ def write_readme(stats, sample_list, corpus):
         "",
         f"- Corpus: {corpus['chars']:,} characters, {corpus['tokens']:,} tokens; the last"
         f" {VALID_FRACTION:.0%} of",
-        "  the token stream is held out. Books joined by `<|endoftext|>`, wrapped lines",
+        "  the token stream (the end of Persuasion) is held out. Books joined by",
+        "  `<|endoftext|>`, wrapped lines",
         "  joined into paragraphs, `_italic_` underscores removed.",
         f"- {stats['steps']} steps of {BATCH} x {SEQ} tokens ({stats['steps'] * BATCH * SEQ:,} tokens,"
         f" about {stats['steps'] * BATCH * SEQ / corpus['tokens']:.1f} epochs), AdamW",
@@ -441,7 +442,9 @@ def write_readme(stats, sample_list, corpus):
         f"- Final training loss (smoothed): {stats['final_smoothed_loss']:.3f}; eval loss",
         f"  (float32) {stats['train_eval_loss']:.3f} on training text, {stats['valid_eval_loss']:.3f}"
         " held out",
-        f"  (nats per token; {math.exp(stats['valid_eval_loss']):.1f} perplexity).",
+        f"  (nats per token; held-out perplexity {math.exp(stats['valid_eval_loss']):.1f})."
+        " `training.json`",
+        "  holds the loss log.",
         "",
         "Command (repository root, reference venv):",
         "",
@@ -450,8 +453,10 @@ def write_readme(stats, sample_list, corpus):
         "    $(tools/reference/setup-venv) tools/reference/train_demo_lm.py",
         "```",
         "",
-        f"Made with torch {torch.__version__}, transformers {transformers.__version__},"
-        f" tokenizers {tokenizers.__version__}.",
+        "`--fixtures-only` keeps the weights and redoes the samples below and the fixtures",
+        "of `tests/models/demo_lm_test.cpp` (tests/fixtures/demo_lm/). Made with torch",
+        f"{torch.__version__}, transformers {transformers.__version__}, tokenizers"
+        f" {tokenizers.__version__}.",
         "",
         "## Samples (transformers `generate`, 48 new tokens)",
         "",
