@@ -125,24 +125,9 @@ bool has_decomposable_node(const ir::Graph& g) {
 }
 
 void decompose_once(ExportedProgram& ep) {
-  auto env = std::make_shared<sym::ShapeEnv>();
   // Symbols with the program's names and ranges; hints from the example inputs.
-  std::vector<Tensor> example_graph_inputs;
-  size_t next_user = 0;
-  for (const InputSpec& in : ep.signature.inputs) {
-    if (in.kind == InputKind::UserInput) example_graph_inputs.push_back(ep.example_inputs.at(next_user++));
-    else if (in.kind == InputKind::ConstantTensor) example_graph_inputs.push_back(ep.constants.at(in.target));
-    else example_graph_inputs.push_back(ep.state.at(in.target));
-  }
-  sym::Bindings hints = runtime::bind_inputs(ep, example_graph_inputs);
-  for (const auto& [name, r] : ep.range_constraints) {
-    if (!r.backed) continue;
-    sym::ShapeEnv::SymbolOptions o;
-    o.range = r.range;
-    o.name = name;
-    o.specialize_zero_one = false;
-    env->create_symbol(hints.at(name), o);
-  }
+  // Data-dependent symbols are made again as the replay runs the ops that produce them.
+  std::shared_ptr<sym::ShapeEnv> env = ep.make_shape_env(false);
   auto graph = std::make_shared<ir::Graph>();
   ir::Tracer tracer(*env, graph);
   TensorList inputs;

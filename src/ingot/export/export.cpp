@@ -226,8 +226,11 @@ ExportedProgram export_flat(nn::Module* module, const FlatFn& fn, const TreeSpec
     std::set<ir::ValueId> renamed;
     for (size_t i = 0; i < user_outputs.size() && i < tensor_paths.size(); ++i) {
       const ir::ValueId v = user_outputs[i];
-      if (tensor_paths[i].empty() || is_input[size_t(v)] || !renamed.insert(v).second) continue;
-      graph->mutable_value(v).name = graph->unique_name(tensor_paths[i]);
+      // Only named places (dict keys, fields): positions like "[0]" keep the op's name.
+      const std::string& path = tensor_paths[i];
+      if (path.empty() || path.find('[') != std::string::npos) continue;
+      if (is_input[size_t(v)] || !renamed.insert(v).second) continue;
+      graph->mutable_value(v).name = graph->unique_name(path);
     }
   }
 

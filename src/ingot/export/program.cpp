@@ -84,9 +84,105 @@ std::string ExportedProgram::print() const {
   return out;
 }
 
+std::shared_ptr<sym::ShapeEnv> ExportedProgram::make_shape_env(bool with_unbacked) const {
+  std::vector<Tensor> inputs;
+  size_t next_user = 0;
+  for (const InputSpec& in : signature.inputs) {
+    if (in.kind == InputKind::UserInput) inputs.push_back(example_inputs.at(next_user++));
+    else if (in.kind == InputKind::ConstantTensor) inputs.push_back(constants.at(in.target));
+    else inputs.push_back(state.at(in.target));
+  }
+  sym::Bindings hints = runtime::bind_inputs(*this, inputs);
+  auto env = std::make_shared<sym::ShapeEnv>();
+  for (const auto& [name, r] : range_constraints) {
+    if (!r.backed && !with_unbacked) continue;
+    sym::ShapeEnv::SymbolOptions o;
+    o.range = r.range;
+    o.name = name;
+    o.specialize_zero_one = false;
+    auto hint = hints.find(name);
+    env->create_symbol(hint != hints.end() ? hint->second : std::max<int64_t>(r.range.lo, 0), o);
+  }
+  return env;
+}
+
 namespace {
 
-void verify_graph(const ir::Graph& g, std::vector<bool> defined, const std::string& where) {
+// Re-runs each op's shape function on its inputs' recorded metadata and compares with
+// the recorded outputs. Data-dependent output sizes (bare unbacked symbols) match any
+// fresh size the shape function asks for.
+class ShapeChecker : public ShapeContext {
+ public:
+  ShapeChecker(sym::ShapeEnv& env, const std::map<std::string, SymbolRange>& ranges)
+      : env_(env), ranges_(ranges) {}
+  SymInt new_dynamic_size() override {
+    sym::ShapeEnv::SymbolOptions o;
+    o.name = "verify_size_" + std::to_string(fresh_++);
+    o.specialize_zero_one = false;
+    return sym::make_symint(env_, env_.create_symbol(2, o));
+  }
+
+  void check(const ir::Graph& g, const ir::Node& n, const OpDef& op, const std::string& where) {
+    if (!op.shape_fn) return;
+    std::vector<Value> values;
+    for (const ir::Argument& a : n.args) values.push_back(to_value(g, a));
+    std::vector<OutputMeta> metas;
+    {
+      ShapeContextScope scope(this);
+      metas = op.shape_fn(OpArgs(op, std::move(values)));
+    }
+    INGOT_CHECK(metas.size() == n.outputs.size(), InternalError,
+                "[verify] {}: {} records {} outputs, its shape function gives {}", where, n.target,
+                n.outputs.size(), metas.size());
+    for (size_t i = 0; i < metas.size(); ++i) {
+      const ir::ValueInfo& rec = g.value(n.outputs[i]);
+      bool same = metas[i].dtype == rec.dtype && metas[i].sizes.size() == rec.sizes.size();
+      for (size_t d = 0; same && d < rec.sizes.size(); ++d) {
+        const sym::Expr r = rec.sizes[d];
+        auto range = r.is_symbol() ? ranges_.find(r.name()) : ranges_.end();
+        const bool data_dependent = range != ranges_.end() && !range->second.backed;
+        same = data_dependent || env_.simplify(sym::expr_of(metas[i].sizes[d])) == env_.simplify(r);
+      }
+      INGOT_CHECK(same, InternalError,
+                  "[verify] {}: node {} ({}) records {} but its shape function gives {}[{}]", where,
+                  rec.name, n.target, ir::meta_str(rec), dtype_name(metas[i].dtype), shape_str(metas[i].sizes));
+    }
+  }
+
+ private:
+  Value to_value(const ir::Graph& g, const ir::Argument& a) {
+    if (auto* t = std::get_if<ir::TensorRef>(&a)) return meta(g.value(t->id));
+    if (auto* l = std::get_if<ir::OptionalValueList>(&a)) {
+      TensorList ts;
+      for (auto& e : *l) ts.push_back(e ? meta(g.value(*e)) : Tensor());
+      return ts;
+    }
+    if (auto* e = std::get_if<sym::Expr>(&a)) return sym::make_symint(env_, *e);
+    if (auto* l = std::get_if<std::vector<sym::Expr>>(&a)) {
+      SymIntList v;
+      for (auto& e : *l) v.push_back(sym::make_symint(env_, e));
+      return v;
+    }
+    if (auto* d = std::get_if<double>(&a)) return *d;
+    if (auto* b = std::get_if<bool>(&a)) return *b;
+    if (auto* s = std::get_if<Scalar>(&a)) return *s;
+    if (auto* t = std::get_if<DType>(&a)) return *t;
+    if (auto* s = std::get_if<std::string>(&a)) return *s;
+    return Value();
+  }
+  Tensor meta(const ir::ValueInfo& v) {
+    Shape sizes;
+    for (const sym::Expr& e : v.sizes) sizes.push_back(sym::make_symint(env_, e));
+    return Tensor::meta(v.dtype, sizes);
+  }
+
+  sym::ShapeEnv& env_;
+  const std::map<std::string, SymbolRange>& ranges_;
+  int fresh_ = 0;
+};
+
+void verify_graph(const ir::Graph& g, std::vector<bool> defined, const std::string& where,
+                  ShapeChecker* shapes) {
   auto check_defined = [&](ir::ValueId v, const ir::Node& n) {
     INGOT_CHECK(v >= 0 && size_t(v) < g.num_values() && defined[size_t(v)], InternalError,
                 "[verify] {}: node {} uses value {} before it is defined", where, n.target, v);
@@ -103,6 +199,7 @@ void verify_graph(const ir::Graph& g, std::vector<bool> defined, const std::stri
                   op->schema.arguments.size());
       INGOT_CHECK(!op->is_inplace(), InternalError, "[verify] {}: in-place op {} left in a functional graph",
                   where, n.target);
+      if (shapes) shapes->check(g, n, *op, where);
     }
     if (n.target == "cond") {
       INGOT_CHECK(n.subgraphs.size() == 2, InternalError, "[verify] {}: cond needs two branches", where);
@@ -111,7 +208,7 @@ void verify_graph(const ir::Graph& g, std::vector<bool> defined, const std::stri
       INGOT_CHECK(sub->inputs.size() + (n.target == "cond" ? 1 : 1) == n.args.size(), InternalError,
                   "[verify] {}: {} passes {} operands to a subgraph with {} inputs", where, n.target,
                   n.args.size() - 1, sub->inputs.size());
-      verify_graph(*sub, std::vector<bool>(sub->num_values(), false), where + "/" + n.target);
+      verify_graph(*sub, std::vector<bool>(sub->num_values(), false), where + "/" + n.target, shapes);
     }
     for (ir::ValueId o : n.outputs) {
       INGOT_CHECK(!defined.at(size_t(o)), InternalError, "[verify] {}: value {} defined twice", where,
@@ -143,7 +240,13 @@ void ExportedProgram::verify() const {
       INGOT_CHECK(constants.contains(in.target), InternalError, "[verify] constant '{}' missing", in.target);
     }
   }
-  verify_graph(*graph, std::vector<bool>(graph->num_values(), false), "graph");
+  // Shapes are re-derived where the example inputs allow binding every symbol (a
+  // loaded program without them gets the structural checks only).
+  std::shared_ptr<sym::ShapeEnv> env;
+  if (example_inputs.size() == num_user_inputs()) env = make_shape_env(true);
+  std::optional<ShapeChecker> shapes;
+  if (env) shapes.emplace(*env, range_constraints);
+  verify_graph(*graph, std::vector<bool>(graph->num_values(), false), "graph", shapes ? &*shapes : nullptr);
 }
 
 ProgramModule ExportedProgram::module() const {

@@ -19,6 +19,7 @@
 #include "ingot/core/tensor.h"
 #include "ingot/export/graph.h"
 #include "ingot/export/pytree.h"
+#include "ingot/sym/shape_env.h"
 #include "ingot/sym/value_ranges.h"
 
 namespace ingot::runtime {
@@ -87,8 +88,11 @@ class ExportedProgram {
   // seen by the next.
   ProgramModule module() const;
 
-  // Graph input values in signature order, for a user's flat tensor inputs.
   size_t num_user_inputs() const;
+  // A ShapeEnv holding the program's symbols (names and ranges; hints from the example
+  // inputs), for passes that re-run shape functions. Data-dependent symbols are included
+  // (with their lower bound as hint) when `with_unbacked`.
+  std::shared_ptr<sym::ShapeEnv> make_shape_env(bool with_unbacked) const;
 };
 
 // Runs an ExportedProgram with its state (implemented in runtime/).
