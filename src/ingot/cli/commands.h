@@ -7,5 +7,7 @@ namespace ingot::cli {
 int run_demo(int argc, char** argv);
 int run_info(int argc, char** argv);
 int run_run(int argc, char** argv);
+int run_export(int argc, char** argv);
+int run_inspect(int argc, char** argv);
 
 }  // namespace ingot::cli

@@ -11,13 +11,19 @@ int main(int argc, char** argv) {
         "usage: ingot <command> [args]\n\ncommands:\n"
         "  demo                               run the built-in demo\n"
         "  info FOLDER                        describe a Hugging Face model folder\n"
-        "  run FOLDER --input NAME=FILE.npy -o OUTDIR   eager forward on .npy inputs\n");
+        "  run (FOLDER | model.ingot) --input NAME=FILE.npy -o OUTDIR\n"
+        "                                     forward (eager, or the exported program) on .npy inputs\n"
+        "  export FOLDER -o model.ingot [--dynamic | --dynamic-shapes spec.json]\n"
+        "                                     trace a model into an .ingot archive\n"
+        "  inspect model.ingot                graph, signature, ranges and guards of an archive\n");
     return argc < 2 ? 1 : 0;
   }
   try {
     if (std::strcmp(argv[1], "demo") == 0) return ingot::cli::run_demo(argc - 2, argv + 2);
     if (std::strcmp(argv[1], "info") == 0) return ingot::cli::run_info(argc - 2, argv + 2);
     if (std::strcmp(argv[1], "run") == 0) return ingot::cli::run_run(argc - 2, argv + 2);
+    if (std::strcmp(argv[1], "export") == 0) return ingot::cli::run_export(argc - 2, argv + 2);
+    if (std::strcmp(argv[1], "inspect") == 0) return ingot::cli::run_inspect(argc - 2, argv + 2);
     std::fprintf(stderr, "ingot: unknown command '%s' (see ingot --help)\n", argv[1]);
     return 2;
   } catch (const std::exception& e) {

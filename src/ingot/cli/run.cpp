@@ -1,5 +1,6 @@
-// `ingot run FOLDER --input name=file.npy ... -o OUTDIR [--dtype bfloat16]`: the eager
-// forward of a Hugging Face model on NumPy inputs, writing each output as OUTDIR/<name>.npy.
+// `ingot run (FOLDER | model.ingot) --input name=file.npy ... -o OUTDIR [--dtype bfloat16]`:
+// the eager forward of a Hugging Face model, or an exported program, on NumPy inputs,
+// writing each output as OUTDIR/<name>.npy.
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
@@ -7,11 +8,55 @@
 #include <map>
 
 #include "ingot/cli/commands.h"
+#include "ingot/export/serialize.h"
 #include "ingot/models/model.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::cli {
+
+namespace {
+
+void write_output(const std::string& outdir, const std::string& name, const Tensor& t) {
+  Tensor result = t.dtype() == DType::BF16 ? to(t, DType::F32) : t;
+  const std::string path = (std::filesystem::path(outdir) / (name + ".npy")).string();
+  models::save_npy(path, result);
+  std::printf("%s %s %s\n", path.c_str(), std::string(dtype_name(result.dtype())).c_str(),
+              result.shape_string().c_str());
+}
+
+// Runs an .ingot program: inputs by the names of its user inputs, outputs by the names of
+// its user outputs.
+int run_program(const std::string& path, const std::map<std::string, std::string>& input_files,
+                const std::string& outdir) {
+  ExportedProgram ep = load(path);
+  std::vector<std::string> names;
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
+    const InputSpec& in = ep.signature.inputs[i];
+    if (in.kind != InputKind::UserInput) continue;
+    names.push_back(in.target);
+    auto it = input_files.find(in.target);
+    INGOT_CHECK(it != input_files.end(), ValueError, "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)",
+                path, in.target, in.target);
+    Tensor t = models::load_npy(it->second);
+    const DType want = ep.graph->value(ep.graph->inputs[i]).dtype;
+    inputs.push_back(t.dtype() == want ? t : to(t, want));
+  }
+  for (const auto& [name, file] : input_files) {
+    INGOT_CHECK(std::find(names.begin(), names.end(), name) != names.end(), ValueError,
+                "[ingot run] '{}' takes no input named '{}' (inputs: {})", path, name, fmt::join(names, ", "));
+  }
+  std::vector<Tensor> outputs = ep.module().run(inputs);
+  std::filesystem::create_directories(outdir);
+  size_t k = 0;
+  for (const OutputSpec& o : ep.signature.outputs) {
+    if (o.kind == OutputKind::UserOutput) write_output(outdir, o.name, outputs.at(k++));
+  }
+  return 0;
+}
+
+}  // namespace
 
 int run_run(int argc, char** argv) {
   std::string folder, outdir;
@@ -44,8 +89,9 @@ int run_run(int argc, char** argv) {
     }
   }
   INGOT_CHECK(!folder.empty() && !outdir.empty() && !input_files.empty(), ValueError,
-              "usage: ingot run FOLDER --input NAME=FILE.npy [--input ...] -o OUTDIR "
+              "usage: ingot run (FOLDER | model.ingot) --input NAME=FILE.npy [--input ...] -o OUTDIR "
               "[--dtype float32|bfloat16] [--hidden-states]");
+  if (std::filesystem::is_regular_file(folder)) return run_program(folder, input_files, outdir);
   auto model = models::from_pretrained(folder, options);
   models::ModelInputs in;
   in.output_hidden_states = hidden_states;
@@ -65,13 +111,7 @@ int run_run(int argc, char** argv) {
   }
   models::ModelOutputs out = model->forward(in);
   std::filesystem::create_directories(outdir);
-  for (const auto& [name, t] : out.named()) {
-    Tensor result = t.dtype() == DType::BF16 ? to(t, DType::F32) : t;
-    const std::string path = (std::filesystem::path(outdir) / (name + ".npy")).string();
-    models::save_npy(path, result);
-    std::printf("%s %s %s\n", path.c_str(), std::string(dtype_name(result.dtype())).c_str(),
-                result.shape_string().c_str());
-  }
+  for (const auto& [name, t] : out.named()) write_output(outdir, name, t);
   return 0;
 }
 

@@ -1,0 +1,68 @@
+// `ingot export`, `ingot inspect` and `ingot run model.ingot` end to end on a fixture.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../models/fixture_path.h"
+#include "../ops/op_test_util.h"
+#include "ingot/cli/commands.h"
+#include "ingot/models/npy.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+int call(int (*command)(int, char**), std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return command(int(argv.size()), argv.data());
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::create_directories(p);
+  return p;
+}
+
+TEST(CliExport, ExportInspectAndRunTheArchiveMatchTransformers) {
+  const std::string dir = testing::fixture_path("models/qwen3");
+  const fs::path tmp = temp_dir("ingot_cli_export");
+  const std::string archive = (tmp / "qwen3.ingot").string();
+  ASSERT_EQ(call(run_export, {dir, "--dynamic", "-o", archive}), 0);
+  EXPECT_EQ(call(run_inspect, {archive}), 0);
+  ASSERT_EQ(call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
+                           "attention_mask=" + dir + "/attention_mask.npy", "-o", (tmp / "out").string()}),
+            0);
+  Tensor logits = models::load_npy((tmp / "out" / "logits.npy").string());
+  Tensor expected = models::load_npy(dir + "/logits.npy");
+  ASSERT_EQ(logits.sizes(), expected.sizes());
+  testing::expect_close(logits, testing::values(expected), 1e-4, 0, "logits");
+  // A missing input is named.
+  try {
+    call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "-o", (tmp / "out2").string()});
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs input 'attention_mask'"), std::string::npos) << e.what();
+  }
+  fs::remove_all(tmp);
+}
+
+TEST(CliExport, DynamicShapesFromJson) {
+  const std::string dir = testing::fixture_path("models/gpt2");
+  const fs::path tmp = temp_dir("ingot_cli_spec");
+  const std::string spec = (tmp / "spec.json").string();
+  std::ofstream(spec) << R"({"input_ids": {"0": "batch", "1": {"name": "seq", "min": 1, "max": 32}},
+                             "attention_mask": {"0": "batch", "1": {"name": "seq", "min": 1, "max": 32}}})";
+  const std::string archive = (tmp / "gpt2.ingot").string();
+  ASSERT_EQ(call(run_export, {dir, "--dynamic-shapes", spec, "-o", archive}), 0);
+  std::ofstream(spec) << R"({"pixel_values": {"0": "batch"}})";
+  EXPECT_THROW(call(run_export, {dir, "--dynamic-shapes", spec, "-o", archive}), ValueError);
+  EXPECT_THROW(call(run_export, {dir, "--dynamic", "--dynamic-shapes", spec, "-o", archive}), ValueError);
+  EXPECT_THROW(call(run_inspect, {(tmp / "missing.ingot").string()}), IoError);
+  fs::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace ingot::cli
