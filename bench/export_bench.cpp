@@ -5,7 +5,11 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_model.h"
+#include <filesystem>
+
 #include "ingot/export/export.h"
+#include "ingot/export/pretrained.h"
+#include "ingot/export/serialize.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
 
@@ -40,5 +44,44 @@ void BM_ExportQwen3_0_6B(benchmark::State& state) {
   state.counters["rss_growth_fraction_of_weights"] = double(peak_growth_kb) * 1024 / double(file_bytes);
 }
 BENCHMARK(BM_ExportQwen3_0_6B)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+// The exported program of the same model, made once.
+const ingot::ExportedProgram& qwen3_program() {
+  static const ingot::ExportedProgram ep = [] {
+    auto [dir, bytes] = ingot::bench::synthetic_qwen3_checkpoint();
+    auto model = ingot::models::from_pretrained(dir, {ingot::DType::BF16});
+    ingot::PretrainedExportOptions o;
+    o.dynamic = true;
+    return ingot::export_pretrained(*model, o);
+  }();
+  return ep;
+}
+
+std::string archive_path() {
+  return (std::filesystem::temp_directory_path() / "ingot_qwen3_0.6b_shaped.ingot").string();
+}
+
+// Writing the archive: 1.2 GB of weights copied from the mapped checkpoint.
+void BM_SaveQwen3_0_6B(benchmark::State& state) {
+  const ingot::ExportedProgram& ep = qwen3_program();
+  for (auto _ : state) ingot::save(ep, archive_path());
+  state.counters["file_MB"] = double(std::filesystem::file_size(archive_path())) / 1e6;
+}
+BENCHMARK(BM_SaveQwen3_0_6B)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// Loading it: the JSON program is parsed and checked, the weights are mapped.
+void BM_LoadQwen3_0_6B(benchmark::State& state) {
+  if (!std::filesystem::exists(archive_path())) ingot::save(qwen3_program(), archive_path());
+  int64_t peak_growth_kb = 0;
+  for (auto _ : state) {
+    const int64_t before = ingot::bench::status_kb("VmRSS:");
+    ingot::bench::reset_peak_rss();
+    ingot::ExportedProgram ep = ingot::load(archive_path());
+    peak_growth_kb = std::max(peak_growth_kb, ingot::bench::status_kb("VmHWM:") - before);
+    benchmark::DoNotOptimize(ep);
+  }
+  state.counters["peak_rss_growth_MB"] = double(peak_growth_kb) * 1024 / 1e6;
+}
+BENCHMARK(BM_LoadQwen3_0_6B)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace

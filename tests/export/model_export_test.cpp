@@ -4,7 +4,11 @@
 
 #include "../models/fixture_path.h"
 #include "export_test_util.h"
+#include <filesystem>
+#include <unistd.h>
+
 #include "ingot/export/export.h"
+#include "ingot/export/serialize.h"
 #include "ingot/models/model.h"
 #include "ingot/models/npy.h"
 
@@ -52,7 +56,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ModelExport,
 namespace ingot {
 namespace {
 
-// Dynamic batch and sequence: one program, run at three shapes, equal to eager.
+// Dynamic batch and sequence: one program, saved and loaded, run at three shapes, equal
+// to eager.
 TEST_P(ModelExport, DynamicBatchAndSequenceMatchEagerAtThreeShapes) {
   const std::string folder = testing::fixture_path(std::string("models/") + GetParam());
   auto model = models::from_pretrained(folder);
@@ -66,7 +71,16 @@ TEST_P(ModelExport, DynamicBatchAndSequenceMatchEagerAtThreeShapes) {
   o.input_names = {"input_ids"};
   o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor({{0, Dim("batch", 1, 16)}, {1, Dim("seq", 1, 64)}})});
   Tensor example = to(mul(testing::rand_tensor({2, 7}, 3), Scalar(0)), DType::I64);
-  ExportedProgram ep = export_(model.get(), forward, std::tuple{example}, o);
+  ExportedProgram exported = export_(model.get(), forward, std::tuple{example}, o);
+  // Through the archive: save, load (weights mapped from the file), run.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            (std::string("ingot_model_export_") + GetParam() + "_" + std::to_string(::getpid()) + ".ingot"))
+                               .string();
+  save(exported, path);
+  ExportedProgram ep = load(path);
+  std::filesystem::remove(path);  // the mapping keeps the data alive
+  EXPECT_EQ(ep.print(), exported.print());
+  for (const auto& [name, t] : ep.state) EXPECT_TRUE(t.storage()->is_mapped()) << name;
   auto mod = ep.module();
   for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
     Tensor ids = to(abs(mul(testing::rand_tensor({b, s}, uint32_t(b * 100 + s)), Scalar(20))), DType::I64);

@@ -132,7 +132,8 @@ bool matches(const ArgType& t, const ir::Argument& a) {
     case BaseType::Bool:
       return std::holds_alternative<bool>(a);
     case BaseType::Scalar:
-      return std::holds_alternative<Scalar>(a);
+      // A symbolic size passed where a Scalar goes (arange's end) stays an expression.
+      return std::holds_alternative<Scalar>(a) || std::holds_alternative<sym::Expr>(a);
     case BaseType::ScalarType:
       return std::holds_alternative<DType>(a);
     case BaseType::Str:
