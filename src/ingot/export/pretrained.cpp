@@ -1,5 +1,6 @@
 #include "ingot/export/pretrained.h"
 
+#include "ingot/export/control_flow.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot {
@@ -34,6 +35,38 @@ models::ModelInputs Pytree<models::ModelInputs>::unflatten(const TreeSpec& spec,
   }
   return in;
 }
+
+TreeSpec Pytree<nn::StaticCache>::flatten(const nn::StaticCache& cache, Flattener& f) {
+  TreeSpec s{"StaticCache", {}, {}, {}};
+  for (const auto& [name, t] : cache.named_tensors()) {
+    s.keys.push_back(name);
+    s.children.push_back(Pytree<Tensor>::flatten(t, f));
+  }
+  return s;
+}
+
+nn::StaticCache Pytree<nn::StaticCache>::unflatten(const TreeSpec& spec, Unflattener& u) {
+  check_spec(spec, "StaticCache", "nn::StaticCache");
+  nn::NamedTensors tensors;
+  for (size_t i = 0; i < spec.children.size(); ++i) {
+    tensors.emplace_back(spec.keys.at(i), Pytree<Tensor>::unflatten(spec.children[i], u));
+  }
+  return nn::StaticCache::from_named_tensors(tensors);
+}
+
+namespace {
+// A traced StaticCache cannot read its position: the room check becomes
+// check(position + new_tokens <= max_cache_len), asserted when the program runs.
+const bool kRoomCheckInstalled = [] {
+  nn::StaticCache::set_symbolic_room_check(
+      [](const Tensor& position, const SymInt& new_tokens, const SymInt& max_cache_len) {
+        SymInt pos = item_int(position);
+        check(pos >= SymInt(0));
+        check(pos + new_tokens <= max_cache_len);
+      });
+  return true;
+}();
+}  // namespace
 
 models::ModelInputs example_model_inputs(const models::PretrainedModel& model, int64_t batch, int64_t seq) {
   models::ModelInputs in;

@@ -8,6 +8,7 @@
 
 #include "ingot/export/export.h"
 #include "ingot/models/model.h"
+#include "ingot/nn/static_cache.h"
 
 // ModelInputs as a pytree: its tensor fields by HF name; an absent (undefined) field is a
 // static None leaf. The cache and flags are not inputs of an exported forward.
@@ -15,6 +16,16 @@ template <>
 struct ingot::Pytree<ingot::models::ModelInputs> {
   static TreeSpec flatten(const models::ModelInputs& in, Flattener& f);
   static models::ModelInputs unflatten(const TreeSpec& spec, Unflattener& u);
+};
+
+// StaticCache as a pytree: its named tensors (key_cache.N, value_cache.N,
+// cache_position) are the leaves, so an exported decode graph takes the cache as inputs
+// and its in-place writes become USER_INPUT_MUTATION outputs that the runtime performs in
+// place. Exporting with a traced cache also turns its room check into a runtime assert.
+template <>
+struct ingot::Pytree<ingot::nn::StaticCache> {
+  static TreeSpec flatten(const nn::StaticCache& cache, Flattener& f);
+  static nn::StaticCache unflatten(const TreeSpec& spec, Unflattener& u);
 };
 
 namespace ingot {

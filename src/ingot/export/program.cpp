@@ -280,6 +280,7 @@ ProgramModule::ProgramModule(std::shared_ptr<const ExportedProgram> program) : p
 }
 
 int64_t ProgramModule::pooled_bytes() const { return pool_->pooled_bytes(); }
+size_t ProgramModule::num_inplace_writes() const { return runtime::num_reinplaced(*compiled_); }
 
 const Tensor& ProgramModule::buffer(const std::string& name) const {
   auto it = buffers_.find(name);

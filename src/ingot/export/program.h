@@ -101,6 +101,8 @@ class ProgramModule {
   explicit ProgramModule(std::shared_ptr<const ExportedProgram> program);
   // Bytes of intermediate memory the module keeps for reuse.
   int64_t pooled_bytes() const;
+  // Nodes that write a buffer or user input in place instead of producing a copy.
+  size_t num_inplace_writes() const;
 
   // Flat user tensors in in_spec order -> flat user outputs. Mutated user inputs are
   // updated in place; mutated buffers persist in this module.
