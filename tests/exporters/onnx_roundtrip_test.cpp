@@ -126,14 +126,14 @@ TEST(OnnxRoundTrip, EveryAttributeKindAndMetadata) {
       attr("g", sub_graph),
       attr("floats", std::vector<float>{1.5f, -0.f}),
       attr("ints", std::vector<int64_t>{}),
-      attr("strings", std::vector<std::string>{"a", ""}),
-      attr("graphs", std::vector<GraphProto>{sub_graph, sub_graph})};
+      attr("strings", std::vector<std::string>{"a", ""})};
   AttributeProto tensors;
   tensors.name = "tensors";
   tensors.doc_string = "two tensors";
   tensors.value = std::vector<TensorProto>{make_tensor("", std::vector<int8_t>{-1}, {1}),
                                            make_tensor("", std::vector<bool>{true, false}, {2})};
   attrs.push_back(tensors);
+  attrs.push_back(attr("graphs", std::vector<GraphProto>{sub_graph, sub_graph}));
   NodeOptions options;
   options.domain = "com.microsoft";
   options.doc_string = "a.cpp:3";

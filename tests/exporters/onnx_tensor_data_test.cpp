@@ -8,8 +8,7 @@ namespace ingot::exporters::onnx {
 namespace {
 
 TensorProto typed(DataType type, std::vector<int64_t> dims) {
-  TensorProto t;
-  t.name = "t";
+  TensorProto t;  // unnamed: GCC 12 warns (-Wrestrict) on assigning a literal name here
   t.data_type = type;
   t.dims = std::move(dims);
   return t;

@@ -15,7 +15,6 @@ fuzz/corpus/onnx_reader_fuzz/. tests/exporters/onnx_fixture_test.cpp states the 
 import os
 import shutil
 
-import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
@@ -25,8 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def helper_typed() -> onnx.ModelProto:
     # Initializers in typed fields (raw=False).
     w = helper.make_tensor("w", TensorProto.FLOAT, [2, 3], [1.0, -2.0, 3.5, 0.0, 0.25, -8.0])
-    h = helper.make_tensor("h", TensorProto.FLOAT16, [2],
-                           np.array([1.5, -0.5], dtype=np.float16).view(np.uint16).tolist())
+    # onnx.helper converts the floats to float16 bit patterns kept in int32_data.
+    h = helper.make_tensor("h", TensorProto.FLOAT16, [2], [1.5, -0.5])
     shape = helper.make_tensor("shape", TensorProto.INT64, [2], [3, 2])
     then_g = helper.make_graph(
         [helper.make_node("Identity", ["x"], ["then_out"])], "then_branch", [],
