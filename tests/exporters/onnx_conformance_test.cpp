@@ -65,10 +65,9 @@ class OnnxConformance : public ::testing::Test {
                          const SaveOptions& options = {}) {
     fs::path model = dir_ / "model.onnx";
     save_model(m, model.string(), options);
-    std::string cmd = "'" + python_.string() + "' '" +
-                      (source_dir() / "tools/onnx/check_and_run.py").string() + "' '" +
-                      model.string() + "' --roundtrip --output-dir '" + (dir_ / "out").string() +
-                      "'";
+    std::string cmd =
+        "'" + python_.string() + "' '" + (source_dir() / "tools/onnx/check_and_run.py").string() +
+        "' '" + model.string() + "' --roundtrip --output-dir '" + (dir_ / "out").string() + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
     cmd += " 2>&1";
     std::string log;
@@ -90,12 +89,15 @@ class OnnxConformance : public ::testing::Test {
   fs::path dir_;
 };
 
-std::vector<double> as_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+std::vector<double> as_double(const std::vector<float>& v) {
+  return {v.begin(), v.end()};
+}
 
 TEST_F(OnnxConformance, AddMatMulAtSeveralBatchSizes) {
   ModelProto m = testing::add_matmul_model();
   for (int64_t batch : {1, 3, 5}) {
-    std::vector<float> x = testing::ramp(batch * 3, 0.5f), y = testing::ramp(batch * 3, -0.25f, 1.f);
+    std::vector<float> x = testing::ramp(batch * 3, 0.5f),
+                       y = testing::ramp(batch * 3, -0.25f, 1.f);
     check_and_run(m, {"--input", input("x", Tensor::from_vector(x, {batch, 3})), "--input",
                       input("y", Tensor::from_vector(y, {batch, 3}))});
     Tensor out = output("out");
@@ -132,11 +134,11 @@ TEST_F(OnnxConformance, ExternalDataInitializer) {
   SaveOptions options;
   options.external_data_file = "model.onnx.data";
   std::vector<float> x = testing::ramp(2 * 64, 0.125f, -0.5f);
-  check_and_run(testing::external_model(),
-                {"--input", input("x", Tensor::from_vector(x, {2, 64}))}, options);
+  check_and_run(testing::external_model(), {"--input", input("x", Tensor::from_vector(x, {2, 64}))},
+                options);
   ASSERT_TRUE(fs::exists(dir_ / "model.onnx.data"));
-  ingot::testing::expect_close(output("y"), as_double(testing::external_reference(x, 2)), 1e-4,
-                               0, "y");
+  ingot::testing::expect_close(output("y"), as_double(testing::external_reference(x, 2)), 1e-4, 0,
+                               "y");
 }
 
 TEST_F(OnnxConformance, HalfAndBFloat16Initializers) {
@@ -163,8 +165,8 @@ TEST_F(OnnxConformance, IoBindingWritesTheCacheInPlace) {
                  input("pos", Tensor::from_vector(std::vector<int64_t>{2}, {1, 1})), "--input",
                  input("update", Tensor::from_vector(std::vector<float>{-1.f, -2.f, -3.f}, {1, 3})),
                  "--io-binding", "--share", "input.cache=output.cache"});
-  ingot::testing::expect_close(output("output.cache"),
-                               {0, 1, 2, 3, 4, 5, -1, -2, -3, 9, 10, 11}, 0, 0, "output.cache");
+  ingot::testing::expect_close(output("output.cache"), {0, 1, 2, 3, 4, 5, -1, -2, -3, 9, 10, 11}, 0,
+                               0, "output.cache");
 }
 
 }  // namespace

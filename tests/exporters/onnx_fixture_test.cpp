@@ -47,8 +47,9 @@ TEST(OnnxFixture, ReadsAModelMadeByOnnxHelper) {
   const auto& then_g = *std::get<Box<GraphProto>>(if_node.find_attribute("then_branch")->value);
   EXPECT_EQ(then_g.name, "then_branch");
   EXPECT_EQ(then_g.output[0].type->shape->at(0).dim_param(), "batch");
-  EXPECT_EQ(std::get<std::vector<int64_t>>(node(m.graph, "Transpose").find_attribute("perm")->value),
-            (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(
+      std::get<std::vector<int64_t>>(node(m.graph, "Transpose").find_attribute("perm")->value),
+      (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(std::get<float>(node(m.graph, "LeakyRelu").find_attribute("alpha")->value), 0.125f);
   EXPECT_EQ(std::get<int64_t>(node(m.graph, "Cast").find_attribute("to")->value),
             int64_t(DataType::Float));

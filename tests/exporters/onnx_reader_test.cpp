@@ -102,7 +102,9 @@ TEST(OnnxReader, TruncatedInputNamesTheFieldPath) {
   // a varint (0x10).
   std::string cut = error_of<IoError>(bytes.substr(0, bytes.size() - 1));
   EXPECT_NE(cut.find("opset_import[0]: length 2 runs past the end"), std::string::npos) << cut;
-  size_t at = bytes.find("\x12\x0b" "decremented");
+  size_t at = bytes.find(
+      "\x12\x0b"
+      "decremented");
   ASSERT_NE(at, std::string::npos);
   bytes[at] = '\x10';
   std::string msg = error_of<IoError>(bytes);
@@ -154,9 +156,8 @@ TEST(OnnxReader, MalformedFieldsAreIoErrors) {
 TEST(OnnxReader, BadTensorEnumsAreIoErrors) {
   std::string bytes;
   Encoder e(&bytes);
-  e.field_message(7, [](Encoder& g) {
-    g.field_message(5, [](Encoder& t) { t.field_int32(2, 99); });
-  });
+  e.field_message(7,
+                  [](Encoder& g) { g.field_message(5, [](Encoder& t) { t.field_int32(2, 99); }); });
   std::string msg = error_of<IoError>(bytes);
   EXPECT_NE(msg.find("graph.initializer[0]: data_type 99"), std::string::npos) << msg;
 }

@@ -33,8 +33,9 @@ void expect_exact_round_trip(const ModelProto& m) {
 
 class TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("ingot_onnx_" + std::to_string(::getpid()) + "_" +
-                                                  std::to_string(counter_++))) {
+  TempDir()
+      : path_(fs::temp_directory_path() /
+              ("ingot_onnx_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++))) {
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }

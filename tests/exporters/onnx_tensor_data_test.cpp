@@ -15,8 +15,8 @@ TensorProto typed(DataType type, std::vector<int64_t> dims) {
 }
 
 TEST(OnnxTensorData, DTypeMapping) {
-  for (DType d : {DType::Bool, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64,
-                  DType::F16, DType::BF16, DType::F32, DType::F64}) {
+  for (DType d : {DType::Bool, DType::U8, DType::I8, DType::I16, DType::I32, DType::I64, DType::F16,
+                  DType::BF16, DType::F32, DType::F64}) {
     EXPECT_EQ(to_dtype(to_data_type(d)), d);
     EXPECT_EQ(data_type_size(to_data_type(d)), itemsize(d));
   }

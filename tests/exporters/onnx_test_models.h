@@ -13,12 +13,15 @@ namespace ingot::exporters::onnx::testing {
 // A [rows, cols] row-major matrix of distinct, exactly representable values.
 inline std::vector<float> ramp(int64_t n, float scale, float offset = 0.f) {
   std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = offset + scale * float(i % 17) - 0.5f * float(i % 5);
+  for (int64_t i = 0; i < n; ++i)
+    v[size_t(i)] = offset + scale * float(i % 17) - 0.5f * float(i % 5);
   return v;
 }
 
 // out[batch, 4] = (x + y)[batch, 3] @ w[3, 4]; "batch" is a dim_param.
-inline std::vector<float> add_matmul_weight() { return ramp(12, 0.25f, -1.f); }
+inline std::vector<float> add_matmul_weight() {
+  return ramp(12, 0.25f, -1.f);
+}
 inline ModelProto add_matmul_model() {
   ModelBuilder mb("add_matmul");
   GraphBuilder& g = mb.graph();
@@ -36,7 +39,8 @@ inline std::vector<float> add_matmul_reference(const std::vector<float>& x,
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t j = 0; j < 4; ++j)
       for (int64_t k = 0; k < 3; ++k)
-        out[size_t(b * 4 + j)] += (x[size_t(b * 3 + k)] + y[size_t(b * 3 + k)]) * w[size_t(k * 4 + j)];
+        out[size_t(b * 4 + j)] +=
+            (x[size_t(b * 3 + k)] + y[size_t(b * 3 + k)]) * w[size_t(k * 4 + j)];
   return out;
 }
 
@@ -53,9 +57,9 @@ inline ModelProto if_model() {
   GraphBuilder else_g = g.subgraph("else_branch");
   auto one = else_g.add_initializer(make_tensor("one", std::vector<float>{1.f}, {}));
   else_g.add_output(else_g.add_op("Sub", {x, one}, {}, "decremented"), DataType::Float, {{"n"}});
-  auto out = g.add_op("If", {flag},
-                      {attr("then_branch", then_g.build()), attr("else_branch", else_g.build())},
-                      "out");
+  auto out =
+      g.add_op("If", {flag},
+               {attr("then_branch", then_g.build()), attr("else_branch", else_g.build())}, "out");
   g.add_output(out, DataType::Float, {{"n"}});
   return mb.build();
 }
@@ -86,8 +90,12 @@ inline ModelProto loop_model() {
 
 // y[batch, 64] = x[batch, 64] @ w[64, 64] + b[64]; w (16 KiB) is large enough to be
 // stored as external data, b stays inside the model.
-inline std::vector<float> external_weight() { return ramp(64 * 64, 1.f / 64, -0.125f); }
-inline std::vector<float> external_bias() { return ramp(64, 0.5f); }
+inline std::vector<float> external_weight() {
+  return ramp(64 * 64, 1.f / 64, -0.125f);
+}
+inline std::vector<float> external_bias() {
+  return ramp(64, 0.5f);
+}
 inline ModelProto external_model() {
   ModelBuilder mb("external");
   GraphBuilder& g = mb.graph();
@@ -111,7 +119,9 @@ inline std::vector<float> external_reference(const std::vector<float>& x, int64_
 
 // sum[4] = x + float(h) + float(b) with an f16 initializer h and a bf16 initializer b;
 // sum16 = float16(sum).
-inline std::vector<Half> half_values() { return {Half(0.5f), Half(-1.25f), Half(3.f), Half(1e-3f)}; }
+inline std::vector<Half> half_values() {
+  return {Half(0.5f), Half(-1.25f), Half(3.f), Half(1e-3f)};
+}
 inline std::vector<BFloat16> bfloat_values() {
   return {BFloat16(2.f), BFloat16(-0.375f), BFloat16(100.f), BFloat16(1.f / 3)};
 }

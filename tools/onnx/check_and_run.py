@@ -105,7 +105,8 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, atol: float, rtol: flo
     bad &= ~(np.isnan(g) & np.isnan(w))
     worst = float(np.nanmax(err)) if err.size else 0.0
     if bad.any():
-        idx = np.unravel_index(int(np.argmax(np.where(bad, err, -1))), got.shape)
+        idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(np.where(bad, err, -1))),
+                                                     got.shape))
         print(f"  {name}: MISMATCH max |diff| {worst:.3g} at {idx}: got {got[idx]} want {want[idx]}"
               f" (atol {atol}, rtol {rtol})")
         return False

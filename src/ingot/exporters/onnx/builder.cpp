@@ -17,10 +17,18 @@ AttributeProto make_attr(std::string name, AttributeProto::Value v) {
 
 }  // namespace
 
-AttributeProto attr(std::string name, int64_t v) { return make_attr(std::move(name), v); }
-AttributeProto attr(std::string name, int v) { return make_attr(std::move(name), int64_t(v)); }
-AttributeProto attr(std::string name, float v) { return make_attr(std::move(name), v); }
-AttributeProto attr(std::string name, double v) { return make_attr(std::move(name), float(v)); }
+AttributeProto attr(std::string name, int64_t v) {
+  return make_attr(std::move(name), v);
+}
+AttributeProto attr(std::string name, int v) {
+  return make_attr(std::move(name), int64_t(v));
+}
+AttributeProto attr(std::string name, float v) {
+  return make_attr(std::move(name), v);
+}
+AttributeProto attr(std::string name, double v) {
+  return make_attr(std::move(name), float(v));
+}
 AttributeProto attr(std::string name, std::string v) {
   return make_attr(std::move(name), std::move(v));
 }
@@ -61,7 +69,9 @@ std::string NameScope::fresh(std::string_view hint) {
   }
 }
 
-bool NameScope::claim(const std::string& name) { return names_.insert(name).second; }
+bool NameScope::claim(const std::string& name) {
+  return names_.insert(name).second;
+}
 
 // --- GraphBuilder ---------------------------------------------------------------------
 

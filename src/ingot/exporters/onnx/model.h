@@ -136,9 +136,9 @@ struct Dim {
   std::variant<std::monostate, int64_t, std::string> value;
 
   Dim() = default;
-  Dim(int64_t v) : value(v) {}                      // NOLINT: shapes read like {2, "seq"}
-  Dim(int v) : value(int64_t(v)) {}                 // NOLINT
-  Dim(std::string param) : value(std::move(param)) {}  // NOLINT
+  Dim(int64_t v) : value(v) {}                           // NOLINT: shapes read like {2, "seq"}
+  Dim(int v) : value(int64_t(v)) {}                      // NOLINT
+  Dim(std::string param) : value(std::move(param)) {}    // NOLINT
   Dim(const char* param) : value(std::string(param)) {}  // NOLINT
 
   bool is_value() const { return std::holds_alternative<int64_t>(value); }

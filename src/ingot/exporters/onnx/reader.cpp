@@ -261,7 +261,7 @@ class Parser {
 
   AttributeProto attribute(Decoder d, int depth) {
     AttributeProto a;
-    int32_t declared = 0;  // AttributeType; 0 when the type field is absent
+    int32_t declared = 0;       // AttributeType; 0 when the type field is absent
     std::vector<int32_t> seen;  // value kinds whose field appeared
     float f = 0;
     int64_t i = 0;
@@ -360,8 +360,7 @@ class Parser {
     auto kind = AttributeType(declared);
     bool scalar = declared <= int32_t(AttributeType::Graph);
     if (scalar && seen.empty()) {
-      throw WireError(fmt::format("attribute of type {} has no value",
-                                  attribute_type_name(kind)));
+      throw WireError(fmt::format("attribute of type {} has no value", attribute_type_name(kind)));
     }
     switch (kind) {
       case AttributeType::Float: a.value = f; break;
@@ -526,9 +525,10 @@ void for_each_tensor(GraphProto& g, const std::string& where, const Fn& fn) {
 
 // Parses a non-negative decimal integer of an external_data value.
 size_t parse_size(const std::string& s, const std::string& key, const std::string& where) {
-  INGOT_CHECK(!s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos,
-              IoError, "[onnx.load] {}: external_data {} '{}' is not a non-negative integer",
-              where, key, s);
+  INGOT_CHECK(
+      !s.empty() && s.size() <= 19 && s.find_first_not_of("0123456789") == std::string::npos,
+      IoError, "[onnx.load] {}: external_data {} '{}' is not a non-negative integer", where, key,
+      s);
   return size_t(std::stoull(s));
 }
 

@@ -65,10 +65,9 @@ Bytes tensor_bytes(const TensorProto& t, const std::string& where) {
               where, t.name, t.external("location"));
   size_t nbytes = tensor_nbytes(t, where);
   size_t numel = size_t(tensor_numel(t, where));
-  int fields = int(!t.raw_data.empty()) + int(!t.float_data.empty()) +
-               int(!t.int32_data.empty()) + int(!t.int64_data.empty()) +
-               int(!t.double_data.empty()) + int(!t.uint64_data.empty()) +
-               int(!t.string_data.empty());
+  int fields = int(!t.raw_data.empty()) + int(!t.float_data.empty()) + int(!t.int32_data.empty()) +
+               int(!t.int64_data.empty()) + int(!t.double_data.empty()) +
+               int(!t.uint64_data.empty()) + int(!t.string_data.empty());
   INGOT_CHECK(fields <= 1, IoError, "[onnx] {} '{}' stores its data in {} fields, expected one",
               where, t.name, fields);
   if (fields == 0) {
@@ -85,9 +84,8 @@ Bytes tensor_bytes(const TensorProto& t, const std::string& where) {
   size_t size = data_type_size(t.data_type);
   // Which typed field holds this element type, and how many values it must have.
   auto check_count = [&](size_t have, size_t want, const char* field) {
-    INGOT_CHECK(have == want, IoError,
-                "[onnx] {} '{}': {} has {} values, expected {} for dims {}", where, t.name,
-                field, have, want, t.dims);
+    INGOT_CHECK(have == want, IoError, "[onnx] {} '{}': {} has {} values, expected {} for dims {}",
+                where, t.name, field, have, want, t.dims);
   };
   auto wrong_field = [&](const char* field) {
     INGOT_THROW(IoError,

@@ -1,8 +1,8 @@
 #include "ingot/exporters/onnx/wire.h"
 
-#include <bit>
-
 #include <fmt/format.h>
+
+#include <bit>
 
 namespace ingot::exporters::onnx::wire {
 
@@ -98,8 +98,8 @@ Decoder::Tag Decoder::tag() {
   auto field = uint32_t(t >> 3);
   if (field == 0) throw WireError("field number 0 is invalid");
   if (type == WireType::StartGroup || type == WireType::EndGroup) {
-    throw WireError(fmt::format("field {} uses the {} wire type, which ONNX never writes",
-                                field, wire_type_name(type)));
+    throw WireError(fmt::format("field {} uses the {} wire type, which ONNX never writes", field,
+                                wire_type_name(type)));
   }
   if (uint8_t(type) > 5) {
     throw WireError(fmt::format("field {} has invalid wire type {}", field, int(type)));

@@ -57,9 +57,8 @@ void encode(Encoder& e, const ValueInfoProto& v) {
   if (!v.name.empty()) e.field_string(1, v.name);
   if (v.type) {
     // TypeProto { tensor_type = 1 }
-    e.field_message(2, [&](Encoder& type) {
-      type.field_message(1, [&](Encoder& m) { encode(m, *v.type); });
-    });
+    e.field_message(
+        2, [&](Encoder& type) { type.field_message(1, [&](Encoder& m) { encode(m, *v.type); }); });
   }
   if (!v.doc_string.empty()) e.field_string(3, v.doc_string);
 }
@@ -134,7 +133,9 @@ void encode(Encoder& e, const ModelProto& m) {
   for (const auto& p : m.metadata_props) e.field_message(14, [&](Encoder& s) { encode(s, p); });
 }
 
-size_t align_up(size_t v, size_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+size_t align_up(size_t v, size_t a) {
+  return a <= 1 ? v : (v + a - 1) / a * a;
+}
 
 // Calls fn(TensorProto&) on every initializer of g and of its subgraphs.
 template <typename Graph, typename Fn>
@@ -158,8 +159,8 @@ void write_file(const std::string& path, const std::vector<std::pair<const void*
     INGOT_CHECK(n == 0 || std::fwrite(data, 1, n, f.get()) == n, IoError,
                 "[onnx.save] cannot write {} '{}': {}", what, path, std::strerror(errno));
   }
-  INGOT_CHECK(std::fclose(f.release()) == 0, IoError, "[onnx.save] cannot close {} '{}': {}",
-              what, path, std::strerror(errno));
+  INGOT_CHECK(std::fclose(f.release()) == 0, IoError, "[onnx.save] cannot close {} '{}': {}", what,
+              path, std::strerror(errno));
 }
 
 }  // namespace
@@ -187,8 +188,8 @@ ModelProto externalize_initializers(const ModelProto& model, const SaveOptions& 
   for_each_initializer(out.graph, [&](TensorProto& t) {
     if (t.data_location == DataLocation::External || t.raw_data.size() < options.external_threshold)
       return;
-    size_t align = t.raw_data.size() >= (size_t(1) << 20) ? options.large_alignment
-                                                           : options.alignment;
+    size_t align =
+        t.raw_data.size() >= (size_t(1) << 20) ? options.large_alignment : options.alignment;
     size_t offset = align_up(end, align);
     pieces.push_back({offset, t.raw_data});
     end = offset + t.raw_data.size();
