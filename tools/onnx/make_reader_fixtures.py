@@ -9,8 +9,8 @@ Run with the venv of tools/onnx/setup-venv:
 
   ~/.cache/ingot/onnx-venv/bin/python tools/onnx/make_reader_fixtures.py
 
-Outputs (small, committed): tests/fixtures/onnx/helper_typed.onnx and copies under
-fuzz/corpus/onnx_reader_fuzz/. tests/exporters/onnx_fixture_test.cpp states the values.
+Outputs (small, committed): tests/fixtures/onnx/helper_typed.onnx, and the fuzz seeds
+fuzz/corpus/onnx_reader_fuzz/{helper_typed,loop_external_ref}.onnx. tests/exporters/onnx_fixture_test.cpp states the values.
 """
 import os
 import shutil
@@ -57,6 +57,36 @@ def helper_typed() -> onnx.ModelProto:
     return model
 
 
+def loop_with_external_weight() -> onnx.ModelProto:
+    """A fuzz seed: a Loop body, a Scan-style output and an initializer whose data is
+    external (only the reference is kept: the data file is not written)."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Add", ["acc_in", "w"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [2])])
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2], [0.0, 0.0])
+    w.ClearField("float_data")
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "weights.bin"), ("offset", "0"), ("length", "8")):
+        entry = w.external_data.add()
+        entry.key, entry.value = key, value
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "acc0"], ["acc", "steps"], body=body)],
+        "loop", [helper.make_tensor_value_info("trips", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("acc0", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("steps", TensorProto.FLOAT, ["trips", 2])],
+        initializer=[w])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+
+
 def main() -> None:
     fixtures = os.path.join(ROOT, "tests", "fixtures", "onnx")
     corpus = os.path.join(ROOT, "fuzz", "corpus", "onnx_reader_fuzz")
@@ -65,6 +95,7 @@ def main() -> None:
     path = os.path.join(fixtures, "helper_typed.onnx")
     onnx.save(helper_typed(), path)
     shutil.copy(path, os.path.join(corpus, "helper_typed.onnx"))
+    onnx.save(loop_with_external_weight(), os.path.join(corpus, "loop_external_ref.onnx"))
     print(f"wrote {path} ({os.path.getsize(path)} bytes) with onnx {onnx.__version__}")
 
 
