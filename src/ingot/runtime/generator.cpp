@@ -1,0 +1,147 @@
+#include "ingot/runtime/generator.h"
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ingot/export/serialize.h"
+#include "ingot/ops/functional.h"
+
+namespace ingot::runtime {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+}  // namespace
+
+int64_t argmax_last(const Tensor& logits) {
+  INGOT_CHECK(logits.dim() == 3 && logits.size(0) == 1, ShapeError,
+              "[Generator] logits must be [1, tokens, vocab], got {}", logits.shape_string());
+  Tensor row = select(select(logits, 0, 0), 0, logits.size(1) - 1);  // [vocab]
+  if (row.dtype() != DType::F32 || !row.is_contiguous()) row = contiguous(to(row, DType::F32));
+  const float* p = row.data<float>();
+  int64_t best = 0;
+  for (int64_t i = 1; i < row.numel(); ++i) {
+    if (p[i] > p[best]) best = i;
+  }
+  return best;
+}
+
+Generator::Generator(std::map<std::string, ExportedProgram> components, std::optional<int64_t> max_cache_len) {
+  auto decode = components.find("decode");
+  INGOT_CHECK(decode != components.end(), ValueError,
+              "[Generator] the components have no 'decode' program (got {} components)", components.size());
+  const ExportedProgram& ep = decode->second;
+  // Allocate the cache from the program's cache inputs ("cache.<name>"); a symbolic
+  // length takes max_cache_len.
+  const ir::Graph& g = *ep.graph;
+  for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
+    const InputSpec& in = ep.signature.inputs[i];
+    if (in.kind != InputKind::UserInput || in.target.rfind("cache.", 0) != 0) continue;
+    const ir::ValueInfo& v = g.value(g.inputs[i]);
+    IntShape sizes;
+    for (const sym::Expr& e : v.sizes) {
+      if (e.is_integer()) {
+        sizes.push_back(e.value());
+        continue;
+      }
+      INGOT_CHECK(max_cache_len.has_value(), ValueError,
+                  "[Generator] the program's cache length is dynamic ({}); pass max_cache_len", e.str());
+      auto range = ep.range_constraints.find(e.name());
+      INGOT_CHECK(range == ep.range_constraints.end() || range->second.range.contains(*max_cache_len), ValueError,
+                  "[Generator] max_cache_len {} is outside the exported range {}", *max_cache_len,
+                  range->second.range.str());
+      sizes.push_back(*max_cache_len);
+    }
+    cache_.push_back(zeros(sizes, v.dtype));
+    if (in.target == "cache.cache_position") position_ = cache_.back();
+    else max_cache_len_ = sizes.at(2);
+  }
+  INGOT_CHECK(!cache_.empty() && position_.defined(), ValueError,
+              "[Generator] the decode program takes no StaticCache input (expected inputs named "
+              "cache.key_cache.N, cache.value_cache.N, cache.cache_position)");
+  decode_ = std::make_unique<ProgramModule>(ep.module());
+  if (auto prefill = components.find("prefill"); prefill != components.end()) {
+    prefill_ = std::make_unique<ProgramModule>(prefill->second.module());
+  }
+  step_ids_ = zeros({1, 1}, DType::I64);
+}
+
+Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cache_len) {
+  namespace fs = std::filesystem;
+  const fs::path manifest_path = fs::path(dir) / "manifest.json";
+  std::ifstream f(manifest_path);
+  INGOT_CHECK(f.good(), IoError, "[Generator] no manifest.json in '{}' (export with --task generation)", dir);
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    INGOT_THROW(IoError, "[Generator] '{}' is not valid JSON: {}", manifest_path.string(), e.what());
+  }
+  INGOT_CHECK(manifest.value("format", "") == "ingot-generation" && manifest.contains("components"), IoError,
+              "[Generator] '{}' is not an ingot generation manifest", manifest_path.string());
+  std::map<std::string, ExportedProgram> components;
+  for (const auto& [name, file] : manifest["components"].items()) {
+    components.emplace(name, ingot::load((fs::path(dir) / file.get<std::string>()).string()));
+  }
+  return Generator(std::move(components), max_cache_len);
+}
+
+Tensor Generator::run(ProgramModule& module, const Tensor& ids) {
+  std::vector<Tensor> inputs{ids};
+  inputs.insert(inputs.end(), cache_.begin(), cache_.end());
+  return module.run(inputs).at(0);
+}
+
+void Generator::reset_cache() { position_.data<int64_t>()[0] = 0; }
+
+std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt, const GenerateOptions& o,
+                                         GenerationStats* stats) {
+  INGOT_CHECK(!prompt.empty(), ValueError, "[Generator] the prompt is empty; give at least one token");
+  INGOT_CHECK(int64_t(prompt.size()) < max_cache_len_, ValueError,
+              "[Generator] the prompt has {} tokens but the cache holds {}; export with a larger "
+              "--max-cache-len or shorten the prompt",
+              prompt.size(), max_cache_len_);
+  GenerationStats st;
+  st.prompt_tokens = int64_t(prompt.size());
+  reset_cache();
+  std::vector<int64_t> out;
+  auto emit = [&](int64_t token) {
+    out.push_back(token);
+    if (o.on_token) o.on_token(token);
+    return std::find(o.stop_tokens.begin(), o.stop_tokens.end(), token) != o.stop_tokens.end();
+  };
+  if (o.max_new_tokens <= 0) {
+    st.stop_reason = "max_new_tokens";
+    if (stats) *stats = st;
+    return out;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  Tensor ids = Tensor::from_vector(prompt, {1, int64_t(prompt.size())});
+  Tensor logits = run(prefill_ ? *prefill_ : *decode_, ids);
+  bool stopped = emit(argmax_last(logits));
+  st.prefill_seconds = seconds_since(t0);
+  int64_t cached = int64_t(prompt.size());
+  auto t1 = std::chrono::steady_clock::now();
+  st.stop_reason = stopped ? "stop_token" : "max_new_tokens";
+  while (!stopped && int64_t(out.size()) < o.max_new_tokens) {
+    if (cached + 1 > max_cache_len_) {
+      st.stop_reason = "cache_full";
+      break;
+    }
+    step_ids_.data<int64_t>()[0] = out.back();
+    logits = run(*decode_, step_ids_);
+    ++cached;
+    stopped = emit(argmax_last(logits));
+    if (stopped) st.stop_reason = "stop_token";
+  }
+  st.decode_seconds = seconds_since(t1);
+  st.new_tokens = int64_t(out.size());
+  if (stats) *stats = st;
+  return out;
+}
+
+}  // namespace ingot::runtime

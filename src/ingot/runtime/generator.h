@@ -1,0 +1,70 @@
+// Generator: the native decode loop over exported generation components
+// (export_for_generation). The KV cache is allocated once; the prompt is prefilled in
+// one call; each decode step writes its token into a reused [1, 1] input and the program
+// writes the cache in place, so a step allocates nothing proportional to the cache.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ingot/export/program.h"
+
+namespace ingot::runtime {
+
+struct GenerateOptions {
+  int64_t max_new_tokens = 32;
+  std::vector<int64_t> stop_tokens;
+  // Called with each new token as soon as it is chosen (streaming).
+  std::function<void(int64_t token)> on_token;
+};
+
+struct GenerationStats {
+  int64_t prompt_tokens = 0;
+  int64_t new_tokens = 0;
+  double prefill_seconds = 0, decode_seconds = 0;
+  std::string stop_reason;  // "max_new_tokens", "stop_token", "cache_full"
+  double prefill_tokens_per_second() const { return prompt_tokens / std::max(prefill_seconds, 1e-12); }
+  // Decode steps are the new tokens after the first (which the prefill produces).
+  double decode_tokens_per_second() const {
+    return double(std::max<int64_t>(new_tokens - 1, 0)) / std::max(decode_seconds, 1e-12);
+  }
+};
+
+class Generator {
+ public:
+  // `components`: "decode" (and "prefill" when exported separately). `max_cache_len`
+  // chooses the cache length of a program exported with a dynamic one.
+  explicit Generator(std::map<std::string, ExportedProgram> components,
+                     std::optional<int64_t> max_cache_len = std::nullopt);
+  // Loads DIR/manifest.json and its components (see save_generation_components).
+  static Generator load(const std::string& dir, std::optional<int64_t> max_cache_len = std::nullopt);
+
+  // Greedy decoding of up to max_new_tokens after `prompt` (batch 1). Stops at a stop
+  // token or when the cache is full (never writes past it). Empty prompt, or a prompt
+  // that does not fit the cache: ValueError.
+  std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const GenerateOptions& options,
+                                GenerationStats* stats = nullptr);
+
+  int64_t max_cache_len() const { return max_cache_len_; }
+  // The cache tensors (for tests: their storage never changes).
+  const std::vector<Tensor>& cache_tensors() const { return cache_; }
+
+ private:
+  Tensor run(ProgramModule& module, const Tensor& ids);
+  void reset_cache();
+
+  std::unique_ptr<ProgramModule> decode_, prefill_;
+  std::vector<Tensor> cache_;  // the programs' cache inputs, in their input order
+  Tensor position_;            // the cache_position tensor (one of cache_)
+  Tensor step_ids_;            // [1, 1] int64, rewritten every decode step
+  int64_t max_cache_len_ = 0;
+};
+
+// Index of the largest value of the last row of logits [1, tokens, vocab].
+int64_t argmax_last(const Tensor& logits);
+
+}  // namespace ingot::runtime
