@@ -75,15 +75,10 @@ TEST(Generator, CacheLimitsAndEmptyPrompt) {
   std::vector<int64_t> got = gen.generate({1, 2, 3}, go, &stats);
   EXPECT_EQ(stats.stop_reason, "cache_full");
   EXPECT_EQ(got.size(), 6u);  // 3 prompt + 5 cached tokens fill 8 slots, + the last logits
-  // Stop tokens end generation (at the first occurrence of the stop token).
-  size_t first_new = 1;
-  while (first_new < got.size() && std::find(got.begin(), got.begin() + long(first_new), got[first_new]) !=
-                                       got.begin() + long(first_new)) {
-    ++first_new;
-  }
-  ASSERT_LT(first_new, got.size());
-  go.stop_tokens = {got[first_new]};
-  EXPECT_EQ(gen.generate({1, 2, 3}, go, &stats).size(), first_new + 1);
+  // A stop token ends generation at its first occurrence (this tiny model repeats its
+  // first token, so that is the first one).
+  go.stop_tokens = {got[0]};
+  EXPECT_EQ(gen.generate({1, 2, 3}, go, &stats).size(), 1u);
   EXPECT_EQ(stats.stop_reason, "stop_token");
 }
 
