@@ -66,3 +66,27 @@ TEST(CliExport, DynamicShapesFromJson) {
 
 }  // namespace
 }  // namespace ingot::cli
+
+namespace ingot::cli {
+namespace {
+
+TEST(CliGenerate, ExportForGenerationThenGenerate) {
+  const std::string dir = testing::fixture_path("models/qwen3");
+  const fs::path tmp = fs::temp_directory_path() / ("ingot_cli_gen_" + std::to_string(::getpid()));
+  const std::string out = (tmp / "gen").string();
+  std::vector<std::string> export_args{dir, "--task", "generation", "--multi-token-decode", "--max-cache-len",
+                                       "32", "-o", out};
+  std::vector<char*> argv;
+  for (auto& a : export_args) argv.push_back(a.data());
+  ASSERT_EQ(run_export(int(argv.size()), argv.data()), 0);
+  EXPECT_TRUE(fs::exists(fs::path(out) / "manifest.json"));
+  EXPECT_TRUE(fs::exists(fs::path(out) / "decode.ingot"));
+  std::vector<std::string> bad{dir, "--task", "translation", "-o", out};
+  argv.clear();
+  for (auto& a : bad) argv.push_back(a.data());
+  EXPECT_THROW(run_export(int(argv.size()), argv.data()), ValueError);
+  fs::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace ingot::cli

@@ -15,7 +15,11 @@ int main(int argc, char** argv) {
         "                                     forward (eager, or the exported program) on .npy inputs\n"
         "  export FOLDER -o model.ingot [--dynamic | --dynamic-shapes spec.json]\n"
         "                                     trace a model into an .ingot archive\n"
-        "  inspect model.ingot                graph, signature, ranges and guards of an archive\n");
+        "  inspect model.ingot                graph, signature, ranges and guards of an archive\n"
+        "  export FOLDER --task generation [--multi-token-decode] [--max-cache-len N] -o DIR\n"
+        "                                     export decode components with a static KV cache\n"
+        "  generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N]\n"
+        "                                     greedy generation, streamed, with tokens/s\n");
     return argc < 2 ? 1 : 0;
   }
   try {
@@ -24,6 +28,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[1], "run") == 0) return ingot::cli::run_run(argc - 2, argv + 2);
     if (std::strcmp(argv[1], "export") == 0) return ingot::cli::run_export(argc - 2, argv + 2);
     if (std::strcmp(argv[1], "inspect") == 0) return ingot::cli::run_inspect(argc - 2, argv + 2);
+    if (std::strcmp(argv[1], "generate") == 0) return ingot::cli::run_generate(argc - 2, argv + 2);
     std::fprintf(stderr, "ingot: unknown command '%s' (see ingot --help)\n", argv[1]);
     return 2;
   } catch (const std::exception& e) {
