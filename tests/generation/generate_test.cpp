@@ -18,8 +18,10 @@ class Generate : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     model_ = models::from_pretrained(ingot::testing::fixture_path("models/mistral_sliding_window"));
-    prompt_ = models::load_npy(ingot::testing::fixture_path("generation/mistral_sliding_window/prompt.npy"));
-    greedy_ = values(models::load_npy(ingot::testing::fixture_path("generation/mistral_sliding_window/greedy.npy")));
+    prompt_ = models::load_npy(
+        ingot::testing::fixture_path("generation/mistral_sliding_window/prompt.npy"));
+    greedy_ = values(models::load_npy(
+        ingot::testing::fixture_path("generation/mistral_sliding_window/greedy.npy")));
   }
   static void TearDownTestSuite() { model_.reset(); }
   static std::string error_of(const std::function<void()>& f) {
@@ -31,7 +33,7 @@ class Generate : public ::testing::Test {
     return "no error";
   }
   static inline std::shared_ptr<models::PretrainedModel> model_;
-  static inline Tensor prompt_;           // [1, 7]
+  static inline Tensor prompt_;               // [1, 7]
   static inline std::vector<double> greedy_;  // prompt + 40 greedy tokens
 };
 
@@ -41,7 +43,8 @@ TEST_F(Generate, EmptyPromptIsAnError) {
   EXPECT_NE(msg.find("[generate] the prompt is empty"), std::string::npos) << msg;
   msg = error_of([&] {
     GenerateOptions options;
-    options.attention_mask = Tensor::from_vector<int64_t>({1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, {2, 7});
+    options.attention_mask =
+        Tensor::from_vector<int64_t>({1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, {2, 7});
     generate(*model_, cat({prompt_, prompt_}, 0), config, options);
   });
   EXPECT_NE(msg.find("row 1 of the prompt is only padding"), std::string::npos) << msg;
@@ -55,7 +58,8 @@ TEST_F(Generate, PromptLongerThanTheStaticCacheIsAnError) {
   config.max_cache_len = 5;
   const std::string msg = error_of([&] { generate(*model_, prompt_, config); });
   EXPECT_NE(msg.find("the prompt has 7 tokens but the static cache holds max_cache_len 5"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
 }
 
 // A cache of 10 slots holds the 7 prompt tokens and 3 generated ones: the 4th new token
@@ -80,7 +84,8 @@ TEST_F(Generate, ReachingMaxCacheLenStops) {
   in.input_ids = slice(prompt_, 1, 0, 4);
   const std::string msg = error_of([&] { model_->forward(in); });
   EXPECT_NE(msg.find("cache full: 7 tokens are cached and 4 more do not fit max_cache_len 10"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
 }
 
 TEST_F(Generate, StreamsEveryTokenAndStopsOnRequest) {

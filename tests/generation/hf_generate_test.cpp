@@ -22,7 +22,8 @@ class HfGenerate : public ::testing::TestWithParam<std::string> {
     model_ = models::from_pretrained(ingot::testing::fixture_path("models/" + GetParam()));
   }
   Tensor fixture(const std::string& name) const {
-    return models::load_npy(ingot::testing::fixture_path("generation/" + GetParam() + "/" + name + ".npy"));
+    return models::load_npy(
+        ingot::testing::fixture_path("generation/" + GetParam() + "/" + name + ".npy"));
   }
   // [batch, steps, vocab] from per-step [batch, vocab] scores.
   static Tensor stacked(const std::vector<Tensor>& scores) { return stack(scores, 1); }

@@ -27,12 +27,9 @@ TEST(Warpers, MatchTransformers) {
   const std::string dir = ingot::testing::fixture_path("generation/warpers/");
   Tensor logits = models::load_npy(dir + "logits.npy");  // [4, 32] float32
   const WarperCase cases[] = {
-      {"temperature_0.7", {0.7, 0, 1.0}},
-      {"top_k_5", {1.0, 5, 1.0}},
-      {"top_k_1", {1.0, 1, 1.0}},
-      {"top_p_0.8", {1.0, 0, 0.8}},
-      {"top_p_0.3", {1.0, 0, 0.3}},
-      {"temperature_1.3_top_k_10_top_p_0.9", {1.3, 10, 0.9}},
+      {"temperature_0.7", {0.7, 0, 1.0}}, {"top_k_5", {1.0, 5, 1.0}},
+      {"top_k_1", {1.0, 1, 1.0}},         {"top_p_0.8", {1.0, 0, 0.8}},
+      {"top_p_0.3", {1.0, 0, 0.3}},       {"temperature_1.3_top_k_10_top_p_0.9", {1.3, 10, 0.9}},
   };
   for (const auto& c : cases) {
     std::vector<double> expected = values(models::load_npy(dir + c.file + ".npy"));

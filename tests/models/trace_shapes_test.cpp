@@ -36,7 +36,8 @@ class TraceShapes : public ::testing::TestWithParam<std::string> {
   std::vector<Tensor> meta_layers(const SymInt& b, const SymInt& len) const {
     std::vector<Tensor> out;
     for (int64_t i = 0; i < spec_.num_layers; ++i) {
-      out.push_back(Tensor::meta(spec_.dtype, {b, SymInt(spec_.num_kv_heads), len, SymInt(spec_.head_dim)}));
+      out.push_back(
+          Tensor::meta(spec_.dtype, {b, SymInt(spec_.num_kv_heads), len, SymInt(spec_.head_dim)}));
     }
     return out;
   }

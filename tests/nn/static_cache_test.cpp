@@ -24,7 +24,8 @@ Tensor step_tensor(int64_t batch, int64_t n, double base) {
 
 // One forward's worth of writes: every layer stores (k, k + 1000).
 void write_step(StaticCache& cache, const Tensor& k) {
-  for (size_t layer = 0; layer < cache.num_layers(); ++layer) cache.update(layer, k, add(k, 1000.0));
+  for (size_t layer = 0; layer < cache.num_layers(); ++layer)
+    cache.update(layer, k, add(k, 1000.0));
 }
 
 // Element [b, h, slot, d] of a cache buffer.
@@ -74,7 +75,9 @@ TEST(StaticCache, OverflowIsAnErrorBeforeAnyWrite) {
   } catch (const ValueError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("[StaticCache] cache full: 3 tokens are cached and 2 more do not fit "
-                       "max_cache_len 4"), std::string::npos) << msg;
+                       "max_cache_len 4"),
+              std::string::npos)
+        << msg;
   }
   EXPECT_EQ(values(cache.keys(0)), before);
   EXPECT_EQ(cache.seq_length(), 3);
@@ -96,7 +99,9 @@ TEST(StaticCache, BatchRowsFitOrFail) {
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("a batch of 3 sequences does not fit a cache allocated "
-                                         "for 2"), std::string::npos) << e.what();
+                                         "for 2"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(cache.seq_length(), 0);
   // A smaller batch uses rows [0, 1): row 1 stays untouched.
@@ -190,7 +195,8 @@ TEST(KVCache, GrowsAndNamesItsTensors) {
   EXPECT_EQ(cache.seq_length(), 0);
   EXPECT_EQ(cache.max_cache_len(), std::nullopt);
   EXPECT_EQ(values(cache.new_positions(2)), (std::vector<double>{0, 1}));
-  for (size_t layer = 0; layer < 2; ++layer) cache.update(layer, step_tensor(1, 2, 0), step_tensor(1, 2, 0));
+  for (size_t layer = 0; layer < 2; ++layer)
+    cache.update(layer, step_tensor(1, 2, 0), step_tensor(1, 2, 0));
   EXPECT_EQ(values(cache.new_positions(1)), (std::vector<double>{2}));
   EXPECT_EQ(cache.key_length(1).expect_int(), 3);
   auto [k, v] = cache.update(0, step_tensor(1, 1, 0), step_tensor(1, 1, 0));

@@ -37,7 +37,8 @@ class Rows {
       }
       INGOT_CHECK(real > 0, ValueError,
                   "[generate] row {} of the prompt is only padding (its attention_mask is all "
-                  "0): every row needs at least one token", r);
+                  "0): every row needs at least one token",
+                  r);
     }
   }
 
@@ -97,7 +98,8 @@ void check_prompt(const Tensor& input_ids, const Tensor& attention_mask) {
               "[generate] input_ids must be int64, got {}", input_ids.dtype());
   INGOT_CHECK(input_ids.size(0) > 0 && input_ids.size(1) > 0, ValueError,
               "[generate] the prompt is empty (input_ids {}): give at least one token per row "
-              "(for example the tokenizer's BOS token)", input_ids.shape_string());
+              "(for example the tokenizer's BOS token)",
+              input_ids.shape_string());
   if (attention_mask.defined()) {
     INGOT_CHECK(attention_mask.dim() == 2 && attention_mask.size(0) == input_ids.size(0) &&
                     attention_mask.size(1) == input_ids.size(1),
@@ -120,7 +122,8 @@ void GenerationConfig::validate() const {
   if (do_sample) {
     INGOT_CHECK(temperature > 0 && std::isfinite(temperature), ValueError,
                 "[generate] temperature must be a positive number when sampling, got {} (use "
-                "do_sample = false for greedy decoding)", temperature);
+                "do_sample = false for greedy decoding)",
+                temperature);
     INGOT_CHECK(top_k >= 0, ValueError, "[generate] top_k must be >= 0 (0 = off), got {}", top_k);
     INGOT_CHECK(top_p > 0 && top_p <= 1, ValueError, "[generate] top_p must be in (0, 1], got {}",
                 top_p);
@@ -129,10 +132,14 @@ void GenerationConfig::validate() const {
 
 const char* stop_reason_name(StopReason reason) {
   switch (reason) {
-    case StopReason::MaxNewTokens: return "max_new_tokens";
-    case StopReason::StopToken: return "stop_token";
-    case StopReason::CacheFull: return "cache_full";
-    case StopReason::Callback: return "callback";
+    case StopReason::MaxNewTokens:
+      return "max_new_tokens";
+    case StopReason::StopToken:
+      return "stop_token";
+    case StopReason::CacheFull:
+      return "cache_full";
+    case StopReason::Callback:
+      return "callback";
   }
   return "?";
 }
@@ -158,7 +165,8 @@ GenerationResult generate(models::PretrainedModel& model, const Tensor& input_id
   std::unique_ptr<nn::Cache> owned;
   nn::Cache* cache = options.cache;
   if (cache == nullptr) {
-    const int64_t len = config.max_cache_len > 0 ? config.max_cache_len : prompt + config.max_new_tokens;
+    const int64_t len =
+        config.max_cache_len > 0 ? config.max_cache_len : prompt + config.max_new_tokens;
     owned = make_cache(model, config.cache, batch, config.cache == CacheKind::Static ? len : 0);
     cache = owned.get();
   } else {
@@ -169,11 +177,12 @@ GenerationResult generate(models::PretrainedModel& model, const Tensor& input_id
   const std::optional<int64_t> capacity = cache->max_cache_len();
   INGOT_CHECK(!capacity || prompt <= *capacity, ValueError,
               "[generate] the prompt has {} tokens but the static cache holds max_cache_len {}: "
-              "raise max_cache_len or shorten the prompt", prompt, *capacity);
+              "raise max_cache_len or shorten the prompt",
+              prompt, *capacity);
 
-  const ForwardFn forward = options.forward ? options.forward : [&model](const models::ModelInputs& in) {
-    return model.forward(in);
-  };
+  const ForwardFn forward =
+      options.forward ? options.forward
+                      : [&model](const models::ModelInputs& in) { return model.forward(in); };
   const SamplingParams params{config.temperature, config.top_k, config.top_p};
   const int64_t pad = config.pad_token_id.value_or(
       config.stop_token_ids.empty() ? 0 : config.stop_token_ids.front());
@@ -215,7 +224,8 @@ GenerationResult generate(models::PretrainedModel& model, const Tensor& input_id
     if (config.output_scores) result.scores.push_back(last);
     rows.append(next);
     ++result.num_new_tokens;
-    (result.num_new_tokens == 1 ? result.prefill_seconds : result.decode_seconds) += seconds_since(t0);
+    (result.num_new_tokens == 1 ? result.prefill_seconds : result.decode_seconds) +=
+        seconds_since(t0);
 
     const int64_t cached = prompt + result.num_new_tokens - 1;  // the new token is not fed yet
     if (std::all_of(finished.begin(), finished.end(), [](bool f) { return f; })) {

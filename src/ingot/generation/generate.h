@@ -28,12 +28,12 @@ enum class CacheKind { Dynamic, Static };
 
 // What to generate. Defaults follow transformers' GenerationConfig.
 struct GenerationConfig {
-  int64_t max_new_tokens = 20;   // >= 1
-  bool do_sample = false;        // false: greedy (sampling parameters are ignored)
+  int64_t max_new_tokens = 20;  // >= 1
+  bool do_sample = false;       // false: greedy (sampling parameters are ignored)
   double temperature = 1.0;
   int64_t top_k = 50;
   double top_p = 1.0;
-  uint64_t seed = 0;             // the sampling generator's seed (Rng)
+  uint64_t seed = 0;  // the sampling generator's seed (Rng)
   // A row that emits one of these stops (the stop token is kept in its sequence).
   std::vector<int64_t> stop_token_ids;
   // Appended to rows that stopped while others continue; default: the first stop token.
@@ -53,22 +53,22 @@ using ForwardFn = std::function<models::ModelOutputs(const models::ModelInputs&)
 using TokenCallback = std::function<bool(int64_t row, int64_t token)>;
 
 struct GenerateOptions {
-  Tensor attention_mask;    // [batch, prompt] 0/1 for left-padded prompts; default all 1
-  ForwardFn forward;        // default: the model's forward
+  Tensor attention_mask;  // [batch, prompt] 0/1 for left-padded prompts; default all 1
+  ForwardFn forward;      // default: the model's forward
   // A cache to use instead of one built from the config: empty, for the model and the
   // batch (the caller owns it; e.g. a runtime that allocates its cache once).
   nn::Cache* cache = nullptr;
-  TokenCallback on_token;   // streaming
+  TokenCallback on_token;  // streaming
 };
 
 enum class StopReason { MaxNewTokens, StopToken, CacheFull, Callback };
 const char* stop_reason_name(StopReason reason);
 
 struct GenerationResult {
-  Tensor sequences;          // [batch, prompt + new] int64: prompt then new tokens
+  Tensor sequences;  // [batch, prompt + new] int64: prompt then new tokens
   int64_t num_new_tokens = 0;
   StopReason stop_reason = StopReason::MaxNewTokens;
-  std::string message;       // why it stopped, in words
+  std::string message;         // why it stopped, in words
   std::vector<Tensor> scores;  // per step [batch, vocab] float32 (output_scores)
   int64_t prefill_tokens = 0;  // batch * prompt
   double prefill_seconds = 0;  // first forward + its token choice

@@ -14,7 +14,9 @@ namespace {
 
 constexpr float kRemoved = -std::numeric_limits<float>::infinity();
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -57,7 +59,9 @@ uint64_t Rng::next() {
   return result;
 }
 
-double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return double(next() >> 11) * 0x1.0p-53;
+}
 
 void apply_temperature(std::span<float> logits, double temperature) {
   INGOT_CHECK(temperature > 0 && std::isfinite(temperature), ValueError,
@@ -128,7 +132,8 @@ Tensor warp_logits(const Tensor& logits, const SamplingParams& params) {
   Tensor out = clone(to(logits, DType::F32));  // contiguous float32 copy
   const int64_t rows = out.size(0), vocab = out.size(1);
   float* data = out.data<float>();
-  for (int64_t r = 0; r < rows; ++r) warp(std::span<float>(data + r * vocab, size_t(vocab)), params);
+  for (int64_t r = 0; r < rows; ++r)
+    warp(std::span<float>(data + r * vocab, size_t(vocab)), params);
   return out;
 }
 
