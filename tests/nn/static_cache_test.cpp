@@ -152,42 +152,50 @@ TEST(StaticCache, ChecksTheModelsSpec) {
 
 // Traced: the buffers and the position are inputs without data and the number of new
 // tokens is symbolic. The writes are index_copy_ with slot indices computed from the
-// position tensor; the position advances with copy_; the room check goes to the hook.
+// position tensor; the position advances with copy_. The room check goes to the
+// installed hook (no guard); without one, fitting is a guard of the trace.
 TEST(StaticCache, TracedUpdateIsOpsOverThePositionTensor) {
-  sym::ShapeEnv env;
-  const SymInt q = sym::create_symint(env, 3), max_len = sym::create_symint(env, 16);
-  std::vector<Tensor> keys, vals;
-  for (int i = 0; i < 2; ++i) {
-    keys.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
-    vals.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
-  }
-  StaticCache cache(keys, vals, Tensor::meta(DType::I64, {}));
-  EXPECT_EQ(cache.max_cache_len(), std::nullopt);
-  std::vector<std::string> checked;
-  StaticCache::set_symbolic_room_check(
-      [&](const Tensor& position, const SymInt& n, const SymInt& len) {
-        EXPECT_TRUE(position.is_same(cache.position()));
-        checked.push_back(n.str() + " <= " + len.str());
+  for (bool hook : {true, false}) {
+    sym::ShapeEnv env;
+    const SymInt q = sym::create_symint(env, 3), max_len = sym::create_symint(env, 16);
+    std::vector<Tensor> keys, vals;
+    for (int i = 0; i < 2; ++i) {
+      keys.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
+      vals.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
+    }
+    StaticCache cache(keys, vals, Tensor::meta(DType::I64, {}));
+    EXPECT_EQ(cache.max_cache_len(), std::nullopt);
+    std::vector<std::string> checked;
+    if (hook) {
+      StaticCache::set_symbolic_room_check([&](const StaticCache& c, const SymInt& batch,
+                                               const SymInt& n) {
+        EXPECT_TRUE(c.position().is_same(cache.position()));
+        checked.push_back(batch.str() + " rows, " + n.str() + " <= " + c.max_cache_len_sym().str());
       });
-  ingot::testing::ShapeOnlyInterceptor shape_only;
-  {
-    InterceptorScope scope(&shape_only);
-    Tensor k = Tensor::meta(DType::F32, {SymInt(1), SymInt(2), q, SymInt(3)});
-    for (size_t layer = 0; layer < 2; ++layer) {
-      auto [ck, cv] = cache.update(layer, k, k);
-      EXPECT_EQ(ck.sym_size(2).str(), "s1");
+    }
+    ingot::testing::ShapeOnlyInterceptor shape_only;
+    {
+      InterceptorScope scope(&shape_only);
+      Tensor k = Tensor::meta(DType::F32, {SymInt(1), SymInt(2), q, SymInt(3)});
+      for (size_t layer = 0; layer < 2; ++layer) {
+        auto [ck, cv] = cache.update(layer, k, k);
+        EXPECT_EQ(ck.sym_size(2).str(), "s1");
+      }
+    }
+    StaticCache::set_symbolic_room_check(nullptr);
+    const std::vector<std::string> layer_ops{"arange", "add.Tensor", "index_copy_", "index_copy_"};
+    std::vector<std::string> expected = layer_ops;
+    expected.insert(expected.end(), layer_ops.begin(), layer_ops.end());
+    for (const char* op : {"select.int", "add.Scalar", "copy_"}) expected.push_back(op);
+    EXPECT_EQ(shape_only.ops, expected);
+    if (hook) {
+      EXPECT_EQ(checked, (std::vector<std::string>{"1 rows, s0 <= s1"}));
+      EXPECT_TRUE(env.guards().empty()) << env.guards()[0].str();
+    } else {
+      ASSERT_EQ(env.guards().size(), 1u);  // decided by hint
+      EXPECT_EQ(env.guards()[0].condition().str(), "s0 <= s1");
     }
   }
-  StaticCache::set_symbolic_room_check(nullptr);
-  EXPECT_EQ(checked, (std::vector<std::string>{"s0 <= s1"}));
-  const std::vector<std::string> layer_ops{"arange", "add.Tensor", "index_copy_", "index_copy_"};
-  std::vector<std::string> expected = layer_ops;
-  expected.insert(expected.end(), layer_ops.begin(), layer_ops.end());
-  for (const char* op : {"select.int", "add.Scalar", "copy_"}) expected.push_back(op);
-  EXPECT_EQ(shape_only.ops, expected);
-  // q <= max_cache_len is a guard of the trace (a backed symbol was decided by hint).
-  ASSERT_EQ(env.guards().size(), 1u);
-  EXPECT_EQ(env.guards()[0].condition().str(), "s0 <= s1");
 }
 
 TEST(KVCache, GrowsAndNamesItsTensors) {

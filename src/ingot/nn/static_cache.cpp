@@ -104,6 +104,12 @@ StaticCache StaticCache::from_named_tensors(const NamedTensors& tensors) {
 }
 
 void StaticCache::check_room(const SymInt& batch, const SymInt& new_tokens) const {
+  // Traced (no data in the position): the installed check owns all three conditions, so
+  // none becomes a guard of the trace.
+  if (!position_.has_storage() && symbolic_room_check()) {
+    symbolic_room_check()(*this, batch, new_tokens);
+    return;
+  }
   const SymInt max_batch = max_batch_size(), max_len = max_cache_len_sym();
   INGOT_CHECK((batch <= max_batch).guard_bool(), ValueError,
               "[StaticCache] a batch of {} sequences does not fit a cache allocated for {}; "
@@ -113,20 +119,17 @@ void StaticCache::check_room(const SymInt& batch, const SymInt& new_tokens) cons
               "[StaticCache] {} new tokens do not fit a cache of max_cache_len {}; allocate a "
               "larger cache",
               new_tokens.str(), max_len.str());
-  if (position_.has_storage()) {
-    const int64_t pos = position_.item<int64_t>();
-    const int64_t len = max_len.expect_int(), n = new_tokens.expect_int();
-    INGOT_CHECK(pos >= 0 && pos <= len, ValueError,
-                "[StaticCache] cache_position {} is outside [0, max_cache_len {}]: the cache "
-                "state is corrupt; reset() it",
-                pos, len);
-    INGOT_CHECK(pos + n <= len, ValueError,
-                "[StaticCache] cache full: {} tokens are cached and {} more do not fit "
-                "max_cache_len {}; reset() the cache or allocate a larger max_cache_len",
-                pos, n, len);
-  } else if (symbolic_room_check()) {
-    symbolic_room_check()(position_, new_tokens, max_len);
-  }
+  if (!position_.has_storage()) return;
+  const int64_t pos = position_.item<int64_t>();
+  const int64_t len = max_len.expect_int(), n = new_tokens.expect_int();
+  INGOT_CHECK(pos >= 0 && pos <= len, ValueError,
+              "[StaticCache] cache_position {} is outside [0, max_cache_len {}]: the cache "
+              "state is corrupt; reset() it",
+              pos, len);
+  INGOT_CHECK(pos + n <= len, ValueError,
+              "[StaticCache] cache full: {} tokens are cached and {} more do not fit "
+              "max_cache_len {}; reset() the cache or allocate a larger max_cache_len",
+              pos, n, len);
 }
 
 Tensor StaticCache::new_positions(const SymInt& new_tokens) const {
