@@ -1,5 +1,5 @@
-// Incremental decoding with the eager KV cache gives the same logits as one full
-// forward over the whole sequence, for every decoder architecture.
+// Incremental decoding with the growing KV cache and with the static cache gives the same
+// logits as one full forward over the whole sequence, for every decoder architecture.
 #include <gtest/gtest.h>
 
 #include "../ops/op_test_util.h"
@@ -35,9 +35,40 @@ TEST_P(KVCacheDecoding, PrefillThenStepsMatchFullForward) {
                                GetParam());
 }
 
+// The static cache serves any number of new tokens per forward (what one multi-token
+// decode graph does): a prompt, a block of 3, then single tokens — each forward attends
+// over all max_cache_len slots with a [1, max_cache_len] attention mask.
+TEST_P(KVCacheDecoding, StaticCacheBlocksMatchFullForward) {
+  const std::string dir = ingot::testing::fixture_path("models/" + GetParam());
+  auto model = from_pretrained(dir);
+  Tensor ids = slice(load_npy(dir + "/input_ids.npy"), 0, 0, 1);  // [1, 9], no padding
+  const int64_t n = ids.size(1), max_len = 12;
+  ModelInputs full;
+  full.input_ids = ids;
+  Tensor expected = model->forward(full).logits;  // [1, n, vocab]
+
+  nn::StaticCache cache(*model->cache_spec(), 1, max_len);
+  ModelInputs step;
+  step.cache = &cache;
+  std::vector<Tensor> pieces;
+  const std::vector<std::pair<int64_t, int64_t>> blocks{{0, 4}, {4, 7}, {7, 8}, {8, 9}};
+  for (auto [begin, end] : blocks) {
+    std::vector<int64_t> mask(size_t(max_len), 0);
+    std::fill(mask.begin(), mask.begin() + end, 1);  // tokens so far, incl. this block
+    step.input_ids = slice(ids, 1, begin, end);
+    step.attention_mask = Tensor::from_vector<int64_t>(mask, {1, max_len});
+    pieces.push_back(model->forward(step).logits);
+  }
+  EXPECT_EQ(cache.seq_length(), n);
+  ingot::testing::expect_close(cat(pieces, 1), ingot::testing::values(expected), 1e-5, 1e-5,
+                               GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, KVCacheDecoding,
-                         ::testing::Values("llama", "mistral_sliding_window", "qwen2_yarn_rope",
-                                           "qwen3", "gpt2"),
+                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
+                                           "mistral_sliding_window", "qwen2_linear_rope",
+                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
+                                           "gpt2"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -24,7 +24,7 @@ TEST(CausalMask, StaticCacheSlotsBeyondTheQueryAreHidden) {
   EXPECT_EQ(m.sizes(), (IntShape{1, 1, 2, 6}));
   EXPECT_EQ(values(m), (std::vector<double>{1, 1, 1, 1, 0, 0,  //
                                             1, 1, 1, 1, 1, 0}));
-  Tensor w = causal_mask(positions({3, 4}), 6, Tensor(), 2);  // window: position - j < 2
+  Tensor w = causal_mask(positions({3, 4}), 6, Tensor(), 2);   // window: position - j < 2
   EXPECT_EQ(values(w), (std::vector<double>{0, 0, 1, 1, 0, 0,  //
                                             0, 0, 0, 1, 1, 0}));
 }
@@ -40,7 +40,8 @@ TEST(CausalMask, PaddingOverKeySlots) {
     FAIL() << "expected ShapeError";
   } catch (const ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("expected [batch, 6] over the key slots"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -24,7 +24,8 @@ Tensor step_tensor(int64_t batch, int64_t n, double base) {
 
 // One forward's worth of writes: every layer stores (k, k + 1000).
 void write_step(StaticCache& cache, const Tensor& k) {
-  for (size_t layer = 0; layer < cache.num_layers(); ++layer) cache.update(layer, k, add(k, 1000.0));
+  for (size_t layer = 0; layer < cache.num_layers(); ++layer)
+    cache.update(layer, k, add(k, 1000.0));
 }
 
 // Element [b, h, slot, d] of a cache buffer.
@@ -74,7 +75,9 @@ TEST(StaticCache, OverflowIsAnErrorBeforeAnyWrite) {
   } catch (const ValueError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("[StaticCache] cache full: 3 tokens are cached and 2 more do not fit "
-                       "max_cache_len 4"), std::string::npos) << msg;
+                       "max_cache_len 4"),
+              std::string::npos)
+        << msg;
   }
   EXPECT_EQ(values(cache.keys(0)), before);
   EXPECT_EQ(cache.seq_length(), 3);
@@ -96,7 +99,9 @@ TEST(StaticCache, BatchRowsFitOrFail) {
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("a batch of 3 sequences does not fit a cache allocated "
-                                         "for 2"), std::string::npos) << e.what();
+                                         "for 2"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(cache.seq_length(), 0);
   // A smaller batch uses rows [0, 1): row 1 stays untouched.
@@ -147,42 +152,50 @@ TEST(StaticCache, ChecksTheModelsSpec) {
 
 // Traced: the buffers and the position are inputs without data and the number of new
 // tokens is symbolic. The writes are index_copy_ with slot indices computed from the
-// position tensor; the position advances with copy_; the room check goes to the hook.
+// position tensor; the position advances with copy_. The room check goes to the
+// installed hook (no guard); without one, fitting is a guard of the trace.
 TEST(StaticCache, TracedUpdateIsOpsOverThePositionTensor) {
-  sym::ShapeEnv env;
-  const SymInt q = sym::create_symint(env, 3), max_len = sym::create_symint(env, 16);
-  std::vector<Tensor> keys, vals;
-  for (int i = 0; i < 2; ++i) {
-    keys.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
-    vals.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
-  }
-  StaticCache cache(keys, vals, Tensor::meta(DType::I64, {}));
-  EXPECT_EQ(cache.max_cache_len(), std::nullopt);
-  std::vector<std::string> checked;
-  StaticCache::set_symbolic_room_check(
-      [&](const Tensor& position, const SymInt& n, const SymInt& len) {
-        EXPECT_TRUE(position.is_same(cache.position()));
-        checked.push_back(n.str() + " <= " + len.str());
+  for (bool hook : {true, false}) {
+    sym::ShapeEnv env;
+    const SymInt q = sym::create_symint(env, 3), max_len = sym::create_symint(env, 16);
+    std::vector<Tensor> keys, vals;
+    for (int i = 0; i < 2; ++i) {
+      keys.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
+      vals.push_back(Tensor::meta(DType::F32, {SymInt(1), SymInt(2), max_len, SymInt(3)}));
+    }
+    StaticCache cache(keys, vals, Tensor::meta(DType::I64, {}));
+    EXPECT_EQ(cache.max_cache_len(), std::nullopt);
+    std::vector<std::string> checked;
+    if (hook) {
+      StaticCache::set_symbolic_room_check([&](const StaticCache& c, const SymInt& batch,
+                                               const SymInt& n) {
+        EXPECT_TRUE(c.position().is_same(cache.position()));
+        checked.push_back(batch.str() + " rows, " + n.str() + " <= " + c.max_cache_len_sym().str());
       });
-  ingot::testing::ShapeOnlyInterceptor shape_only;
-  {
-    InterceptorScope scope(&shape_only);
-    Tensor k = Tensor::meta(DType::F32, {SymInt(1), SymInt(2), q, SymInt(3)});
-    for (size_t layer = 0; layer < 2; ++layer) {
-      auto [ck, cv] = cache.update(layer, k, k);
-      EXPECT_EQ(ck.sym_size(2).str(), "s1");
+    }
+    ingot::testing::ShapeOnlyInterceptor shape_only;
+    {
+      InterceptorScope scope(&shape_only);
+      Tensor k = Tensor::meta(DType::F32, {SymInt(1), SymInt(2), q, SymInt(3)});
+      for (size_t layer = 0; layer < 2; ++layer) {
+        auto [ck, cv] = cache.update(layer, k, k);
+        EXPECT_EQ(ck.sym_size(2).str(), "s1");
+      }
+    }
+    StaticCache::set_symbolic_room_check(nullptr);
+    const std::vector<std::string> layer_ops{"arange", "add.Tensor", "index_copy_", "index_copy_"};
+    std::vector<std::string> expected = layer_ops;
+    expected.insert(expected.end(), layer_ops.begin(), layer_ops.end());
+    for (const char* op : {"select.int", "add.Scalar", "copy_"}) expected.push_back(op);
+    EXPECT_EQ(shape_only.ops, expected);
+    if (hook) {
+      EXPECT_EQ(checked, (std::vector<std::string>{"1 rows, s0 <= s1"}));
+      EXPECT_TRUE(env.guards().empty()) << env.guards()[0].str();
+    } else {
+      ASSERT_EQ(env.guards().size(), 1u);  // decided by hint
+      EXPECT_EQ(env.guards()[0].condition().str(), "s0 <= s1");
     }
   }
-  StaticCache::set_symbolic_room_check(nullptr);
-  EXPECT_EQ(checked, (std::vector<std::string>{"s0 <= s1"}));
-  const std::vector<std::string> layer_ops{"arange", "add.Tensor", "index_copy_", "index_copy_"};
-  std::vector<std::string> expected = layer_ops;
-  expected.insert(expected.end(), layer_ops.begin(), layer_ops.end());
-  for (const char* op : {"select.int", "add.Scalar", "copy_"}) expected.push_back(op);
-  EXPECT_EQ(shape_only.ops, expected);
-  // q <= max_cache_len is a guard of the trace (a backed symbol was decided by hint).
-  ASSERT_EQ(env.guards().size(), 1u);
-  EXPECT_EQ(env.guards()[0].condition().str(), "s0 <= s1");
 }
 
 TEST(KVCache, GrowsAndNamesItsTensors) {
@@ -190,7 +203,8 @@ TEST(KVCache, GrowsAndNamesItsTensors) {
   EXPECT_EQ(cache.seq_length(), 0);
   EXPECT_EQ(cache.max_cache_len(), std::nullopt);
   EXPECT_EQ(values(cache.new_positions(2)), (std::vector<double>{0, 1}));
-  for (size_t layer = 0; layer < 2; ++layer) cache.update(layer, step_tensor(1, 2, 0), step_tensor(1, 2, 0));
+  for (size_t layer = 0; layer < 2; ++layer)
+    cache.update(layer, step_tensor(1, 2, 0), step_tensor(1, 2, 0));
   EXPECT_EQ(values(cache.new_positions(1)), (std::vector<double>{2}));
   EXPECT_EQ(cache.key_length(1).expect_int(), 3);
   auto [k, v] = cache.update(0, step_tensor(1, 1, 0), step_tensor(1, 1, 0));

@@ -19,9 +19,11 @@ all int64 .npy (sequences are prompt + new tokens, what `generate` returns):
   greedy_scores.npy       [1, 40, vocab] float32: the logits of each greedy step (tied-embedding
                           checkpoints repeat one token, so the tests compare logits too)
   padded_greedy_scores.npy[2, 32, vocab] float32
-  warpers/                the sampling filters on random logits (see warper_fixtures)
   reference.json          versions, settings, and the smallest top-1 / top-2 logit margin
                           seen in each greedy run (so a tie-break flip would be visible)
+
+and tests/fixtures/generation/warpers/: transformers' sampling filters on random logits
+(see warper_fixtures).
 
 A prompt is redrawn (up to 20 times) until every greedy run's margin exceeds 1e-4, so
 that float32 rounding differences cannot flip a greedy choice.

@@ -13,7 +13,8 @@ KVCache::KVCache(std::vector<Tensor> keys, std::vector<Tensor> values) {
     const Tensor& v = values[i];
     INGOT_CHECK(k.defined() && v.defined() && k.dim() == 4 && v.dim() == 4, ShapeError,
                 "[KVCache] layer {}: key and value must be [batch, kv_heads, seq, head_dim], got "
-                "{} and {}", i, k.defined() ? k.shape_string() : "nothing",
+                "{} and {}",
+                i, k.defined() ? k.shape_string() : "nothing",
                 v.defined() ? v.shape_string() : "nothing");
     layers_.emplace_back(k, v);
   }
@@ -28,7 +29,9 @@ Tensor KVCache::new_positions(const SymInt& new_tokens) const {
   return arange_symint(p, p + new_tokens);  // [new_tokens]
 }
 
-SymInt KVCache::key_length(const SymInt& new_tokens) const { return past() + new_tokens; }
+SymInt KVCache::key_length(const SymInt& new_tokens) const {
+  return past() + new_tokens;
+}
 
 std::pair<Tensor, Tensor> KVCache::update(size_t layer, const Tensor& k, const Tensor& v) {
   if (layers_.size() <= layer) layers_.resize(layer + 1);
@@ -53,8 +56,8 @@ void KVCache::check_compatible(const CacheSpec& spec) const {
     const bool dim_ok = !(k.sym_size(3) != spec.head_dim).maybe_bool().value_or(false);
     INGOT_CHECK(heads_ok && dim_ok && k.dtype() == spec.dtype, ValueError,
                 "[KVCache] layer {} holds {} keys of shape {}; the model needs {} kv heads of size "
-                "{} in {}", i, k.dtype(), k.shape_string(), spec.num_kv_heads, spec.head_dim,
-                spec.dtype);
+                "{} in {}",
+                i, k.dtype(), k.shape_string(), spec.num_kv_heads, spec.head_dim, spec.dtype);
   }
 }
 

@@ -13,7 +13,9 @@ StaticCache::SymbolicRoomCheck& symbolic_room_check() {
 }
 
 // True when a and b are provably different (symbolic sizes that might be equal pass).
-bool differ(const SymInt& a, const SymInt& b) { return (a != b).maybe_bool().value_or(false); }
+bool differ(const SymInt& a, const SymInt& b) {
+  return (a != b).maybe_bool().value_or(false);
+}
 
 }  // namespace
 
@@ -43,20 +45,22 @@ StaticCache::StaticCache(std::vector<Tensor> keys, std::vector<Tensor> values, T
               keys_.size(), values_.size());
   INGOT_CHECK(position_.defined() && position_.dim() == 0 && position_.dtype() == DType::I64,
               ValueError, "[StaticCache] cache_position must be a 0-d int64 tensor, got {}",
-              position_.defined() ? fmt::format("{} {}", position_.dtype(), position_.shape_string())
-                                  : "nothing");
+              position_.defined()
+                  ? fmt::format("{} {}", position_.dtype(), position_.shape_string())
+                  : "nothing");
   const Tensor& first = keys_[0];
   for (size_t i = 0; i < keys_.size(); ++i) {
     for (const auto& [name, t] : {std::pair{"key_cache", keys_[i]}, {"value_cache", values_[i]}}) {
-      INGOT_CHECK(t.defined() && t.dim() == 4, ShapeError,
-                  "[StaticCache] {}.{} must be [max_batch, kv_heads, max_cache_len, head_dim], got {}",
-                  name, i, t.defined() ? t.shape_string() : "nothing");
+      INGOT_CHECK(
+          t.defined() && t.dim() == 4, ShapeError,
+          "[StaticCache] {}.{} must be [max_batch, kv_heads, max_cache_len, head_dim], got {}",
+          name, i, t.defined() ? t.shape_string() : "nothing");
       INGOT_CHECK(!differ(t.sym_size(0), first.sym_size(0)) &&
                       !differ(t.sym_size(2), first.sym_size(2)) && t.dtype() == first.dtype(),
                   ShapeError,
                   "[StaticCache] {}.{} is {} {}; every layer needs the batch, length and dtype of "
-                  "key_cache.0 ({} {})", name, i, t.dtype(), t.shape_string(), first.dtype(),
-                  first.shape_string());
+                  "key_cache.0 ({} {})",
+                  name, i, t.dtype(), t.shape_string(), first.dtype(), first.shape_string());
     }
   }
 }
@@ -68,7 +72,8 @@ StaticCache StaticCache::from_named_tensors(const NamedTensors& tensors) {
     auto layer_of = [&](const std::string& prefix) -> std::optional<size_t> {
       if (name.rfind(prefix, 0) != 0) return std::nullopt;
       const std::string digits = name.substr(prefix.size());
-      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
       return size_t(std::stoul(digits));
     };
     if (name == "cache_position") {
@@ -80,7 +85,8 @@ StaticCache StaticCache::from_named_tensors(const NamedTensors& tensors) {
     } else {
       INGOT_THROW(ValueError,
                   "[StaticCache] unknown tensor '{}' (expected key_cache.N, value_cache.N, "
-                  "cache_position)", name);
+                  "cache_position)",
+                  name);
     }
   }
   INGOT_CHECK(position.defined(), ValueError, "[StaticCache] 'cache_position' is missing");
@@ -98,27 +104,32 @@ StaticCache StaticCache::from_named_tensors(const NamedTensors& tensors) {
 }
 
 void StaticCache::check_room(const SymInt& batch, const SymInt& new_tokens) const {
+  // Traced (no data in the position): the installed check owns all three conditions, so
+  // none becomes a guard of the trace.
+  if (!position_.has_storage() && symbolic_room_check()) {
+    symbolic_room_check()(*this, batch, new_tokens);
+    return;
+  }
   const SymInt max_batch = max_batch_size(), max_len = max_cache_len_sym();
   INGOT_CHECK((batch <= max_batch).guard_bool(), ValueError,
               "[StaticCache] a batch of {} sequences does not fit a cache allocated for {}; "
-              "allocate the StaticCache with max_batch_size >= {}", batch.str(), max_batch.str(),
-              batch.str());
+              "allocate the StaticCache with max_batch_size >= {}",
+              batch.str(), max_batch.str(), batch.str());
   INGOT_CHECK((new_tokens <= max_len).guard_bool(), ValueError,
               "[StaticCache] {} new tokens do not fit a cache of max_cache_len {}; allocate a "
-              "larger cache", new_tokens.str(), max_len.str());
-  if (position_.has_storage()) {
-    const int64_t pos = position_.item<int64_t>();
-    const int64_t len = max_len.expect_int(), n = new_tokens.expect_int();
-    INGOT_CHECK(pos >= 0 && pos <= len, ValueError,
-                "[StaticCache] cache_position {} is outside [0, max_cache_len {}]: the cache "
-                "state is corrupt; reset() it", pos, len);
-    INGOT_CHECK(pos + n <= len, ValueError,
-                "[StaticCache] cache full: {} tokens are cached and {} more do not fit "
-                "max_cache_len {}; reset() the cache or allocate a larger max_cache_len",
-                pos, n, len);
-  } else if (symbolic_room_check()) {
-    symbolic_room_check()(position_, new_tokens, max_len);
-  }
+              "larger cache",
+              new_tokens.str(), max_len.str());
+  if (!position_.has_storage()) return;
+  const int64_t pos = position_.item<int64_t>();
+  const int64_t len = max_len.expect_int(), n = new_tokens.expect_int();
+  INGOT_CHECK(pos >= 0 && pos <= len, ValueError,
+              "[StaticCache] cache_position {} is outside [0, max_cache_len {}]: the cache "
+              "state is corrupt; reset() it",
+              pos, len);
+  INGOT_CHECK(pos + n <= len, ValueError,
+              "[StaticCache] cache full: {} tokens are cached and {} more do not fit "
+              "max_cache_len {}; reset() the cache or allocate a larger max_cache_len",
+              pos, n, len);
 }
 
 Tensor StaticCache::new_positions(const SymInt& new_tokens) const {
@@ -131,7 +142,8 @@ std::pair<Tensor, Tensor> StaticCache::update(size_t layer, const Tensor& k, con
               keys_.size());
   INGOT_CHECK(k.dim() == 4 && v.dim() == 4, ShapeError,
               "[StaticCache] k and v must be [batch, kv_heads, new_tokens, head_dim], got {} "
-              "and {}", k.shape_string(), v.shape_string());
+              "and {}",
+              k.shape_string(), v.shape_string());
   const SymInt batch = k.sym_size(0), q = k.sym_size(2);
   if (layer == 0) check_room(batch, q);
   Tensor keys = keys_[layer], values = values_[layer];  // [B, h, L, d]
@@ -153,12 +165,15 @@ int64_t StaticCache::seq_length() const {
   return position_.item<int64_t>();
 }
 
-void StaticCache::reset() { copy_(position_, zeros_symint({}, DType::I64)); }
+void StaticCache::reset() {
+  copy_(position_, zeros_symint({}, DType::I64));
+}
 
 void StaticCache::check_compatible(const CacheSpec& spec) const {
   INGOT_CHECK(int64_t(keys_.size()) == spec.num_layers, ValueError,
               "[StaticCache] has {} layers but the model has {}; build it from the model's "
-              "cache spec", keys_.size(), spec.num_layers);
+              "cache spec",
+              keys_.size(), spec.num_layers);
   for (size_t i = 0; i < keys_.size(); ++i) {
     for (const Tensor* t : {&keys_[i], &values_[i]}) {
       INGOT_CHECK(!differ(t->sym_size(1), spec.num_kv_heads) &&

@@ -54,11 +54,13 @@ class StaticCache : public Cache {
   SymInt max_cache_len_sym() const { return keys_[0].sym_size(2); }
   SymInt max_batch_size() const { return keys_[0].sym_size(0); }
 
-  // The room check of update() on a traced cache, whose position has no data: export
-  // installs one that turns `position + new_tokens <= max_cache_len` into a runtime assert
-  // (export/ sits above nn/). Eager caches are checked by reading the position.
-  using SymbolicRoomCheck = std::function<void(const Tensor& position, const SymInt& new_tokens,
-                                               const SymInt& max_cache_len)>;
+  // The room check of update() on a traced cache, whose position has no data. Export
+  // installs one (export/ sits above nn/) that states batch <= max_batch_size(),
+  // new_tokens <= max_cache_len_sym() and position + new_tokens <= max_cache_len_sym() as
+  // runtime asserts. Without one, a traced update guards the first two (decided by hint)
+  // and cannot check the third; eager caches are checked by reading the position.
+  using SymbolicRoomCheck =
+      std::function<void(const StaticCache& cache, const SymInt& batch, const SymInt& new_tokens)>;
   static void set_symbolic_room_check(SymbolicRoomCheck check);
 
  private:
