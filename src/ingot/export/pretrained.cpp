@@ -1,6 +1,7 @@
 #include "ingot/export/pretrained.h"
 
 #include "ingot/export/control_flow.h"
+#include "ingot/export/tracer.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot {
@@ -55,14 +56,22 @@ nn::StaticCache Pytree<nn::StaticCache>::unflatten(const TreeSpec& spec, Unflatt
 }
 
 namespace {
-// A traced StaticCache cannot read its position: the room check becomes
-// check(position + new_tokens <= max_cache_len), asserted when the program runs.
+// A traced StaticCache cannot read its position: its room checks become runtime asserts
+// (batch <= max_batch, position + new_tokens <= max_cache_len), not guards.
 const bool kRoomCheckInstalled = [] {
   nn::StaticCache::set_symbolic_room_check(
-      [](const Tensor& position, const SymInt& new_tokens, const SymInt& max_cache_len) {
-        SymInt pos = item_int(position);
+      [](const nn::StaticCache& cache, const SymInt& batch, const SymInt& new_tokens) {
+        if (!ir::Tracer::current()) {
+          // Symbolic shapes outside export (shape-only runs): decide the sizes as guards.
+          INGOT_CHECK(bool(batch <= cache.max_batch_size()) && bool(new_tokens <= cache.max_cache_len_sym()),
+                      ValueError, "[StaticCache] {} sequences of {} new tokens do not fit the cache",
+                      batch.str(), new_tokens.str());
+          return;
+        }
+        check(batch <= cache.max_batch_size());
+        SymInt pos = item_int(cache.position());
         check(pos >= SymInt(0));
-        check(pos + new_tokens <= max_cache_len);
+        check(pos + new_tokens <= cache.max_cache_len_sym());
       });
   return true;
 }();
