@@ -11,8 +11,8 @@ using testing::values;
 
 TEST(Isnan, MarksNaNsForFloatsAndNothingForIntegers) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  Tensor x = Tensor::from_vector<float>({1, nan, -0.0f, std::numeric_limits<float>::infinity(), nan, 3},
-                                        {2, 3});
+  Tensor x = Tensor::from_vector<float>(
+      {1, nan, -0.0f, std::numeric_limits<float>::infinity(), nan, 3}, {2, 3});
   for (DType t : testing::kFloatDTypes) {
     Tensor r = isnan(testing::noncontiguous_like(to(x, t)));
     EXPECT_EQ(r.dtype(), DType::Bool);

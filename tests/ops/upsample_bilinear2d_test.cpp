@@ -4,9 +4,8 @@
 // tools/reference/make_tune_fixtures.py).
 #include <cmath>
 
-#include "op_test_util.h"
-
 #include "ingot/models/safetensors.h"
+#include "op_test_util.h"
 
 namespace ingot {
 namespace {
@@ -25,10 +24,12 @@ std::vector<double> reference(const Tensor& x, int64_t oh, int64_t ow, bool alig
   for (int64_t p = 0; p < s[0] * s[1]; ++p) {
     for (int64_t i = 0; i < oh; ++i) {
       const double y = src(i, s[2], oh);
-      const int64_t y0 = std::min(int64_t(std::floor(y)), s[2] - 1), y1 = std::min(y0 + 1, s[2] - 1);
+      const int64_t y0 = std::min(int64_t(std::floor(y)), s[2] - 1),
+                    y1 = std::min(y0 + 1, s[2] - 1);
       for (int64_t j = 0; j < ow; ++j) {
         const double xx = src(j, s[3], ow);
-        const int64_t x0 = std::min(int64_t(std::floor(xx)), s[3] - 1), x1 = std::min(x0 + 1, s[3] - 1);
+        const int64_t x0 = std::min(int64_t(std::floor(xx)), s[3] - 1),
+                      x1 = std::min(x0 + 1, s[3] - 1);
         const double wy = y - double(y0), wx = xx - double(x0);
         auto at = [&](int64_t a, int64_t b) { return v[size_t((p * s[2] + a) * s[3] + b)]; };
         r.push_back((1 - wy) * ((1 - wx) * at(y0, x0) + wx * at(y0, x1)) +
@@ -41,9 +42,15 @@ std::vector<double> reference(const Tensor& x, int64_t oh, int64_t ow, bool alig
 
 TEST(UpsampleBilinear2d, MatchesReferenceUpAndDownBothAlignModes) {
   std::mt19937 rng(21);
-  struct Case { IntShape in; int64_t oh, ow; };
-  const Case cases[] = {{{1, 2, 3, 4}, 5, 7}, {{2, 3, 6, 5}, 4, 2}, {{1, 1, 1, 3}, 3, 6},
-                        {{1, 4, 4, 4}, 1, 1}, {{1, 2, 2, 2}, 2, 2}};
+  struct Case {
+    IntShape in;
+    int64_t oh, ow;
+  };
+  const Case cases[] = {{{1, 2, 3, 4}, 5, 7},
+                        {{2, 3, 6, 5}, 4, 2},
+                        {{1, 1, 1, 3}, 3, 6},
+                        {{1, 4, 4, 4}, 1, 1},
+                        {{1, 2, 2, 2}, 2, 2}};
   for (const Case& c : cases) {
     for (bool align : {true, false}) {
       for (DType t : testing::kFloatDTypes) {
@@ -53,8 +60,8 @@ TEST(UpsampleBilinear2d, MatchesReferenceUpAndDownBothAlignModes) {
         EXPECT_EQ(r.dtype(), t);
         testing::expect_close(r, reference(x, c.oh, c.ow, align), testing::default_atol(t),
                               testing::default_rtol(t),
-                              fmt::format("{} -> [{}, {}] align {} {}", shape_str(c.in), c.oh,
-                                          c.ow, align, dtype_name(t)));
+                              fmt::format("{} -> [{}, {}] align {} {}", shape_str(c.in), c.oh, c.ow,
+                                          align, dtype_name(t)));
       }
     }
   }
@@ -69,7 +76,8 @@ TEST(UpsampleBilinear2d, AlignCornersKeepsCornersAndInterpolatesLinearly) {
 }
 
 TEST(UpsampleBilinear2d, MatchesPyTorchInterpolate) {
-  auto file = models::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/upsample.safetensors");
+  auto file =
+      models::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/upsample.safetensors");
   Tensor x = file.tensor("input");  // [2, 3, 4, 5]
   for (bool align : {true, false}) {
     for (auto [oh, ow] : {std::pair<int64_t, int64_t>{7, 9}, {3, 2}}) {

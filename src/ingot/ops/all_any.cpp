@@ -8,7 +8,9 @@
 namespace ingot {
 namespace {
 
-std::vector<OutputMeta> scalar_bool_shape(const OpArgs&) { return {{DType::Bool, {}}}; }
+std::vector<OutputMeta> scalar_bool_shape(const OpArgs&) {
+  return {{DType::Bool, {}}};
+}
 
 // Reads self as truth values (a contiguous bool copy) and folds them.
 CpuKernel fold_kernel(bool is_all) {
@@ -29,8 +31,10 @@ CpuKernel fold_kernel(bool is_all) {
   };
 }
 
-const OpRegistrar kAll(define_op("all(Tensor self) -> Tensor").shape(scalar_bool_shape).cpu(fold_kernel(true)));
-const OpRegistrar kAny(define_op("any(Tensor self) -> Tensor").shape(scalar_bool_shape).cpu(fold_kernel(false)));
+const OpRegistrar kAll(
+    define_op("all(Tensor self) -> Tensor").shape(scalar_bool_shape).cpu(fold_kernel(true)));
+const OpRegistrar kAny(
+    define_op("any(Tensor self) -> Tensor").shape(scalar_bool_shape).cpu(fold_kernel(false)));
 
 const OpHandle kAllOp("all"), kAnyOp("any");
 

@@ -20,11 +20,12 @@ void isnan_kernel(const OpArgs& a, std::span<const Tensor> out) {
   });
 }
 
-const OpRegistrar kIsnan(define_op("isnan(Tensor self) -> Tensor")
-                             .shape([](const OpArgs& a) {
-                               return std::vector<OutputMeta>{{DType::Bool, a.tensor(0).sym_sizes()}};
-                             })
-                             .cpu(isnan_kernel));
+const OpRegistrar kIsnan(
+    define_op("isnan(Tensor self) -> Tensor")
+        .shape([](const OpArgs& a) {
+          return std::vector<OutputMeta>{{DType::Bool, a.tensor(0).sym_sizes()}};
+        })
+        .cpu(isnan_kernel));
 
 const OpHandle kIsnanOp("isnan");
 

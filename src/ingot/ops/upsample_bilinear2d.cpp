@@ -20,8 +20,8 @@ namespace {
 std::vector<OutputMeta> upsample_shape(const OpArgs& a) {
   const Tensor& self = a.tensor(0);
   INGOT_CHECK(is_floating(self.dtype()), DTypeError,
-              "[{}] input must be floating (float16, bfloat16, float32, float64), got {}",
-              a.name(), self.dtype());
+              "[{}] input must be floating (float16, bfloat16, float32, float64), got {}", a.name(),
+              self.dtype());
   INGOT_CHECK(self.dim() == 4, ShapeError, "[{}] input must be 4-D [N, C, H, W], got shape {}",
               a.name(), self.shape_string());
   const SymIntList& size = a.sym_int_list(1);
@@ -29,8 +29,8 @@ std::vector<OutputMeta> upsample_shape(const OpArgs& a) {
               a.name(), size.size());
   for (int i = 0; i < 2; ++i) {
     INGOT_CHECK(bool(size[i] > SymInt(0)) && bool(self.sym_size(2 + i) > SymInt(0)), ValueError,
-                "[{}] input {} and output_size [{}, {}] must be non-empty",
-                a.name(), self.shape_string(), size[0].str(), size[1].str());
+                "[{}] input {} and output_size [{}, {}] must be non-empty", a.name(),
+                self.shape_string(), size[0].str(), size[1].str());
   }
   return {{self.dtype(), {self.sym_size(0), self.sym_size(1), size[0], size[1]}}};
 }
@@ -45,8 +45,10 @@ struct Taps {
 template <typename M>
 Taps<M> taps(int64_t in, int64_t out, bool align_corners, std::optional<double> scale_factor) {
   M scale;
-  if (align_corners) scale = out > 1 ? M(in - 1) / M(out - 1) : M(0);
-  else scale = scale_factor && *scale_factor > 0 ? M(1.0 / *scale_factor) : M(in) / M(out);
+  if (align_corners)
+    scale = out > 1 ? M(in - 1) / M(out - 1) : M(0);
+  else
+    scale = scale_factor && *scale_factor > 0 ? M(1.0 / *scale_factor) : M(in) / M(out);
   Taps<M> t;
   for (int64_t d = 0; d < out; ++d) {
     M src = align_corners ? scale * M(d) : std::max(M(0), scale * (M(d) + M(0.5)) - M(0.5));
@@ -79,7 +81,8 @@ void upsample_kernel(const OpArgs& a, std::span<const Tensor> out) {
         for (int64_t j = 0; j < ow; ++j) {
           const M w1 = tw.w_hi[j], w0 = M(1) - w1;
           const int64_t c0 = tw.lo[j], c1 = tw.hi[j];
-          const M v = h0 * (w0 * M(r0[c0]) + w1 * M(r0[c1])) + h1 * (w0 * M(r1[c0]) + w1 * M(r1[c1]));
+          const M v =
+              h0 * (w0 * M(r0[c0]) + w1 * M(r0[c1])) + h1 * (w0 * M(r1[c0]) + w1 * M(r1[c1]));
           dst[(p * oh + i) * ow + j] = T(v);
         }
       }

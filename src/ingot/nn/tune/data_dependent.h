@@ -1,0 +1,31 @@
+// Bridges between tensor data and symbolic integers for the export-friendly modules of
+// nn/tune (torchtune's modules/_export, seed 000).
+//
+//  * tensor_to_symint: torch's `.item()` on a one-element integer tensor. Eager reads
+//    the value. Under export it must yield an unbacked symbol (DESIGN decision 4), which
+//    the export core provides; nothing else in nn/tune reads tensor data in forward.
+//  * symint_to_tensor: a 0-d int64 tensor equal to a (possibly symbolic) size, built
+//    from ops so a tracer records how it depends on the size (Scalar cannot hold a
+//    SymInt, so `cache_pos.add_(seq_len)` adds this tensor).
+//  * require: torch._check with a readable message. When the condition is already
+//    decided (eager, or a plain size) and false it throws ValueError with `message()`;
+//    otherwise it is ingot::check (a fact plus a runtime assert under export).
+#pragma once
+
+#include <functional>
+#include <source_location>
+#include <string>
+
+#include "ingot/core/tensor.h"
+
+namespace ingot::nn::tune {
+
+SymInt tensor_to_symint(const Tensor& t,
+                        std::source_location where = std::source_location::current());
+
+Tensor symint_to_tensor(const SymInt& n);
+
+void require(const SymBool& condition, const std::function<std::string()>& message,
+             std::source_location where = std::source_location::current());
+
+}  // namespace ingot::nn::tune

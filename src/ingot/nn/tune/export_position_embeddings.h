@@ -1,0 +1,41 @@
+// Export-friendly tile / tiled-token position embeddings
+// (torchtune.modules._export._position_embeddings): the reference modules of
+// position_embeddings.h (same parameters, same load-time interpolation, same outputs)
+// with a forward written for export, as in seed 000:
+//  * each image's tile counts h, w are read as symbolic integers (tensor_to_symint: torch's
+//    .item(), unbacked under export) and guarded with check / check_is_size: n_tiles <=
+//    max_num_tiles, 1 <= h, w <= max_num_tiles, h * w <= n_tiles. In eager mode a failed
+//    guard is a ValueError naming the image, its aspect ratio and the bound;
+//  * the embedding table is padded by one tile in each tile dim and x by one tile, so
+//    that the data-dependent slices provably stay in bounds;
+//  * the sliced table is cloned before the reshape that merges its two tile dims;
+//  * the per-image loop runs over the (static) batch size, which export specialises.
+#pragma once
+
+#include "ingot/nn/tune/position_embeddings.h"
+
+namespace ingot::nn::tune {
+
+class ExportTilePositionalEmbedding : public TilePositionalEmbedding {
+ public:
+  ExportTilePositionalEmbedding(int64_t max_num_tiles, int64_t embed_dim, DType dtype = DType::F32);
+  Tensor forward(const Tensor& x, const Tensor& aspect_ratio) const override;
+};
+
+class ExportTiledTokenPositionalEmbedding : public TiledTokenPositionalEmbedding {
+ public:
+  ExportTiledTokenPositionalEmbedding(int64_t max_num_tiles, int64_t embed_dim, int64_t tile_size,
+                                      int64_t patch_size, DType dtype = DType::F32);
+  Tensor forward(const Tensor& x, const Tensor& aspect_ratio) const override;
+};
+
+// Replace every reference TilePositionalEmbedding / TiledTokenPositionalEmbedding below
+// `module` (recursively) by its export-friendly variant, loading the same state dict
+// (the same tensors, no copy). Sizes are recovered from the parameters: max_num_tiles
+// and embed_dim from the embedding's shape, and for the tiled-token one
+// tile_size = sqrt(n_tokens_per_tile - 1) with patch_size = 1. Return how many were
+// replaced.
+int replace_tile_positional_embedding(Module& module);
+int replace_tiled_token_positional_embedding(Module& module);
+
+}  // namespace ingot::nn::tune
