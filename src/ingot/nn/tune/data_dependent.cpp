@@ -6,16 +6,6 @@
 
 namespace ingot::nn::tune {
 
-SymInt tensor_to_symint(const Tensor& t, std::source_location where) {
-  INGOT_CHECK(t.defined() && t.has_storage() && t.numel() == 1 && is_integral(t.dtype()),
-              ValueError,
-              "[tensor_to_symint] expected a one-element integer tensor with data, got {} {} "
-              "(at {}:{})",
-              t.defined() ? dtype_name(t.dtype()) : "undefined",
-              t.defined() ? t.shape_string() : "", where.file_name(), where.line());
-  return SymInt(t.item<int64_t>());
-}
-
 Tensor symint_to_tensor(const SymInt& n) {
   // sum of n ones: exact for any n >= 0, and expressed through the size alone.
   return sum(ones_symint({n}, DType::I64));

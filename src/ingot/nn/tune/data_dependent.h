@@ -1,14 +1,12 @@
-// Bridges between tensor data and symbolic integers for the export-friendly modules of
-// nn/tune (torchtune's modules/_export, seed 000).
+// Helpers for the data-dependent parts of the export-friendly modules of nn/tune
+// (torchtune's modules/_export, seed 000). Data itself is read with item_int
+// (export/control_flow.h, torch's .item()), an unbacked symbol under export.
 //
-//  * tensor_to_symint: torch's `.item()` on a one-element integer tensor. Eager reads
-//    the value. Under export it must yield an unbacked symbol (DESIGN decision 4), which
-//    the export core provides; nothing else in nn/tune reads tensor data in forward.
 //  * symint_to_tensor: a 0-d int64 tensor equal to a (possibly symbolic) size, built
-//    from ops so a tracer records how it depends on the size (Scalar cannot hold a
-//    SymInt, so `cache_pos.add_(seq_len)` adds this tensor).
+//    from ops so a tracer records how it depends on the size (the C++ Scalar cannot hold
+//    a SymInt, so `cache_pos.add_(seq_len)` adds this tensor).
 //  * require: torch._check with a readable message. When the condition is already
-//    decided (eager, or a plain size) and false it throws ValueError with `message()`;
+//    decided (eager, or plain sizes) and false it throws ValueError with `message()`;
 //    otherwise it is ingot::check (a fact plus a runtime assert under export).
 #pragma once
 
@@ -19,9 +17,6 @@
 #include "ingot/core/tensor.h"
 
 namespace ingot::nn::tune {
-
-SymInt tensor_to_symint(const Tensor& t,
-                        std::source_location where = std::source_location::current());
 
 Tensor symint_to_tensor(const SymInt& n);
 

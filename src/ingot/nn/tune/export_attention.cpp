@@ -79,9 +79,11 @@ void ExportMultiHeadAttention::reset_cache() {
 std::pair<Tensor, Tensor> ExportMultiHeadAttention::calculate_kv(const Tensor& y, const SymInt& b,
                                                                  const Tensor& input_pos) const {
   const SymInt s_y = y.sym_size(1);
-  const SymInt hd(args_.head_dim);
-  Tensor k = view(args_.k_proj->forward(y), {b, s_y, -1, hd});  // [b, s_y, n_kv, h_d]
-  Tensor v = view(args_.v_proj->forward(y), {b, s_y, -1, hd});
+  // Explicit sizes (torchtune writes -1): inferring the head count from a symbolic
+  // element count would cost a guard.
+  const SymIntList shape{b, s_y, SymInt(args_.num_kv_heads), SymInt(args_.head_dim)};
+  Tensor k = view(args_.k_proj->forward(y), shape);  // [b, s_y, n_kv, h_d]
+  Tensor v = view(args_.v_proj->forward(y), shape);
   if (args_.pos_embeddings) k = args_.pos_embeddings->forward(k, input_pos);
   if (args_.k_norm) k = args_.k_norm->forward(k);
   return {k, v};

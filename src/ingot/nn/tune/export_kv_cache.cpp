@@ -1,5 +1,6 @@
 #include "ingot/nn/tune/export_kv_cache.h"
 
+#include "ingot/export/control_flow.h"
 #include "ingot/nn/tune/data_dependent.h"
 #include "ingot/ops/functional.h"
 
@@ -28,7 +29,7 @@ std::pair<Tensor, Tensor> ExportKVCache::update(const Tensor& k_val, const Tenso
               v_val.shape_string());
   check_batch(k_val.sym_size(0));
   const SymInt seq_len = k_val.sym_size(seq_dim);
-  const SymInt start = tensor_to_symint(select(cache_pos(), 0, 0));
+  const SymInt start = item_int(select(cache_pos(), 0, 0));
   require(start + seq_len <= SymInt(max_seq_len()), [&] {
     return fmt::format(
         "[ExportKVCache.update] writing {} tokens at position {} goes past max_seq_len {}; "

@@ -26,8 +26,8 @@ Tensor add_global_exportable(const Tensor& x, const Tensor& aspect_ratio, const 
   const int64_t batch = x.sym_size(0).guard_int();  // a loop over images: static batch
   for (int64_t i = 0; i < batch; ++i) {
     Tensor ratio = select(aspect_ratio, 0, i);
-    const SymInt h = tensor_to_symint(select(ratio, 0, 0));
-    const SymInt w = tensor_to_symint(select(ratio, 0, 1));
+    const SymInt h = item_int(select(ratio, 0, 0));
+    const SymInt w = item_int(select(ratio, 0, 1));
     auto bad_ratio = [&] {
       return fmt::format(
           "[{}] image {} has aspect ratio {} x {} tiles; each side must be in "

@@ -2,7 +2,7 @@
 // (torchtune.modules._export._position_embeddings): the reference modules of
 // position_embeddings.h (same parameters, same load-time interpolation, same outputs)
 // with a forward written for export, as in seed 000:
-//  * each image's tile counts h, w are read as symbolic integers (tensor_to_symint: torch's
+//  * each image's tile counts h, w are read as symbolic integers (item_int: torch's
 //    .item(), unbacked under export) and guarded with check / check_is_size: n_tiles <=
 //    max_num_tiles, 1 <= h, w <= max_num_tiles, h * w <= n_tiles. In eager mode a failed
 //    guard is a ValueError naming the image, its aspect ratio and the bound;

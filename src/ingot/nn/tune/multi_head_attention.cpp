@@ -90,8 +90,9 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Tensor& y, const Tenso
     v = a.kv_cache->v_cache();
   } else {
     const SymInt s_y = y.sym_size(1);
-    k = view(a.k_proj->forward(y), {b, s_y, -1, SymInt(a.head_dim)});  // [b, s_y, n_kv, h_d]
-    v = view(a.v_proj->forward(y), {b, s_y, -1, SymInt(a.head_dim)});
+    const SymIntList shape{b, s_y, SymInt(a.num_kv_heads), SymInt(a.head_dim)};
+    k = view(a.k_proj->forward(y), shape);  // [b, s_y, n_kv, h_d]
+    v = view(a.v_proj->forward(y), shape);
     if (a.pos_embeddings) k = a.pos_embeddings->forward(k, input_pos);
     k = transpose(k, 1, 2);  // [b, n_kv, s_y, h_d]
     v = transpose(v, 1, 2);
@@ -107,7 +108,8 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Tensor& y, const Tenso
   if (mask.defined()) attn_mask = unsqueeze(mask, 1);  // [b, 1, s_x, s_kv]
   const bool is_causal = !a.kv_cache && !mask.defined() && a.is_causal;
   Tensor out = scaled_dot_product_attention(q, k, v, attn_mask, is_causal);  // [b, n_h, s_x, h_d]
-  out = reshape(transpose(out, 1, 2), {b, s_x, -1});                         // [b, s_x, n_h * h_d]
+  out = reshape(transpose(out, 1, 2),
+                {b, s_x, SymInt(a.num_heads * a.head_dim)});  // [b, s_x, n_h * h_d]
   return a.output_proj->forward(out);
 }
 

@@ -56,7 +56,8 @@ Tensor RotaryPositionalEmbeddings::forward(const Tensor& x, const Tensor& input_
     table = slice(*cache_, 0, 0, s);
   }
   Tensor pairs = reshape(to(x, DType::F32), {b, s, n, half, 2});  // [b, s, n_h, dim/2, 2]
-  table = view(table, {-1, s, 1, half, 2});                       // [b or 1, s, 1, dim/2, 2]
+  const SymInt rows = input_pos.defined() ? input_pos.sym_size(0) : SymInt(1);
+  table = view(table, {rows, s, 1, half, 2});  // [b or 1, s, 1, dim/2, 2]
   Tensor x0 = select(pairs, -1, 0), x1 = select(pairs, -1, 1);
   Tensor c = select(table, -1, 0), sn = select(table, -1, 1);
   Tensor rotated = stack({sub(mul(x0, c), mul(x1, sn)), add(mul(x1, c), mul(x0, sn))}, -1);

@@ -40,7 +40,8 @@ Tensor SDPA::forward(const Tensor& q, const Tensor& k, const Tensor& v, const Sy
   std::optional<Tensor> attn_mask;
   if (mask.defined()) attn_mask = unsqueeze(mask, 1);  // [b, 1, s, s_kv]
   Tensor out = scaled_dot_product_attention(qt, kt, vt, attn_mask, use_causal(mask));
-  return reshape(transpose(out, 1, 2), {bsz, seq_len, -1});  // [b, s, n_h * h_d]
+  // [b, s, n_h * h_d]; explicit sizes, as -1 over a symbolic element count costs a guard.
+  return reshape(transpose(out, 1, 2), {bsz, seq_len, SymInt(num_heads_ * head_dim_)});
 }
 
 }  // namespace ingot::nn::tune
