@@ -1,7 +1,8 @@
 // Export of the torchtune-style export-friendly modules (nn/tune, seed 000): the
 // exported program, run by the runtime, equals the eager modules within 1e-5 with a
 // dynamic sequence length (Dim("seq", 1, 100)) at several lengths; the attention graph
-// holds the cond with both branches and writes the cache buffers as buffer mutations;
+// holds the cond with both branches and writes the cache buffers as buffer mutations
+// (in place in the runtime), also after a save / load round trip;
 // the position embeddings' guards become runtime asserts with the user's line.
 // Weights: the attention fixture of tools/reference/make_tune_fixtures.py (GQA 8 / 2
 // heads, llama3-scaled rotary); the eager results are checked against PyTorch in
@@ -10,6 +11,7 @@
 
 #include "export_test_util.h"
 #include "ingot/export/export.h"
+#include "ingot/export/serialize.h"
 #include "ingot/models/safetensors.h"
 #include "ingot/nn/tune/export_attention.h"
 #include "ingot/nn/tune/export_position_embeddings.h"
@@ -82,9 +84,7 @@ TEST(TuneExport, AttentionWithoutCacheHasADynamicSequence) {
 
 TEST(TuneExport, AttentionCacheIsACondAndInPlaceBufferWrites) {
   ExportMultiHeadAttention exp(fixture_args());
-  MultiHeadAttention ref(fixture_args());
   exp.setup_cache(1, DType::F32, kCacheLen);
-  ref.setup_cache(1, DType::F32, kCacheLen);
   Tensor x = rand_tensor({1, 10, kEmbed}, 2);
   Dim seq("seq", 1, 100);
   auto with_seq = DynamicShapes::tensor({{1, seq}});
@@ -106,25 +106,35 @@ TEST(TuneExport, AttentionCacheIsACondAndInPlaceBufferWrites) {
   EXPECT_TRUE(contains(listing, "export_kv_cache.cpp")) << listing;  // the bounds assert
   EXPECT_EQ(exp.kv_cache()->size(), 0);  // tracing left the eager cache alone
 
-  // Prefill 10, then steps of 1 and 5 tokens, then a read-only step (all-NaN y).
-  auto program = ep.module();
-  int64_t start = 0;
-  for (int64_t s : {10, 1, 5}) {
-    Tensor xs = rand_tensor({1, s, kEmbed}, uint32_t(10 + s));
-    Tensor pos = positions(start, s), mask = causal_rows(pos);
-    std::vector<Tensor> out = program(xs, xs, mask, pos);
-    expect_near_tensors(out.at(0), ref.forward(xs, xs, mask, pos), kTol);
-    start += s;
+  // The program and the program after a save / load round trip, each against a fresh
+  // reference: prefill 10, steps of 1 and 5 tokens, then a read-only step (all-NaN y).
+  const std::string bytes = save_to_bytes(ep);
+  auto owner = std::make_shared<std::string>(bytes);
+  ExportedProgram loaded = load_from_bytes(reinterpret_cast<const uint8_t*>(owner->data()),
+                                           owner->size(), owner, "tune attention");
+  for (const ExportedProgram* p : {&ep, &loaded}) {
+    MultiHeadAttention ref(fixture_args());
+    ref.setup_cache(1, DType::F32, kCacheLen);
+    auto program = p->module();
+    int64_t start = 0;
+    for (int64_t s : {10, 1, 5}) {
+      Tensor xs = rand_tensor({1, s, kEmbed}, uint32_t(10 + s));
+      Tensor pos = positions(start, s), mask = causal_rows(pos);
+      std::vector<Tensor> out = program(xs, xs, mask, pos);
+      expect_near_tensors(out.at(0), ref.forward(xs, xs, mask, pos), kTol);
+      start += s;
+    }
+    expect_near_tensors(program.buffer("kv_cache.k_cache"),
+                        contiguous(transpose(ref.kv_cache()->k_cache(), 1, 2)), kTol);
+    EXPECT_EQ(select(program.buffer("kv_cache.cache_pos"), 0, 0).item<int64_t>(), start);
+    Tensor xs = rand_tensor({1, 3, kEmbed}, 99);
+    Tensor nan_y = full({1, 3, kEmbed}, std::numeric_limits<float>::quiet_NaN());
+    Tensor pos = positions(start, 3), mask = causal_rows(pos);
+    std::vector<Tensor> out = program(xs, nan_y, mask, pos);
+    expect_near_tensors(out.at(0), ref.forward(xs, Tensor(), mask, pos), kTol);
+    EXPECT_EQ(select(program.buffer("kv_cache.cache_pos"), 0, 0).item<int64_t>(), start);
+    EXPECT_GT(program.num_inplace_writes(), 0u);  // the cache is written in place
   }
-  expect_near_tensors(program.buffer("kv_cache.k_cache"),
-                      contiguous(transpose(ref.kv_cache()->k_cache(), 1, 2)), kTol);
-  EXPECT_EQ(select(program.buffer("kv_cache.cache_pos"), 0, 0).item<int64_t>(), start);
-  Tensor xs = rand_tensor({1, 3, kEmbed}, 99);
-  Tensor nan_y = full({1, 3, kEmbed}, std::numeric_limits<float>::quiet_NaN());
-  Tensor pos = positions(start, 3), mask = causal_rows(pos);
-  std::vector<Tensor> out = program(xs, nan_y, mask, pos);
-  expect_near_tensors(out.at(0), ref.forward(xs, Tensor(), mask, pos), kTol);
-  EXPECT_EQ(select(program.buffer("kv_cache.cache_pos"), 0, 0).item<int64_t>(), start);
 }
 
 TEST(TuneExport, TileEmbeddingGuardsAreRuntimeAsserts) {

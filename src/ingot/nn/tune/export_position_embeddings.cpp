@@ -18,10 +18,6 @@ Tensor add_global_exportable(const Tensor& x, const Tensor& aspect_ratio, const 
                        n_tiles.str(), max_num_tiles);
   });
   const SymInt tok_t = table.sym_size(2), dim = table.sym_size(3);
-  // One zero tile more in both tile dims: [M + 1, M + 1, n_tok_t, D].
-  Tensor padded = cat({table, zeros_symint({max_num_tiles, 1, tok_t, dim}, table.dtype())}, 1);
-  padded = cat({padded, zeros_symint({1, max_num_tiles + 1, tok_t, dim}, table.dtype())}, 0);
-
   Tensor out = x;
   const int64_t batch = x.sym_size(0).guard_int();  // a loop over images: static batch
   for (int64_t i = 0; i < batch; ++i) {
@@ -41,19 +37,18 @@ Tensor add_global_exportable(const Tensor& x, const Tensor& aspect_ratio, const 
     check_is_size(h);
     check_is_size(w);
     const SymInt n = h * w;
+    check_is_size(n);
+    require(n <= n_tiles, bad_ratio);
 
-    Tensor pos = slice(slice(padded, 0, 0, h), 1, 0, w);  // [h, w, n_tok_t, D]
+    // h, w <= max_num_tiles (their ranges after the checks): the slices stay in bounds.
+    Tensor pos = slice(slice(table, 0, 0, h), 1, 0, w);  // [h, w, n_tok_t, D]
     // The reshape merges dims 0 and 1 of a data-dependent slice: clone first (seed 000).
     pos = clone(pos);
     pos = reshape(pos, {n, tok_t, dim});  // [h * w, n_tok_t, D]
-
-    // One padding tile on x: [B, n_tiles + 1, n_tok, D], so that :n fits whenever
-    // n <= n_tiles.
-    out = cat({out, zeros_symint({x.sym_size(0), 1, x.sym_size(2), x.sym_size(3)}, x.dtype())}, 1);
-    check_is_size(n);
-    require(n < out.sym_size(1), bad_ratio);
-    out = add_to_leading_tiles(out, i, n, mul(pos, scale));
-    out = slice(out, 1, 0, n_tiles);
+    // Zero rows for the padded tiles: [n_tiles, n_tok_t, D], a size that simplifies to
+    // n_tiles, so no slice of x has a data-dependent end.
+    pos = cat({pos, zeros_symint({n_tiles - n, tok_t, dim}, pos.dtype())}, 0);
+    out = select_scatter(out, add(select(out, 0, i), mul(pos, scale)), 0, i);
   }
   return out;
 }

@@ -6,9 +6,10 @@
 //    .item(), unbacked under export) and guarded with check / check_is_size: n_tiles <=
 //    max_num_tiles, 1 <= h, w <= max_num_tiles, h * w <= n_tiles. In eager mode a failed
 //    guard is a ValueError naming the image, its aspect ratio and the bound;
-//  * the embedding table is padded by one tile in each tile dim and x by one tile, so
-//    that the data-dependent slices provably stay in bounds;
 //  * the sliced table is cloned before the reshape that merges its two tile dims;
+//  * the image's h * w rows are completed with n_tiles - h * w zero rows and added to
+//    the whole image, so no slice ends at a product of data values (torchtune pads the table
+//    and x by one tile instead; ingot's range reasoning does not need that);
 //  * the per-image loop runs over the (static) batch size, which export specialises.
 #pragma once
 

@@ -6,13 +6,6 @@
 
 namespace ingot::nn::tune {
 
-Tensor add_to_leading_tiles(const Tensor& x, const SymInt& image, const SymInt& n,
-                            const Tensor& pos) {
-  Tensor tiles = select(x, 0, image);                                      // [n_tiles, n_tok, D]
-  tiles = slice_scatter(tiles, add(slice(tiles, 0, 0, n), pos), 0, 0, n);  // tiles[:n] += pos
-  return select_scatter(x, tiles, 0, image);
-}
-
 void check_tiled_inputs(const Tensor& x, const Tensor& aspect_ratio, int64_t embed_dim,
                         const std::string& api) {
   INGOT_CHECK(x.dim() == 4 && x.sym_size(3).maybe_int() == embed_dim, ShapeError,
@@ -27,6 +20,15 @@ void check_tiled_inputs(const Tensor& x, const Tensor& aspect_ratio, int64_t emb
 }
 
 namespace {
+
+// x with `pos` added to x[image, :n] (pos [n, n_tokens or 1, D]): the functional form of
+// torchtune's in-place `x[image, :n] += pos`.
+Tensor add_to_leading_tiles(const Tensor& x, const SymInt& image, const SymInt& n,
+                            const Tensor& pos) {
+  Tensor tiles = select(x, 0, image);                                      // [n_tiles, n_tok, D]
+  tiles = slice_scatter(tiles, add(slice(tiles, 0, 0, n), pos), 0, 0, n);  // tiles[:n] += pos
+  return select_scatter(x, tiles, 0, image);
+}
 
 // Reference: reads (h, w) of image i and checks they fit.
 std::pair<int64_t, int64_t> tiles_of(const Tensor& aspect_ratio, int64_t i, int64_t max_num_tiles,

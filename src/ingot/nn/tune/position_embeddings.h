@@ -76,11 +76,6 @@ class TiledTokenPositionalEmbedding : public Module {
   Tensor* gate_;
 };
 
-// x with `pos` added to x[image, :n] (pos [n, n_tokens or 1, D]): the functional form of
-// torchtune's in-place `x[image, :n] += pos`, built from slice_scatter / select_scatter.
-Tensor add_to_leading_tiles(const Tensor& x, const SymInt& image, const SymInt& n,
-                            const Tensor& pos);
-
 // ShapeError / ValueError unless x is [B, n_tiles, n_tokens, D] with D = embed_dim and
 // aspect_ratio an integer [B, 2].
 void check_tiled_inputs(const Tensor& x, const Tensor& aspect_ratio, int64_t embed_dim,
