@@ -118,7 +118,9 @@ std::map<std::string, Tensor> Module::state_dict() {
   return out;
 }
 
-void Module::load_state_dict(const std::map<std::string, Tensor>& state, bool strict) {
+void Module::load_state_dict(const std::map<std::string, Tensor>& given, bool strict) {
+  std::map<std::string, Tensor> state = given;  // handles: the hooks may replace entries
+  visit([&](const std::string& fqn, Module& m) { m.load_state_dict_pre_hook(fqn, state); });
   std::vector<std::string> missing, unexpected, mismatched;
   std::set<std::string> known;
   std::vector<std::pair<Slot*, const Tensor*>> assignments;

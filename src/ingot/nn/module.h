@@ -79,6 +79,13 @@ class Module {
   int64_t num_parameters();
 
  protected:
+  // Called by load_state_dict on every module of the tree, parents first, before names
+  // are matched (torch's _register_load_state_dict_pre_hook). `prefix` is this module's
+  // qualified name; the hook may rewrite the entries under it, e.g. resize a checkpoint
+  // tensor to this module's shape. `state` holds handles: replacing one copies no data.
+  virtual void load_state_dict_pre_hook(const std::string& prefix,
+                                        std::map<std::string, Tensor>& state) {}
+
   // Registration; returns the stable slot address of the tensor.
   Tensor* register_parameter(const std::string& name, Tensor value);
   Tensor* register_buffer(const std::string& name, Tensor value, bool persistent = true);
