@@ -750,23 +750,34 @@ TEST(ArchiveErrors, ControlFlowNodesAreChecked) {
 
 // --- the fuzz seed corpus ---------------------------------------------------------------
 
-// fuzz/corpus/ingot_archive_fuzz holds the archives of the programs above. Run with
-// INGOT_WRITE_ARCHIVE_CORPUS=1 to rewrite them (after a format change); otherwise this
-// checks that every seed is a small archive that still loads and re-saves identically.
+// fuzz/corpus/ingot_archive_fuzz holds, for each program above, its archive (NAME) and
+// the fuzz target's JSON form (NAME.json: the JSON section, a NUL byte, the data section).
+// Run with INGOT_WRITE_ARCHIVE_CORPUS=1 to rewrite them (after a format change);
+// otherwise this checks that every seed is small and still loads with this build.
 TEST(ArchiveFuzzCorpus, SeedsLoadWithThisBuild) {
   const fs::path dir =
       fs::path(INGOT_FIXTURES_DIR) / ".." / ".." / "fuzz" / "corpus" / "ingot_archive_fuzz";
+  auto json_form = [](const std::string& b) {
+    return b.substr(get_u64(b, 16), get_u64(b, 24)) + std::string(1, '\0') +
+           b.substr(get_u64(b, 32), get_u64(b, 40));
+  };
   if (std::getenv("INGOT_WRITE_ARCHIVE_CORPUS")) {
     fs::create_directories(dir);
-    for (const auto& [name, ep] : programs()) write_bytes(dir / name, save_to_bytes(ep));
+    for (const auto& [name, ep] : programs()) {
+      const std::string bytes = save_to_bytes(ep);
+      write_bytes(dir / name, bytes);
+      write_bytes(dir / (name + ".json"), json_form(bytes));
+    }
   }
   for (const auto& [name, ep] : programs()) {
     SCOPED_TRACE(name);
     const fs::path p = dir / name;
     ASSERT_TRUE(fs::exists(p)) << p << " is missing; run with INGOT_WRITE_ARCHIVE_CORPUS=1";
     EXPECT_LT(fs::file_size(p), 16u * 1024u);
+    const std::string bytes = read_bytes(p);
     ExportedProgram seed = load(p.string());
-    EXPECT_EQ(save_to_bytes(seed), read_bytes(p));
+    EXPECT_EQ(save_to_bytes(seed), bytes);
+    EXPECT_EQ(read_bytes(dir / (name + ".json")), json_form(bytes));
   }
 }
 
