@@ -108,3 +108,36 @@ TEST(Generator, DecodeStepsAllocateNothingProportionalToTheCache) {
 
 }  // namespace
 }  // namespace ingot
+
+namespace ingot {
+namespace {
+
+TEST(Generator, SeededSamplingIsReproducibleAndDynamicCacheLengthIsChosenAtLoad) {
+  auto model = models::from_pretrained(testing::fixture_path("models/llama"));
+  GenerationExportOptions o;
+  o.max_cache_len = 64;
+  o.dynamic_cache_len = true;
+  auto components = export_for_generation(*model, o);
+  runtime::Generator small(components, 16), large(components, 48);
+  EXPECT_EQ(small.max_cache_len(), 16);
+  EXPECT_EQ(large.max_cache_len(), 48);
+  runtime::GenerateOptions go;
+  go.max_new_tokens = 12;
+  go.do_sample = true;
+  go.sampling.temperature = 1.5;
+  go.sampling.top_k = 20;
+  go.seed = 7;
+  std::vector<int64_t> a = small.generate({3, 4, 5}, go), b = large.generate({3, 4, 5}, go);
+  EXPECT_EQ(a, b);  // same program, same seed: same tokens whatever the cache length
+  go.seed = 8;
+  EXPECT_NE(large.generate({3, 4, 5}, go), a);
+  // Greedy on both lengths equals greedy on a static-length export.
+  go.do_sample = false;
+  GenerationExportOptions fixed;
+  fixed.max_cache_len = 32;
+  runtime::Generator reference(export_for_generation(*model, fixed));
+  EXPECT_EQ(small.generate({3, 4, 5}, go), reference.generate({3, 4, 5}, go));
+}
+
+}  // namespace
+}  // namespace ingot

@@ -1,5 +1,6 @@
 // `ingot generate (FOLDER | DIR) --prompt "..." [--max-new-tokens N] [--max-cache-len N]`:
-// greedy generation that streams text, then prints prefill and decode tokens per second.
+// greedy generation (or sampled, with --temperature / --top-k / --top-p / --seed) that
+// streams text, then prints prefill and decode tokens per second.
 // FOLDER is a Hugging Face folder (exported in memory first); DIR holds components
 // written by `ingot export FOLDER --task generation -o DIR`.
 #include <cstdio>
@@ -29,6 +30,17 @@ int run_generate(int argc, char** argv) {
       have_prompt = true;
     } else if (arg == "--max-new-tokens") {
       go.max_new_tokens = std::stoll(value());
+    } else if (arg == "--temperature") {
+      go.do_sample = true;
+      go.sampling.temperature = std::stod(value());
+    } else if (arg == "--top-k") {
+      go.do_sample = true;
+      go.sampling.top_k = std::stoll(value());
+    } else if (arg == "--top-p") {
+      go.do_sample = true;
+      go.sampling.top_p = std::stod(value());
+    } else if (arg == "--seed") {
+      go.seed = std::stoull(value());
     } else if (arg == "--max-cache-len") {
       max_cache_len = std::stoll(value());
     } else if (!arg.empty() && arg[0] == '-') {
@@ -38,7 +50,8 @@ int run_generate(int argc, char** argv) {
     }
   }
   INGOT_CHECK(!source.empty() && have_prompt, ValueError,
-              "usage: ingot generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N] [--max-cache-len N]");
+              "usage: ingot generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N] [--max-cache-len N] "
+              "[--temperature T] [--top-k K] [--top-p P] [--seed S]");
   namespace fs = std::filesystem;
   const bool exported = fs::exists(fs::path(source) / "manifest.json");
   models::Tokenizer tokenizer = models::Tokenizer::from_folder(source);

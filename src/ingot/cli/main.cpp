@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
         "  inspect model.ingot                graph, signature, ranges and guards of an archive\n"
         "  export FOLDER --task generation [--multi-token-decode] [--max-cache-len N] -o DIR\n"
         "                                     export decode components with a static KV cache\n"
-        "  generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N]\n"
-        "                                     greedy generation, streamed, with tokens/s\n");
+        "  generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N] [--temperature T --top-k K --seed S]\n"
+        "                                     generation, streamed, with tokens/s\n");
     return argc < 2 ? 1 : 0;
   }
   try {

@@ -30,6 +30,14 @@ int64_t argmax_last(const Tensor& logits) {
   return best;
 }
 
+void last_row(const Tensor& logits, std::vector<float>& row) {
+  INGOT_CHECK(logits.dim() == 3 && logits.size(0) == 1, ShapeError,
+              "[Generator] logits must be [1, tokens, vocab], got {}", logits.shape_string());
+  Tensor r = select(select(logits, 0, 0), 0, logits.size(1) - 1);  // [vocab]
+  if (r.dtype() != DType::F32 || !r.is_contiguous()) r = contiguous(to(r, DType::F32));
+  row.assign(r.data<float>(), r.data<float>() + r.numel());
+}
+
 Generator::Generator(std::map<std::string, ExportedProgram> components, std::optional<int64_t> max_cache_len) {
   auto decode = components.find("decode");
   INGOT_CHECK(decode != components.end(), ValueError,
@@ -107,6 +115,14 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt, con
               prompt.size(), max_cache_len_);
   GenerationStats st;
   st.prompt_tokens = int64_t(prompt.size());
+  generation::Rng rng(o.seed);
+  std::vector<float> row;
+  auto next_token = [&](const Tensor& logits) {
+    if (!o.do_sample) return argmax_last(logits);
+    last_row(logits, row);
+    generation::warp(row, o.sampling);
+    return generation::sample(row, rng);
+  };
   reset_cache();
   std::vector<int64_t> out;
   auto emit = [&](int64_t token) {
@@ -122,7 +138,7 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt, con
   auto t0 = std::chrono::steady_clock::now();
   Tensor ids = Tensor::from_vector(prompt, {1, int64_t(prompt.size())});
   Tensor logits = run(prefill_ ? *prefill_ : *decode_, ids);
-  bool stopped = emit(argmax_last(logits));
+  bool stopped = emit(next_token(logits));
   st.prefill_seconds = seconds_since(t0);
   int64_t cached = int64_t(prompt.size());
   auto t1 = std::chrono::steady_clock::now();
@@ -135,7 +151,7 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt, con
     step_ids_.data<int64_t>()[0] = out.back();
     logits = run(*decode_, step_ids_);
     ++cached;
-    stopped = emit(argmax_last(logits));
+    stopped = emit(next_token(logits));
     if (stopped) st.stop_reason = "stop_token";
   }
   st.decode_seconds = seconds_since(t1);

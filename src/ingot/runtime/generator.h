@@ -12,11 +12,17 @@
 #include <vector>
 
 #include "ingot/export/program.h"
+#include "ingot/generation/sampling.h"
 
 namespace ingot::runtime {
 
 struct GenerateOptions {
   int64_t max_new_tokens = 32;
+  // Greedy unless do_sample: then temperature / top-k / top-p filtering and a draw from
+  // a generator seeded with `seed` (the same seed gives the same tokens).
+  bool do_sample = false;
+  generation::SamplingParams sampling;
+  uint64_t seed = 0;
   std::vector<int64_t> stop_tokens;
   // Called with each new token as soon as it is chosen (streaming).
   std::function<void(int64_t token)> on_token;
@@ -43,7 +49,7 @@ class Generator {
   // Loads DIR/manifest.json and its components (see save_generation_components).
   static Generator load(const std::string& dir, std::optional<int64_t> max_cache_len = std::nullopt);
 
-  // Greedy decoding of up to max_new_tokens after `prompt` (batch 1). Stops at a stop
+  // Decoding of up to max_new_tokens after `prompt` (batch 1), greedy or sampled. Stops at a stop
   // token or when the cache is full (never writes past it). Empty prompt, or a prompt
   // that does not fit the cache: ValueError.
   std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const GenerateOptions& options,
@@ -66,5 +72,7 @@ class Generator {
 
 // Index of the largest value of the last row of logits [1, tokens, vocab].
 int64_t argmax_last(const Tensor& logits);
+// The last row of logits [1, tokens, vocab] as float32, into `row` (resized once).
+void last_row(const Tensor& logits, std::vector<float>& row);
 
 }  // namespace ingot::runtime
