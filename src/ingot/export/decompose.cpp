@@ -35,24 +35,8 @@ class Retracer {
   SymInt symint(const sym::Expr& e) { return sym::make_symint(env_, e); }
 
   Value to_value(const ir::Argument& a, const std::vector<Tensor>& values) {
-    if (auto* t = std::get_if<ir::TensorRef>(&a)) return values[size_t(t->id)];
-    if (auto* l = std::get_if<ir::OptionalValueList>(&a)) {
-      TensorList ts;
-      for (auto& e : *l) ts.push_back(e ? values[size_t(*e)] : Tensor());
-      return ts;
-    }
-    if (auto* e = std::get_if<sym::Expr>(&a)) return symint(*e);
-    if (auto* l = std::get_if<std::vector<sym::Expr>>(&a)) {
-      SymIntList v;
-      for (auto& e : *l) v.push_back(symint(e));
-      return v;
-    }
-    if (auto* d = std::get_if<double>(&a)) return *d;
-    if (auto* b = std::get_if<bool>(&a)) return *b;
-    if (auto* s = std::get_if<Scalar>(&a)) return *s;
-    if (auto* t = std::get_if<DType>(&a)) return *t;
-    if (auto* s = std::get_if<std::string>(&a)) return *s;
-    return Value();
+    return ir::argument_to_value(
+        a, [&](ir::ValueId v) { return values[size_t(v)]; }, [this](const sym::Expr& e) { return symint(e); });
   }
 
   TensorList tensors(const ir::Node& n, size_t from, const std::vector<Tensor>& values) {

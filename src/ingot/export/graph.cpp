@@ -118,6 +118,33 @@ std::string argument_str(const Graph& g, const Argument& a) {
   return std::visit(Printer{g}, a);
 }
 
+Value argument_to_value(const Argument& a, const std::function<Tensor(ValueId)>& tensor_of,
+                        const std::function<SymInt(const sym::Expr&)>& int_of) {
+  struct Convert {
+    const std::function<Tensor(ValueId)>& tensor_of;
+    const std::function<SymInt(const sym::Expr&)>& int_of;
+    Value operator()(std::monostate) const { return Value(); }
+    Value operator()(const TensorRef& t) const { return tensor_of(t.id); }
+    Value operator()(const OptionalValueList& l) const {
+      TensorList ts;
+      for (const auto& e : l) ts.push_back(e ? tensor_of(*e) : Tensor());
+      return ts;
+    }
+    Value operator()(const sym::Expr& e) const { return int_of(e); }
+    Value operator()(const std::vector<sym::Expr>& l) const {
+      SymIntList v;
+      for (const auto& e : l) v.push_back(int_of(e));
+      return v;
+    }
+    Value operator()(double d) const { return d; }
+    Value operator()(bool b) const { return b; }
+    Value operator()(const Scalar& s) const { return s; }
+    Value operator()(DType t) const { return t; }
+    Value operator()(const std::string& s) const { return s; }
+  };
+  return std::visit(Convert{tensor_of, int_of}, a);
+}
+
 std::string Graph::print(const std::string& indent) const {
   std::string out;
   SourceLine last;

@@ -16,6 +16,7 @@
 // computes from its inputs' metadata.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -26,6 +27,7 @@
 
 #include "ingot/core/dtype.h"
 #include "ingot/ops/scalar.h"
+#include "ingot/ops/value.h"
 #include "ingot/sym/expr.h"
 
 namespace ingot::ir {
@@ -107,6 +109,11 @@ class Graph {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, int> name_counts_;
 };
+
+// A node argument as an op call Value: tensors through `tensor_of`, integer expressions
+// through `int_of` (a plain int when running, a SymInt when re-tracing or verifying).
+Value argument_to_value(const Argument& a, const std::function<Tensor(ValueId)>& tensor_of,
+                        const std::function<SymInt(const sym::Expr&)>& int_of);
 
 // "f32[s0, 8]" for a tensor value, "u0" for a symbolic integer.
 std::string meta_str(const ValueInfo& v);

@@ -151,24 +151,9 @@ class ShapeChecker : public ShapeContext {
 
  private:
   Value to_value(const ir::Graph& g, const ir::Argument& a) {
-    if (auto* t = std::get_if<ir::TensorRef>(&a)) return meta(g.value(t->id));
-    if (auto* l = std::get_if<ir::OptionalValueList>(&a)) {
-      TensorList ts;
-      for (auto& e : *l) ts.push_back(e ? meta(g.value(*e)) : Tensor());
-      return ts;
-    }
-    if (auto* e = std::get_if<sym::Expr>(&a)) return sym::make_symint(env_, *e);
-    if (auto* l = std::get_if<std::vector<sym::Expr>>(&a)) {
-      SymIntList v;
-      for (auto& e : *l) v.push_back(sym::make_symint(env_, e));
-      return v;
-    }
-    if (auto* d = std::get_if<double>(&a)) return *d;
-    if (auto* b = std::get_if<bool>(&a)) return *b;
-    if (auto* s = std::get_if<Scalar>(&a)) return *s;
-    if (auto* t = std::get_if<DType>(&a)) return *t;
-    if (auto* s = std::get_if<std::string>(&a)) return *s;
-    return Value();
+    return ir::argument_to_value(
+        a, [&](ir::ValueId v) { return meta(g.value(v)); },
+        [this](const sym::Expr& e) { return sym::make_symint(env_, e); });
   }
   Tensor meta(const ir::ValueInfo& v) {
     Shape sizes;

@@ -203,28 +203,9 @@ class Executor {
 
  private:
   Value to_value(const ir::Argument& a) {
-    struct Conv {
-      Executor& x;
-      Value operator()(std::monostate) const { return Value(); }
-      Value operator()(const ir::TensorRef& t) const { return x.values_[size_t(t.id)]; }
-      Value operator()(const ir::OptionalValueList& l) const {
-        TensorList ts;
-        for (auto& e : l) ts.push_back(e ? x.values_[size_t(*e)] : Tensor());
-        return ts;
-      }
-      Value operator()(const sym::Expr& e) const { return SymInt(eval(e, x.b_)); }
-      Value operator()(const std::vector<sym::Expr>& l) const {
-        SymIntList v;
-        for (auto& e : l) v.push_back(SymInt(eval(e, x.b_)));
-        return v;
-      }
-      Value operator()(double d) const { return d; }
-      Value operator()(bool v) const { return v; }
-      Value operator()(const Scalar& s) const { return s; }
-      Value operator()(DType t) const { return t; }
-      Value operator()(const std::string& s) const { return s; }
-    };
-    return std::visit(Conv{*this}, a);
+    return ir::argument_to_value(
+        a, [this](ir::ValueId v) { return values_[size_t(v)]; },
+        [this](const sym::Expr& e) { return SymInt(eval(e, b_)); });
   }
 
   // Binds unbacked symbols that first appear in an output's sizes.
