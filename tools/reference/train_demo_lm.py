@@ -27,8 +27,8 @@ token byte-level BPE (GPT-2 style ByteLevel pre-tokenizer, <|endoftext|> = id 0 
 books). Trained on 512-token windows, AdamW, bf16 autocast on CPU with float32 master
 weights, one thread (the reference machines are shared), about 20 minutes.
 
-Run (from the repository root, reference venv; takes the build lock like a build):
-  flock /tmp/ingot-build.lock nice -n 10 \\
+Run (from the repository root, reference venv):
+  nice -n 10 \\
       $(tools/reference/setup-venv) tools/reference/train_demo_lm.py
   ... --fixtures-only   re-derives the fixtures and README samples from the saved folder
 """
@@ -449,7 +449,7 @@ def write_readme(stats, sample_list, corpus):
         "Command (repository root, reference venv):",
         "",
         "```",
-        "flock /tmp/ingot-build.lock nice -n 10 \\",
+        "nice -n 10 \\",
         "    $(tools/reference/setup-venv) tools/reference/train_demo_lm.py",
         "```",
         "",
