@@ -251,6 +251,16 @@ ExportedProgram export_flat(nn::Module* module, const FlatFn& fn, const TreeSpec
   // 4. Guards against the spec.
   std::vector<std::string> problems;
   std::vector<sym::Expr> deferred;
+  // The named Dims with only their declared ranges: what the user's spec promises.
+  sym::ShapeEnv spec_env;
+  for (const auto& [name, o] : origins) {
+    if (!o.named) continue;
+    sym::ShapeEnv::SymbolOptions so;
+    so.range = sym::ValueRange::between(o.dim.min(), o.dim.max());
+    so.name = name;
+    so.specialize_zero_one = false;
+    spec_env.create_symbol(std::clamp(env->size_hint(sym::symbol(name)), o.dim.min(), o.dim.max()), so);
+  }
   for (const sym::Guard& g : env->guards()) {
     ep.guards.push_back(g.str());
     sym::Expr cond = g.condition();
@@ -261,15 +271,6 @@ ExportedProgram export_flat(nn::Module* module, const FlatFn& fn, const TreeSpec
     }
     if (involves_auto) continue;  // AUTO dims take whatever the trace needed
     // Implied by the declared ranges alone?
-    sym::ShapeEnv spec_env;
-    for (const auto& [name, o] : origins) {
-      if (!o.named) continue;
-      sym::ShapeEnv::SymbolOptions so;
-      so.range = sym::ValueRange::between(o.dim.min(), o.dim.max());
-      so.name = name;
-      so.specialize_zero_one = false;
-      spec_env.create_symbol(std::clamp(env->size_hint(sym::symbol(name)), o.dim.min(), o.dim.max()), so);
-    }
     if (spec_env.prove(cond) == sym::Truth::True) continue;
     if (options.prefer_deferred_runtime_asserts_over_guards) {
       deferred.push_back(cond);

@@ -190,7 +190,9 @@ void verify_graph(const ir::Graph& g, std::vector<bool> defined, const std::stri
       INGOT_CHECK(n.subgraphs.size() == 2, InternalError, "[verify] {}: cond needs two branches", where);
     }
     for (const auto& sub : n.subgraphs) {
-      INGOT_CHECK(sub->inputs.size() + (n.target == "cond" ? 1 : 1) == n.args.size(), InternalError,
+      // Every control-flow node has one leading argument (predicate or count), then the
+      // operands its subgraphs take.
+      INGOT_CHECK(sub->inputs.size() + 1 == n.args.size(), InternalError,
                   "[verify] {}: {} passes {} operands to a subgraph with {} inputs", where, n.target,
                   n.args.size() - 1, sub->inputs.size());
       verify_graph(*sub, std::vector<bool>(sub->num_values(), false), where + "/" + n.target, shapes);

@@ -482,11 +482,7 @@ std::shared_ptr<Graph> Tracer::trace_subgraph(const GraphFn& fn, const std::vect
     placeholders.push_back(t);
   }
   TensorList outs = fn(placeholders);
-  for (const Tensor& o : outs) {
-    ValueId v = value_of(o);
-    // An input returned unchanged still needs a value of its own in the subgraph.
-    graph->outputs.push_back(v);
-  }
+  for (const Tensor& o : outs) graph->outputs.push_back(value_of(o));
   Frame& fr = *frames_.back();
   for (const auto& key : fr.capture_order) graph->inputs.push_back(fr.captured.at(key));
   captures = fr.capture_order;
