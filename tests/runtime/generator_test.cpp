@@ -7,6 +7,7 @@
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/generation_export.h"
+#include "ingot/generation/generate.h"
 #include "ingot/models/npy.h"
 #include "ingot/runtime/generator.h"
 
@@ -137,6 +138,43 @@ TEST(Generator, SeededSamplingIsReproducibleAndDynamicCacheLengthIsChosenAtLoad)
   fixed.max_cache_len = 32;
   runtime::Generator reference(export_for_generation(*model, fixed));
   EXPECT_EQ(small.generate({3, 4, 5}, go), reference.generate({3, 4, 5}, go));
+}
+
+}  // namespace
+}  // namespace ingot
+
+namespace ingot {
+namespace {
+
+TEST(Generator, DecomposeForGenerationCapturesTheForwardCallsOfGenerate) {
+  auto model = models::from_pretrained(testing::fixture_path("models/qwen3"));
+  GenerationExportOptions o;
+  o.max_cache_len = 32;
+  Tensor prompt = Tensor::from_vector<int64_t>({5, 6, 7, 8, 9}, {1, 5});
+  auto calls = decompose_for_generation(*model, prompt, o);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls.at("prefill").input_ids.sizes(), (IntShape{1, 5}));
+  EXPECT_EQ(calls.at("decode").input_ids.sizes(), (IntShape{1, 1}));
+  EXPECT_EQ(nn::StaticCache::from_named_tensors(calls.at("prefill").cache).seq_length(), 0);
+  EXPECT_EQ(nn::StaticCache::from_named_tensors(calls.at("decode").cache).seq_length(), 5);
+  EXPECT_EQ(calls.at("decode").attention_mask.sizes(), (IntShape{1, 32}));  // static cache slots
+  // The captured calls can be inspected and changed before export.
+  auto padded = calls;
+  Tensor mask = clone(padded.at("prefill").attention_mask);
+  mask.data<int64_t>()[0] = 0;
+  padded.at("prefill").attention_mask = mask;
+  EXPECT_THROW(export_captured(*model, padded, o), NotSupportedError);
+  // Exported from the captured calls, the components reproduce eager greedy decoding.
+  o.multi_token_decode = false;
+  runtime::Generator gen(export_captured(*model, calls, o));
+  runtime::GenerateOptions go;
+  go.max_new_tokens = 8;
+  generation::GenerationConfig config;
+  config.max_new_tokens = 8;
+  generation::GenerationResult eager = generation::generate(*model, prompt, config);
+  std::vector<int64_t> expected = ints(eager.sequences);
+  expected.erase(expected.begin(), expected.begin() + 5);
+  EXPECT_EQ(gen.generate({5, 6, 7, 8, 9}, go), expected);
 }
 
 }  // namespace

@@ -26,6 +26,34 @@ struct GenerationExportOptions {
   int64_t batch = 1;  // the cache's batch (max_batch_size)
 };
 
+// One forward call made by generate(), as export will trace it: the arguments it
+// received and a snapshot of the cache before the call.
+struct CapturedCall {
+  Tensor input_ids;       // [batch, tokens]
+  Tensor attention_mask;  // [batch, key slots] as generate passed it
+  Tensor position_ids;    // [batch, tokens]
+  nn::NamedTensors cache; // cloned before the call
+};
+
+// decompose_for_generation: runs generate() for `new_tokens` (2-3) tokens of `prompt_ids`
+// ([1, n]) with a StaticCache of max_cache_len slots and a hook around forward that
+// records each call: {"prefill": the prompt call, "decode": the first single-token call}.
+// Callers may inspect or change the captured arguments before export_captured().
+std::map<std::string, CapturedCall> decompose_for_generation(models::PretrainedModel& model,
+                                                             const Tensor& prompt_ids,
+                                                             const GenerationExportOptions& options,
+                                                             int64_t new_tokens = 3);
+
+// Exports the captured phases: "decode" only (its token count symbolic, traced on the
+// prefill call, so one graph serves both) with multi_token_decode, else "prefill" and
+// "decode". The components take (input_ids, StaticCache): the attention mask and
+// positions generate() passed must be the ones the cache derives itself (an unpadded
+// prompt); otherwise NotSupportedError.
+std::map<std::string, ExportedProgram> export_captured(models::PretrainedModel& model,
+                                                       const std::map<std::string, CapturedCall>& calls,
+                                                       const GenerationExportOptions& options);
+
+// decompose_for_generation on a short example prompt, then export_captured.
 std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedModel& model,
                                                              const GenerationExportOptions& options = {});
 
