@@ -13,8 +13,10 @@ int main(int argc, char** argv) {
         "  info FOLDER                        describe a Hugging Face model folder\n"
         "  run (FOLDER | model.ingot) --input NAME=FILE.npy -o OUTDIR\n"
         "                                     forward (eager, or the exported program) on .npy inputs\n"
-        "  export FOLDER -o model.ingot [--dynamic | --dynamic-shapes spec.json]\n"
-        "                                     trace a model into an .ingot archive\n"
+        "  export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes spec.json]\n"
+        "         [--config config.json] [--task forward|generation] [--max-cache-len N]\n"
+        "         [--opset N] [--optimize] [--external-data auto|always|never]\n"
+        "                                     export a model: an .ingot archive or an ONNX model\n"
         "  inspect model.ingot                graph, signature, ranges and guards of an archive\n");
     return argc < 2 ? 1 : 0;
   }

@@ -68,15 +68,15 @@ std::vector<std::string> apply_node_fixes(const std::string& backend, ExportedPr
 
 }  // namespace ingot::exporters
 
-#define INGOT_REGISTER_NODE_FIX(name, backend, target, reason, fn)                            \
+#define INGOT_REGISTER_NODE_FIX(name, backend, target, reason, ...)                            \
   static const bool INGOT_FIX_CONCAT(kNodeFix_, name) = [] {                                  \
-    ::ingot::exporters::register_node_fix({#name, backend, target, reason, fn, {}});          \
+    ::ingot::exporters::register_node_fix({#name, backend, target, reason, __VA_ARGS__, {}});          \
     return true;                                                                              \
   }()
 
-#define INGOT_REGISTER_PROGRAM_FIX(name, backend, reason, fn)                                 \
+#define INGOT_REGISTER_PROGRAM_FIX(name, backend, reason, ...)                                 \
   static const bool INGOT_FIX_CONCAT(kProgramFix_, name) = [] {                               \
-    ::ingot::exporters::register_program_fix({#name, backend, reason, fn, {}});               \
+    ::ingot::exporters::register_program_fix({#name, backend, reason, __VA_ARGS__, {}});               \
     return true;                                                                              \
   }()
 

@@ -125,7 +125,8 @@ std::optional<Tensor> evaluate(const NodeProto& n, const std::vector<const Tenso
     Tensor idx = to(*in[1], DType::I64);
     idx = where(lt(idx, Scalar(0)), add(idx, Scalar(data.size(axis))), idx);
     Tensor picked = index_select(data, axis, reshape(idx, sym_list({-1})));
-    std::vector<int64_t> shape(data.sizes().begin(), data.sizes().begin() + axis);
+    const IntShape data_sizes = data.sizes();
+    std::vector<int64_t> shape(data_sizes.begin(), data_sizes.begin() + axis);
     for (int64_t s : in[1]->sizes()) shape.push_back(s);
     for (int64_t d = axis + 1; d < data.dim(); ++d) shape.push_back(data.size(d));
     return contiguous(reshape(picked, sym_list(shape)));
@@ -262,15 +263,15 @@ struct Optimizer {
       std::optional<Tensor> r;
       try {
         r = evaluate(n, in, known);
-      } catch (const Error&) {
+      } catch (const std::exception&) {
         r = std::nullopt;  // an input the folder cannot evaluate: leave the node to the runtime
       }
       if (!r || r->numel() > kMaxFoldedElements) continue;
       const std::string out = n.output[0];
       n = constant_node(out, *r, n.name);
       known.constants[out] = *r;
-      std::vector<int64_t> dims(r->sizes().begin(), r->sizes().end());
-      known.shapes[out] = dims;
+      const IntShape sizes = r->sizes();
+      known.shapes[out] = std::vector<int64_t>(sizes.begin(), sizes.end());
       ++stats.folded;
     }
   }

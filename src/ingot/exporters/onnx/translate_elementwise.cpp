@@ -12,6 +12,10 @@ namespace {
 // Tensor argument i as `dtype`.
 std::string as(TranslationContext& cx, size_t i, DType dtype) { return cx.cast(cx.in(i), cx.in_dtype(i), dtype); }
 
+// The type a composite computes in: float for 16-bit floats, as ingot's kernels do (one
+// rounding at the end, not one per ONNX node).
+DType opmath(DType t) { return t == DType::F16 || t == DType::BF16 ? DType::F32 : t; }
+
 // --- unary -------------------------------------------------------------------------------
 
 Translation unary(const char* onnx_op) {
@@ -19,17 +23,20 @@ Translation unary(const char* onnx_op) {
 }
 
 void translate_rsqrt(TranslationContext& cx) {
-  cx.set_output(0, cx.op("Reciprocal", {cx.op("Sqrt", {as(cx, 0, cx.out_dtype())})}));
+  const DType t = opmath(cx.out_dtype());
+  std::string r = cx.op("Reciprocal", {cx.op("Sqrt", {as(cx, 0, t)})});
+  cx.set_output(0, cx.cast(r, t, cx.out_dtype()));
 }
 
 void translate_silu(TranslationContext& cx) {
-  std::string x = as(cx, 0, cx.out_dtype());
-  cx.set_output(0, cx.op("Mul", {x, cx.op("Sigmoid", {x})}));
+  const DType t = opmath(cx.out_dtype());
+  std::string x = as(cx, 0, t);
+  cx.set_output(0, cx.cast(cx.op("Mul", {x, cx.op("Sigmoid", {x})}), t, cx.out_dtype()));
 }
 
 // gelu(x) = x/2 (1 + erf(x/sqrt(2))), or its tanh approximation (ONNX Gelu needs opset 20).
 void translate_gelu(TranslationContext& cx) {
-  const DType t = cx.out_dtype();
+  const DType t = opmath(cx.out_dtype());
   std::string x = as(cx, 0, t);
   const std::string approximate = cx.opt_str(1).value_or("none");
   std::string inner;
@@ -43,7 +50,8 @@ void translate_gelu(TranslationContext& cx) {
     cx.unsupported("gelu approximate='" + approximate + "'");
   }
   std::string one_plus = cx.op("Add", {inner, cx.scalar_const(1.0, t)});
-  cx.set_output(0, cx.op("Mul", {cx.op("Mul", {x, cx.scalar_const(0.5, t)}), one_plus}));
+  std::string y = cx.op("Mul", {cx.op("Mul", {x, cx.scalar_const(0.5, t)}), one_plus});
+  cx.set_output(0, cx.cast(y, t, cx.out_dtype()));
 }
 
 void translate_logical_not(TranslationContext& cx) { cx.set_output(0, cx.op("Not", {as(cx, 0, DType::Bool)})); }

@@ -67,7 +67,9 @@ std::string repeat_heads(TranslationContext& cx, const std::string& x, const ir:
 // scaled_dot_product_attention(q, k, v, attn_mask?, dropout_p, is_causal, scale?,
 // enable_gqa): softmax(q k^T * scale + mask) v. Dropout is an inference no-op.
 void translate_sdpa(TranslationContext& cx) {
-  const DType t = cx.out_dtype();
+  // 16-bit inputs compute in float with one rounding at the end, like ingot's kernel.
+  const DType out_t = cx.out_dtype();
+  const DType t = out_t == DType::F16 || out_t == DType::BF16 ? DType::F32 : out_t;
   const ir::ValueInfo &qi = cx.in_info(0), &ki = cx.in_info(1), &vi = cx.in_info(2);
   const size_t r = qi.sizes.size();
   if (r < 2) cx.unsupported("attention inputs of rank < 2");
@@ -110,7 +112,7 @@ void translate_sdpa(TranslationContext& cx) {
     scores = cx.op("Where", {visible, scores, neg_inf});
   }
   std::string probs = cx.op("Softmax", {scores}, {attr("axis", int64_t(-1))}, "probs");
-  cx.set_output(0, cx.op("MatMul", {probs, v}));
+  cx.set_output(0, cx.cast(cx.op("MatMul", {probs, v}), t, out_t));
 }
 
 }  // namespace

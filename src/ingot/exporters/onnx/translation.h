@@ -143,8 +143,8 @@ DataType onnx_type(DType t);
 
 }  // namespace ingot::exporters::onnx
 
-#define INGOT_ONNX_TRANSLATION(id, op, fn)                                   \
+#define INGOT_ONNX_TRANSLATION(id, op, ...)                                   \
   static const bool kOnnxTranslation_##id = [] {                             \
-    ::ingot::exporters::onnx::register_translation(op, fn);                  \
+    ::ingot::exporters::onnx::register_translation(op, __VA_ARGS__);                  \
     return true;                                                             \
   }()

@@ -46,8 +46,8 @@ INGOT_REGISTER_OP_PATCH(onnx_rms_norm_in_core_ops, "onnx", "rms_norm",
 INGOT_REGISTER_NODE_FIX(onnx_drop_runtime_asserts, "onnx", "assert", "ONNX has no assert operator",
                         [](ir::Graph&, const ir::Node& n) -> std::optional<NodeRewrite> {
                           NodeRewrite r;
-                          r.note = fmt::format("dropped runtime assert {} ({}) from {}", n.condition->str(),
-                                               n.message, n.source.str());
+                          r.note = fmt::format("dropped runtime assert {} ({})", n.condition->str(),
+                                               n.source.str());
                           return r;
                         });
 
