@@ -10,7 +10,9 @@
 namespace ingot::exporters {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(ExportConfig, FromJsonPicksTheClassAndReadsEveryField) {
   auto c = AutoExportConfig::from_json(R"({"export_format": "onnx", "dynamic": true, "opset": 19,
@@ -36,7 +38,8 @@ TEST(ExportConfig, FromJsonPicksTheClassAndReadsEveryField) {
 
 TEST(ExportConfig, SerialisesBackToAnEqualConfig) {
   OnnxConfig o;
-  o.dynamic_shapes_json = R"({"input_ids": {"0": "batch", "1": {"name": "seq", "min": 1, "max": 64}}})";
+  o.dynamic_shapes_json =
+      R"({"input_ids": {"0": "batch", "1": {"name": "seq", "min": 1, "max": 64}}})";
   o.opset = 20;
   o.optimize = true;
   o.output_path = "out/model.onnx";
@@ -70,7 +73,8 @@ TEST(ExportConfig, UnknownFormatListsTheKnownOnes) {
 }
 
 TEST(ExportConfig, BadKeysAndValuesAreNamed) {
-  EXPECT_THROW(AutoExportConfig::from_json(R"({"dynamic": true})"), ValueError);  // no export_format
+  EXPECT_THROW(AutoExportConfig::from_json(R"({"dynamic": true})"),
+               ValueError);  // no export_format
   try {
     AutoExportConfig::from_json(R"({"export_format": "native", "opset": 18})");
     FAIL();
@@ -83,8 +87,11 @@ TEST(ExportConfig, BadKeysAndValuesAreNamed) {
   } catch (const ValueError& e) {
     EXPECT_TRUE(contains(e.what(), "'opset' has the wrong type")) << e.what();
   }
-  EXPECT_THROW(AutoExportConfig::from_json(R"({"export_format": "onnx", "opset": 12})"), ValueError);
-  EXPECT_THROW(AutoExportConfig::from_json(R"({"export_format": "onnx", "external_data": "maybe"})"), ValueError);
+  EXPECT_THROW(AutoExportConfig::from_json(R"({"export_format": "onnx", "opset": 12})"),
+               ValueError);
+  EXPECT_THROW(
+      AutoExportConfig::from_json(R"({"export_format": "onnx", "external_data": "maybe"})"),
+      ValueError);
   EXPECT_THROW(AutoExportConfig::from_json(R"({"export_format": "onnx", "dynamic": true,
       "dynamic_shapes": {"input_ids": {"0": "batch"}}})"),
                ValueError);
@@ -92,7 +99,8 @@ TEST(ExportConfig, BadKeysAndValuesAreNamed) {
 }
 
 TEST(ExportConfig, AutoExporterPicksTheExporterOfTheFormat) {
-  auto onnx = AutoExporter::from_config(*AutoExportConfig::from_json(R"({"export_format": "onnx"})"));
+  auto onnx =
+      AutoExporter::from_config(*AutoExportConfig::from_json(R"({"export_format": "onnx"})"));
   EXPECT_EQ(onnx->backend(), "onnx");
   EXPECT_NE(dynamic_cast<OnnxExporter*>(onnx.get()), nullptr);
   auto native = AutoExporter::from_config(NativeExportConfig());

@@ -40,7 +40,8 @@ class RegTestExporter final : public Exporter {
 
 INGOT_REGISTER_OP_PATCH(regtest_sin_as_cos, "regtest", "sin", "test: a visible replacement",
                         [](OpImpl /*original*/) -> OpImpl {
-                          return [](const OpArgs& a) { return std::vector<Tensor>{cos(a.tensor(0))}; };
+                          return
+                              [](const OpArgs& a) { return std::vector<Tensor>{cos(a.tensor(0))}; };
                         });
 
 // exp(x) -> original exp(x) + 1: the factory's original still records the op.
@@ -61,7 +62,8 @@ struct Scaler : nn::Module {
   }
 };
 
-INGOT_REGISTER_MODULE_PATCH(regtest_scaler_doubles, "regtest", "Scaler", "test: an export-time attribute",
+INGOT_REGISTER_MODULE_PATCH(regtest_scaler_doubles, "regtest", "Scaler",
+                            "test: an export-time attribute",
                             [](nn::Module& m) -> std::function<void()> {
                               auto& s = static_cast<Scaler&>(m);
                               const double saved = s.factor;
@@ -91,7 +93,8 @@ INGOT_REGISTER_NODE_FIX(regtest_drop_clone, "regtest", "clone", "test: forward a
 
 INGOT_REGISTER_PROGRAM_FIX(regtest_count_nodes, "regtest", "test: sees the whole program",
                            [](ExportedProgram& p) {
-                             return std::vector<std::string>{std::to_string(p.graph->nodes().size()) + " nodes"};
+                             return std::vector<std::string>{
+                                 std::to_string(p.graph->nodes().size()) + " nodes"};
                            });
 
 INGOT_REGISTER_SKIP(regtest_unexportable, "Unexportable", "regtest", "*",
@@ -136,13 +139,16 @@ TEST(ExporterPatches, OpPatchesAreRemovedWhenTheTraceThrows) {
     INGOT_CHECK(false, ValueError, "user code failed");
     return y;
   };
-  EXPECT_THROW(RegTestExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({2}, 1)}, NativeExportConfig()),
+  EXPECT_THROW(RegTestExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({2}, 1)},
+                                           NativeExportConfig()),
                ValueError);
   EXPECT_EQ(current_interceptor(), nullptr);
   Tensor x = rand_tensor({2}, 3);
   testing::expect_near_tensors(sin(x), ingot::sin(x));
   EXPECT_FALSE(testing::contains(
-      NativeExporter().export_fn(nullptr, [](const Tensor& t) { return sin(t); }, std::tuple{x}, NativeExportConfig())
+      NativeExporter()
+          .export_fn(
+              nullptr, [](const Tensor& t) { return sin(t); }, std::tuple{x}, NativeExportConfig())
           ->program.print(),
       "cos"));
 }
@@ -150,20 +156,21 @@ TEST(ExporterPatches, OpPatchesAreRemovedWhenTheTraceThrows) {
 TEST(ExporterPatches, ModulePatchIsUndoneAfterTheExportAndOnError) {
   Scaler m;
   Tensor x = rand_tensor({3}, 4);
-  auto a = RegTestExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x},
-                                       NativeExportConfig());
+  auto a = RegTestExporter().export_fn(
+      &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x}, NativeExportConfig());
   EXPECT_TRUE(contains(a->program.print(), "mul.Scalar(arg0, 2)")) << a->program.print();
   EXPECT_TRUE(has_note(*a, "patch regtest_scaler_doubles"));
   EXPECT_EQ(m.factor, 3.0);
   m.fail = true;
-  EXPECT_THROW(RegTestExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x},
-                                           NativeExportConfig()),
-               ValueError);
+  EXPECT_THROW(
+      RegTestExporter().export_fn(
+          &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x}, NativeExportConfig()),
+      ValueError);
   EXPECT_EQ(m.factor, 3.0);
   // The native backend has no patch for Scaler.
   m.fail = false;
-  auto native = NativeExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x},
-                                           NativeExportConfig());
+  auto native = NativeExporter().export_fn(
+      &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x}, NativeExportConfig());
   EXPECT_TRUE(contains(native->program.print(), "mul.Scalar(arg0, 3)")) << native->program.print();
 }
 
@@ -207,7 +214,8 @@ TEST(ExporterFixes, FoldBoundAssertsNarrowsTheRange) {
   EXPECT_EQ(a->program.range_constraints.at("n").range.hi, 16);
   EXPECT_TRUE(has_note(*a, "fold_bound_asserts: n <= 16 is now a range: n in [1, 16]"));
   auto mod = a->program.module();
-  testing::expect_near_tensors(mod(rand_tensor({16, 2}, 8)).at(0), add(rand_tensor({16, 2}, 8), Scalar(1)));
+  testing::expect_near_tensors(mod(rand_tensor({16, 2}, 8)).at(0),
+                               add(rand_tensor({16, 2}, 8), Scalar(1)));
   try {
     mod(rand_tensor({17, 2}, 9));
     FAIL();
@@ -225,10 +233,12 @@ TEST(ExporterSkips, SkipTableRefusesWithTheReason) {
     RegTestExporter().export_fn(&m, fn, std::tuple{rand_tensor({2}, 1)}, NativeExportConfig());
     FAIL();
   } catch (const NotSupportedError& e) {
-    EXPECT_TRUE(contains(e.what(), "Unexportable cannot be exported (export, regtest backend)")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "Unexportable cannot be exported (export, regtest backend)"))
+        << e.what();
     EXPECT_TRUE(contains(e.what(), "pass its tensors instead")) << e.what();
   }
-  EXPECT_NO_THROW(NativeExporter().export_fn(&m, fn, std::tuple{rand_tensor({2}, 1)}, NativeExportConfig()));
+  EXPECT_NO_THROW(
+      NativeExporter().export_fn(&m, fn, std::tuple{rand_tensor({2}, 1)}, NativeExportConfig()));
   // The real entry: encoders have no decode step.
   auto bert = models::from_pretrained(testing::fixture_path("models/bert"));
   try {
@@ -241,7 +251,8 @@ TEST(ExporterSkips, SkipTableRefusesWithTheReason) {
 }
 
 TEST(ToolVersions, DriftIsAWarningNamingBothVersions) {
-  auto drift = tool_version_drift({{"onnx", pinned_tool_versions().at("onnx")}, {"onnxruntime", "1.31.0"},
+  auto drift = tool_version_drift({{"onnx", pinned_tool_versions().at("onnx")},
+                                   {"onnxruntime", "1.31.0"},
                                    {"unpinned-tool", "9"}});
   ASSERT_EQ(drift.size(), 1u);
   EXPECT_TRUE(contains(drift[0], "onnxruntime 1.31.0 differs from the pinned " +

@@ -33,7 +33,9 @@ constexpr double kAtol = 1e-4;  // f32 ORT vs ingot
 #define SKIP_WITHOUT_VENV() \
   if (!ort::have_venv()) GTEST_SKIP() << ort::skip_reason()
 
-OnnxProgram& onnx_of(ExportArtifact& a) { return dynamic_cast<OnnxProgram&>(a); }
+OnnxProgram& onnx_of(ExportArtifact& a) {
+  return dynamic_cast<OnnxProgram&>(a);
+}
 
 // Runs ingot's runtime on `inputs` (by user-input name) and returns its user outputs by
 // ONNX output name; `feeds` receives the inputs by ONNX input name (a mutated input is
@@ -57,7 +59,8 @@ std::map<std::string, Tensor> run_ingot(const OnnxProgram& p, ProgramModule& mod
   std::map<std::string, Tensor> named;
   size_t k = 0;
   for (size_t j = 0; j < sig.outputs.size(); ++j) {
-    if (sig.outputs[j].kind == OutputKind::UserOutput) named[p.output_names.at(j)] = contiguous(outs.at(k++));
+    if (sig.outputs[j].kind == OutputKind::UserOutput)
+      named[p.output_names.at(j)] = contiguous(outs.at(k++));
   }
   return named;
 }
@@ -82,12 +85,14 @@ TEST_P(OnnxFixtureConformance, DynamicBatchAndSequenceAtThreeShapesWithAndWithou
     ort::Cases cases(dir.path() / (optimize ? "cases_opt" : "cases"));
     for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
       models::ModelInputs in = example_model_inputs(*model, b, s);
-      in.input_ids = to(abs(mul(rand_tensor({b, s}, uint32_t(b * 31 + s)), Scalar(40))), DType::I64);
+      in.input_ids =
+          to(abs(mul(rand_tensor({b, s}, uint32_t(b * 31 + s)), Scalar(40))), DType::I64);
       if (s > 1) {  // one padded key in the first row (no row is fully masked)
         in.attention_mask = contiguous(clone(in.attention_mask));
         in.attention_mask.data<int64_t>()[s - 1] = 0;
       }
-      std::map<std::string, Tensor> inputs{{"input_ids", in.input_ids}, {"attention_mask", in.attention_mask}};
+      std::map<std::string, Tensor> inputs{{"input_ids", in.input_ids},
+                                           {"attention_mask", in.attention_mask}};
       if (in.token_type_ids.defined()) inputs["token_type_ids"] = in.token_type_ids;
       std::map<std::string, Tensor> feeds;
       std::map<std::string, Tensor> want = run_ingot(p, mod, inputs, feeds);
@@ -99,8 +104,9 @@ TEST_P(OnnxFixtureConformance, DynamicBatchAndSequenceAtThreeShapesWithAndWithou
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixtureConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16", "mistral_sliding_window",
-                                           "qwen2_linear_rope", "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
+                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
+                                           "mistral_sliding_window", "qwen2_linear_rope",
+                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
                                            "gpt2", "bert"));
 
 // --- seed-001 programs -----------------------------------------------------------------------
@@ -108,11 +114,10 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixtureConformance,
 // Exports `fn` to ONNX and checks ORT against ingot's runtime on each input set (given by
 // user-input name); returns the program for further checks.
 template <typename Fn, typename... Args>
-std::unique_ptr<ExportArtifact> check_program(const std::string& name, nn::Module* module, Fn fn,
-                                              const std::tuple<Args...>& example, const OnnxConfig& config,
-                                              const std::vector<std::string>& input_names,
-                                              const std::vector<std::map<std::string, Tensor>>& input_sets,
-                                              double rtol = 0.0) {
+std::unique_ptr<ExportArtifact> check_program(
+    const std::string& name, nn::Module* module, Fn fn, const std::tuple<Args...>& example,
+    const OnnxConfig& config, const std::vector<std::string>& input_names,
+    const std::vector<std::map<std::string, Tensor>>& input_sets, double rtol = 0.0) {
   auto artifact = OnnxExporter().export_fn(module, fn, example, config, input_names);
   OnnxProgram& p = onnx_of(*artifact);
   ort::ScratchDir dir(name);
@@ -138,19 +143,22 @@ TEST(OnnxSeedPrograms, StaticValueFolded) {
   SKIP_WITHOUT_VENV();
   AddStatic m;
   auto fn = [&m](const Tensor& x, int y) { return m.forward(x, y); };
-  auto a = check_program("static", &m, fn, std::tuple{rand_tensor({1}, 1), 3}, OnnxConfig(), {"x", "y"},
-                         {{{"x", rand_tensor({1}, 2)}}});
+  auto a = check_program("static", &m, fn, std::tuple{rand_tensor({1}, 1), 3}, OnnxConfig(),
+                         {"x", "y"}, {{{"x", rand_tensor({1}, 2)}}});
   EXPECT_EQ(onnx_of(*a).input_names, std::vector<std::string>{"x"});  // y = 3 is baked in
 }
 
 TEST(OnnxSeedPrograms, OptionalInputPassedOrNone) {
   SKIP_WITHOUT_VENV();
-  auto fn = [](const Tensor& x, const std::optional<Tensor>& y) { return y ? mul(*y, x) : add(x, x); };
+  auto fn = [](const Tensor& x, const std::optional<Tensor>& y) {
+    return y ? mul(*y, x) : add(x, x);
+  };
   Tensor x = rand_tensor({3, 3}, 1), y = rand_tensor({3, 3}, 2);
-  check_program("optional_given", nullptr, fn, std::tuple{x, std::optional<Tensor>(y)}, OnnxConfig(), {"x", "y"},
+  check_program("optional_given", nullptr, fn, std::tuple{x, std::optional<Tensor>(y)},
+                OnnxConfig(), {"x", "y"},
                 {{{"x", rand_tensor({3, 3}, 3)}, {"y", rand_tensor({3, 3}, 4)}}});
-  auto a = check_program("optional_none", nullptr, fn, std::tuple{x, std::optional<Tensor>()}, OnnxConfig(),
-                         {"x", "y"}, {{{"x", rand_tensor({3, 3}, 5)}}});
+  auto a = check_program("optional_none", nullptr, fn, std::tuple{x, std::optional<Tensor>()},
+                         OnnxConfig(), {"x", "y"}, {{{"x", rand_tensor({3, 3}, 5)}}});
   EXPECT_EQ(onnx_of(*a).input_names, std::vector<std::string>{"x"});
 }
 
@@ -174,18 +182,21 @@ TEST(OnnxSeedPrograms, CondBecomesIf) {
 TEST(OnnxSeedPrograms, MapAndWhileLoopBecomeLoops) {
   SKIP_WITHOUT_VENV();
   auto fn = [](const Tensor& xs, const Tensor& y) {
-    Tensor mapped = map([](const TensorList& in) { return TensorList{add(mul(in[0], in[1]), Scalar(1))}; },
-                        {xs}, {y})[0];
-    Tensor counted = while_loop([](const TensorList& s) { return TensorList{lt(s[0], s[1])}; },
-                                [](const TensorList& s) { return TensorList{mul(s[0], Scalar(2))}; },
-                                {full({}, 1.0)}, {full({}, 10.0)})[0];
+    Tensor mapped =
+        map([](const TensorList& in) { return TensorList{add(mul(in[0], in[1]), Scalar(1))}; },
+            {xs}, {y})[0];
+    Tensor counted =
+        while_loop([](const TensorList& s) { return TensorList{lt(s[0], s[1])}; },
+                   [](const TensorList& s) { return TensorList{mul(s[0], Scalar(2))}; },
+                   {full({}, 1.0)}, {full({}, 10.0)})[0];
     return std::tuple{mapped, counted};
   };
   OnnxConfig c;
   c.dynamic_shapes_json = R"({"xs": {"0": {"name": "n", "min": 1, "max": 16}}})";
   Tensor y = rand_tensor({3}, 2);
-  auto a = check_program("loops", nullptr, fn, std::tuple{rand_tensor({4, 3}, 1), y}, c, {"xs", "y"},
-                         {{{"xs", rand_tensor({4, 3}, 3)}, {"y", y}}, {{"xs", rand_tensor({6, 3}, 4)}, {"y", y}}});
+  auto a = check_program(
+      "loops", nullptr, fn, std::tuple{rand_tensor({4, 3}, 1), y}, c, {"xs", "y"},
+      {{{"xs", rand_tensor({4, 3}, 3)}, {"y", y}}, {{"xs", rand_tensor({6, 3}, 4)}, {"y", y}}});
   size_t loops = 0;
   for (const auto& n : onnx_of(*a).model.graph.node) loops += n.op_type == "Loop";
   EXPECT_EQ(loops, 2u);
@@ -200,7 +211,8 @@ TEST(OnnxSeedPrograms, DataDependentSizesFromNonzeroAndItem) {
     return std::tuple{idx, idx.sym_size(0) > SymInt(0) ? sin(x) : cos(x)};
   };
   Tensor x = where(gt(rand_tensor({3, 2}, 1), Scalar(0.5)), rand_tensor({3, 2}, 1), zeros({3, 2}));
-  check_program("nonzero", nullptr, nz, std::tuple{x}, OnnxConfig(), {"x"}, {{{"x", x}}, {{"x", ones({3, 2})}}});
+  check_program("nonzero", nullptr, nz, std::tuple{x}, OnnxConfig(), {"x"},
+                {{{"x", x}}, {{"x", ones({3, 2})}}});
   // item(): the first k rows, k read from data.
   auto first_rows = [](const Tensor& x, const Tensor& k) {
     SymInt n = item_int(k);
@@ -208,8 +220,9 @@ TEST(OnnxSeedPrograms, DataDependentSizesFromNonzeroAndItem) {
     check(n <= x.sym_size(0));
     return narrow(x, 0, SymInt(0), n);
   };
-  check_program("item", nullptr, first_rows, std::tuple{rand_tensor({5, 2}, 2), Tensor::scalar(int64_t(3))},
-                OnnxConfig(), {"x", "k"},
+  check_program("item", nullptr, first_rows,
+                std::tuple{rand_tensor({5, 2}, 2), Tensor::scalar(int64_t(3))}, OnnxConfig(),
+                {"x", "k"},
                 {{{"x", rand_tensor({5, 2}, 3)}, {"k", Tensor::scalar(int64_t(2))}},
                  {{"x", rand_tensor({5, 2}, 4)}, {"k", Tensor::scalar(int64_t(5))}}});
 }
@@ -253,8 +266,8 @@ TEST(OnnxSeedPrograms, BufferMutationIsAnInputOutputPairWithTheBufferAsDefault) 
   SKIP_WITHOUT_VENV();
   Counter m;
   Tensor x = rand_tensor({3}, 1);
-  auto artifact = OnnxExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x},
-                                           OnnxConfig(), {"x"});
+  auto artifact = OnnxExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); },
+                                           std::tuple{x}, OnnxConfig(), {"x"});
   OnnxProgram& p = onnx_of(*artifact);
   EXPECT_EQ(p.input_names, (std::vector<std::string>{"input.count", "x"}));
   EXPECT_EQ(p.output_names, (std::vector<std::string>{"output.count", "output"}));
@@ -263,7 +276,8 @@ TEST(OnnxSeedPrograms, BufferMutationIsAnInputOutputPairWithTheBufferAsDefault) 
   ort::Cases cases(dir.path());
   // Not fed: the buffer's exported value (zeros) is the default. Fed: the caller's state.
   cases.add({{"x", x}}, {{"output", add(x, Scalar(1))}, {"output.count", ones({3})}});
-  cases.add({{"x", x}, {"input.count", full({3}, 4.0)}}, {{"output", add(x, Scalar(5))}, {"output.count", full({3}, 5.0)}});
+  cases.add({{"x", x}, {"input.count", full({3}, 4.0)}},
+            {{"output", add(x, Scalar(5))}, {"output.count", full({3}, 5.0)}});
   EXPECT_TRUE(cases.run(dir.path() / "model.onnx", kAtol).value("ok", false));
 }
 
@@ -281,8 +295,9 @@ struct RingWriter : nn::Module {
 TEST(OnnxSeedPrograms, SliceAndSelectAssignmentIntoABuffer) {
   SKIP_WITHOUT_VENV();
   RingWriter m;
-  check_program("ring", &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{rand_tensor({1, 3}, 1)},
-                OnnxConfig(), {"x"}, {{{"x", rand_tensor({1, 3}, 2)}}});
+  check_program("ring", &m, [&m](const Tensor& t) { return m.forward(t); },
+                std::tuple{rand_tensor({1, 3}, 1)}, OnnxConfig(), {"x"},
+                {{{"x", rand_tensor({1, 3}, 2)}}});
 }
 
 TEST(OnnxSeedPrograms, SixteenBitFloatsWithTheBf16IrFix) {
@@ -304,8 +319,10 @@ TEST(OnnxSeedPrograms, SixteenBitFloatsWithTheBf16IrFix) {
   // Both sides round once per op to the 16-bit type, from float; where ORT's float kernel
   // differs in the last float bits (its Sigmoid is an approximation) the 16-bit result
   // can land one 16-bit ulp away: a relative tolerance of one bf16 ulp (2^-7).
-  check_program("halves", &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{rand_tensor({2, 4}, 1)}, c,
-                {"x"}, {{{"x", rand_tensor({2, 4}, 5)}}, {{"x", rand_tensor({5, 4}, 6)}}}, 1.0 / 128);
+  check_program(
+      "halves", &m, [&m](const Tensor& t) { return m.forward(t); },
+      std::tuple{rand_tensor({2, 4}, 1)}, c, {"x"},
+      {{{"x", rand_tensor({2, 4}, 5)}}, {{"x", rand_tensor({5, 4}, 6)}}}, 1.0 / 128);
 }
 
 // --- decode loop with the cache bound in place ------------------------------------------------
@@ -351,8 +368,9 @@ TEST_P(OnnxDecodeLoop, GreedyTokensEqualIngotsRuntimeWithTheCacheBoundInPlace) {
   EXPECT_EQ(cache.seq_length(), prompt_len + steps - 1);
 
   ort::ToolResult r = ort::run_tool(
-      "decode_loop.py", {(dir.path() / "decode.onnx").string(), "--prompt", (dir.path() / "prompt.npy").string(),
-                         "--steps", std::to_string(steps), "--logits-out", (dir.path() / "logits.npy").string()});
+      "decode_loop.py",
+      {(dir.path() / "decode.onnx").string(), "--prompt", (dir.path() / "prompt.npy").string(),
+       "--steps", std::to_string(steps), "--logits-out", (dir.path() / "logits.npy").string()});
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_TRUE(r.summary.is_object()) << r.log;
   EXPECT_EQ(r.summary["tokens"].get<std::vector<int64_t>>(), tokens) << r.log;
@@ -372,7 +390,8 @@ std::vector<DecodeCase> decode_cases() {
   // The trained demo model decodes real text, so the tokens are not a constant stream.
   const std::string demo = testing::fixture_path("../../assets/demo-lm");
   auto tok = models::Tokenizer::from_folder(demo);
-  out.push_back({"demo_lm", demo, tok.encode("It is a truth universally acknowledged, that", false)});
+  out.push_back(
+      {"demo_lm", demo, tok.encode("It is a truth universally acknowledged, that", false)});
   return out;
 }
 

@@ -22,14 +22,17 @@ using testing::contains;
 using testing::rand_tensor;
 namespace fs = std::filesystem;
 
-const onnx::ValueInfoProto* find(const std::vector<onnx::ValueInfoProto>& vs, const std::string& name) {
+const onnx::ValueInfoProto* find(const std::vector<onnx::ValueInfoProto>& vs,
+                                 const std::string& name) {
   for (const auto& v : vs) {
     if (v.name == name) return &v;
   }
   return nullptr;
 }
 
-std::vector<onnx::Dim> shape_of(const onnx::ValueInfoProto* v) { return *v->type->shape; }
+std::vector<onnx::Dim> shape_of(const onnx::ValueInfoProto* v) {
+  return *v->type->shape;
+}
 
 bool has_op(const onnx::GraphProto& g, const std::string& op) {
   for (const auto& n : g.node) {
@@ -87,7 +90,8 @@ TEST(OnnxExport, DecodeGraphExposesTheCacheAsInputOutputPairs) {
   auto& p = dynamic_cast<OnnxProgram&>(*parts.at("decode"));
   const auto layers = model->cache_spec()->num_layers;
   ASSERT_EQ(p.inplace_pairs.size(), size_t(2 * layers + 1));
-  EXPECT_EQ(p.inplace_pairs[0], (std::pair<std::string, std::string>{"input.key_cache.0", "output.key_cache.0"}));
+  EXPECT_EQ(p.inplace_pairs[0],
+            (std::pair<std::string, std::string>{"input.key_cache.0", "output.key_cache.0"}));
   EXPECT_EQ(p.inplace_pairs.back(),
             (std::pair<std::string, std::string>{"input.cache_position", "output.cache_position"}));
   const auto& g0 = p.model.graph;
@@ -102,10 +106,14 @@ TEST(OnnxExport, DecodeGraphExposesTheCacheAsInputOutputPairs) {
   EXPECT_EQ(shape_of(find(g0.output, "logits")), (std::vector<onnx::Dim>{1, "tokens", 96}));
   // ONNX has no assert: the room check is dropped and said so.
   bool noted = false;
-  for (const auto& n : p.notes) noted = noted || contains(n, "onnx_drop_runtime_asserts: dropped runtime assert tokens + u0 <= 16");
+  for (const auto& n : p.notes)
+    noted =
+        noted || contains(n, "onnx_drop_runtime_asserts: dropped runtime assert tokens + u0 <= 16");
   EXPECT_TRUE(noted);
   bool meta = false;
-  for (const auto& e : p.model.metadata_props) meta = meta || (e.key == "ingot.inplace_pairs" && contains(e.value, "input.key_cache.0=output.key_cache.0"));
+  for (const auto& e : p.model.metadata_props)
+    meta = meta || (e.key == "ingot.inplace_pairs" &&
+                    contains(e.value, "input.key_cache.0=output.key_cache.0"));
   EXPECT_TRUE(meta);
 }
 
@@ -113,7 +121,9 @@ const bool kRegisteredOps = [] {
   register_custom_op(
       "onnxtest::twice(Tensor x) -> Tensor",
       [](const OpArgs& a) { return std::vector<Tensor>{mul(a.tensor(0), Scalar(2))}; },
-      [](const OpArgs& a) { return std::vector<OutputMeta>{{a.tensor(0).dtype(), a.tensor(0).sym_sizes()}}; });
+      [](const OpArgs& a) {
+        return std::vector<OutputMeta>{{a.tensor(0).dtype(), a.tensor(0).sym_sizes()}};
+      });
   return true;
 }();
 
@@ -132,15 +142,45 @@ TEST(OnnxExport, OpWithoutTranslationNamesItTheLineAndTheFix) {
     EXPECT_TRUE(contains(msg, "INGOT_ONNX_TRANSLATION(id, \"onnxtest::twice\", fn)")) << msg;
   }
   // The native exporter has no such limit.
-  EXPECT_NO_THROW(NativeExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, NativeExportConfig()));
+  EXPECT_NO_THROW(NativeExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)},
+                                             NativeExportConfig()));
 }
 
 TEST(OnnxExport, EveryCoreOpOfTheFixtureModelsHasATranslation) {
-  for (const char* op : {"_to_copy", "add.Tensor", "arange", "arange.start", "cat", "cos", "sin", "embedding", "expand",
-                         "gelu", "layer_norm", "le.Tensor", "linear", "logical_and", "mul.Tensor", "ne.Scalar", "neg",
-                         "reshape", "scaled_dot_product_attention", "silu", "slice.Tensor", "split.Tensor", "tanh",
-                         "transpose.int", "unsqueeze", "view", "select.int", "index_copy", "copy", "item", "cond",
-                         "map", "while_loop", "nonzero"}) {
+  for (const char* op : {"_to_copy",
+                         "add.Tensor",
+                         "arange",
+                         "arange.start",
+                         "cat",
+                         "cos",
+                         "sin",
+                         "embedding",
+                         "expand",
+                         "gelu",
+                         "layer_norm",
+                         "le.Tensor",
+                         "linear",
+                         "logical_and",
+                         "mul.Tensor",
+                         "ne.Scalar",
+                         "neg",
+                         "reshape",
+                         "scaled_dot_product_attention",
+                         "silu",
+                         "slice.Tensor",
+                         "split.Tensor",
+                         "tanh",
+                         "transpose.int",
+                         "unsqueeze",
+                         "view",
+                         "select.int",
+                         "index_copy",
+                         "copy",
+                         "item",
+                         "cond",
+                         "map",
+                         "while_loop",
+                         "nonzero"}) {
     EXPECT_NE(onnx::find_translation(op), nullptr) << op;
   }
   // rms_norm is handled by the onnx patch at trace time, not by a translation.
@@ -155,15 +195,16 @@ TEST(OnnxExport, OpsetIsCheckedAndFollowedByTheIrVersion) {
   EXPECT_EQ(dynamic_cast<OnnxProgram&>(*a).model.opset_version(), 21);
   EXPECT_EQ(dynamic_cast<OnnxProgram&>(*a).model.ir_version, 10);
   c.opset = 16;
-  EXPECT_THROW(OnnxExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, c), ValueError);
+  EXPECT_THROW(OnnxExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, c),
+               ValueError);
 }
 
 TEST(OnnxExport, SymbolicSizesAreComputedFromTheInputs) {
   // Sizes 2n and n - 1 are expressions of the input's symbol n.
   auto fn = [](const Tensor& x) {
-    Tensor doubled = cat({x, x}, 0);           // [2n, 3]
-    Tensor flat = reshape(doubled, {-1});      // [6n]
-    return slice(flat, 0, 3, std::nullopt);    // [6n - 3]
+    Tensor doubled = cat({x, x}, 0);         // [2n, 3]
+    Tensor flat = reshape(doubled, {-1});    // [6n]
+    return slice(flat, 0, 3, std::nullopt);  // [6n - 3]
   };
   OnnxConfig c;
   c.dynamic_shapes_json = R"({"x": {"0": {"name": "n", "min": 1, "max": 32}}})";
@@ -196,8 +237,9 @@ TEST(OnnxExport, BFloat16ComputeRunsInFloatForOrt) {
     Bf16() : Module("Bf16") { w = register_parameter("w", to(rand_tensor({4}, 3), DType::BF16)); }
     Tensor forward(const Tensor& x) { return to(mul(to(x, DType::BF16), *w), DType::F32); }
   } m;
-  auto a = OnnxExporter().export_fn(&m, [&m](const Tensor& x) { return m.forward(x); },
-                                    std::tuple{rand_tensor({2, 4}, 1)}, OnnxConfig());
+  auto a = OnnxExporter().export_fn(
+      &m, [&m](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 4}, 1)},
+      OnnxConfig());
   const auto& g = dynamic_cast<OnnxProgram&>(*a).model.graph;
   ASSERT_EQ(g.initializer.size(), 1u);
   EXPECT_EQ(g.initializer[0].data_type, onnx::DataType::BFloat16);
@@ -208,7 +250,8 @@ TEST(OnnxExport, BFloat16ComputeRunsInFloatForOrt) {
     }
   }
   bool noted = false;
-  for (const auto& n : a->notes) noted = noted || contains(n, "ort_cpu_bfloat16_in_float: 1 bfloat16 nodes");
+  for (const auto& n : a->notes)
+    noted = noted || contains(n, "ort_cpu_bfloat16_in_float: 1 bfloat16 nodes");
   EXPECT_TRUE(noted);
 }
 
@@ -217,13 +260,15 @@ TEST(OnnxExport, SaveWritesExternalDataWhenAsked) {
   OnnxConfig c;
   c.external_data = "always";
   auto a = OnnxExporter().export_(*model, c);
-  const fs::path dir = fs::temp_directory_path() / ("ingot_onnx_save_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ingot_onnx_save_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   a->save((dir / "model.onnx").string());
   EXPECT_TRUE(fs::exists(dir / "model.onnx.data"));
   onnx::ModelProto back = onnx::load_model((dir / "model.onnx").string(), /*load_external=*/false);
   size_t external = 0;
-  for (const auto& t : back.graph.initializer) external += t.data_location == onnx::DataLocation::External;
+  for (const auto& t : back.graph.initializer)
+    external += t.data_location == onnx::DataLocation::External;
   EXPECT_GT(external, 0u);
   // "auto" keeps small models in one file.
   c.external_data = "auto";

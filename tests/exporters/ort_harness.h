@@ -36,7 +36,9 @@ inline fs::path venv_python() {
   return dir / "bin" / "python";
 }
 
-inline bool have_venv() { return fs::exists(venv_python()); }
+inline bool have_venv() {
+  return fs::exists(venv_python());
+}
 
 inline std::string skip_reason() {
   return "no ONNX venv at " + venv_python().parent_path().parent_path().string() +
@@ -51,7 +53,8 @@ struct ToolResult {
 
 // Runs tools/onnx/<script> with `args` (each quoted) in the venv.
 inline ToolResult run_tool(const std::string& script, const std::vector<std::string>& args) {
-  std::string cmd = "'" + venv_python().string() + "' '" + (source_dir() / "tools/onnx" / script).string() + "'";
+  std::string cmd =
+      "'" + venv_python().string() + "' '" + (source_dir() / "tools/onnx" / script).string() + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
   cmd += " 2>&1";
   ToolResult r;
@@ -65,7 +68,8 @@ inline ToolResult run_tool(const std::string& script, const std::vector<std::str
   size_t end = r.log.find_last_not_of('\n');
   if (end != std::string::npos) {
     size_t start = r.log.rfind('\n', end);
-    last = r.log.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+    last = r.log.substr(start == std::string::npos ? 0 : start + 1,
+                        end + 1 - (start == std::string::npos ? 0 : start + 1));
   }
   r.summary = nlohmann::json::parse(last, nullptr, false);
   if (r.summary.is_object() && r.summary.contains("onnxruntime")) {
@@ -79,7 +83,8 @@ inline ToolResult run_tool(const std::string& script, const std::vector<std::str
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name) {
-    path_ = fs::temp_directory_path() / ("ingot_onnx_export_" + std::to_string(::getpid()) + "_" + name);
+    path_ = fs::temp_directory_path() /
+            ("ingot_onnx_export_" + std::to_string(::getpid()) + "_" + name);
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -104,7 +109,8 @@ class Cases {
   }
   // Checks the model and runs every case; EXPECTs success and returns the summary.
   nlohmann::json run(const fs::path& model, double atol = 1e-4, double rtol = 0.0) const {
-    std::vector<std::string> args{model.string(), "--atol", std::to_string(atol), "--rtol", std::to_string(rtol)};
+    std::vector<std::string> args{model.string(), "--atol", std::to_string(atol), "--rtol",
+                                  std::to_string(rtol)};
     for (const auto& d : dirs_) {
       args.push_back("--case");
       args.push_back(d);

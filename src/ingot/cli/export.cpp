@@ -25,8 +25,10 @@ std::string read_file(const std::string& path, const char* what) {
 }
 
 constexpr const char* kUsage =
-    "usage: ingot export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes spec.json] "
-    "[--config config.json] [--task forward|generation] [--max-cache-len N] [--opset N] [--optimize] "
+    "usage: ingot export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes "
+    "spec.json] "
+    "[--config config.json] [--task forward|generation] [--max-cache-len N] [--opset N] "
+    "[--optimize] "
     "[--external-data auto|always|never] [--dtype float32|bfloat16]";
 
 }  // namespace
@@ -53,18 +55,30 @@ int run_export(int argc, char** argv) {
       }
       INGOT_THROW(ValueError, "[ingot export] {} needs an integer, got '{}'", arg, v);
     };
-    if (arg == "-o" || arg == "--output") output = value();
-    else if (arg == "--format") format = value();
-    else if (arg == "--dynamic") dynamic = true;
-    else if (arg == "--dynamic-shapes") spec_file = value();
-    else if (arg == "--config") config_file = value();
-    else if (arg == "--task") task = value();
-    else if (arg == "--max-cache-len") max_cache_len = integer();
-    else if (arg == "--opset") opset = integer();
-    else if (arg == "--optimize") optimize = true;
-    else if (arg == "--external-data") external_data = value();
-    else if (arg == "--dtype") load.compute_dtype = parse_dtype(value());
-    else if (!arg.empty() && arg[0] == '-') INGOT_THROW(ValueError, "[ingot export] unknown option '{}'\n{}", arg, kUsage);
+    if (arg == "-o" || arg == "--output")
+      output = value();
+    else if (arg == "--format")
+      format = value();
+    else if (arg == "--dynamic")
+      dynamic = true;
+    else if (arg == "--dynamic-shapes")
+      spec_file = value();
+    else if (arg == "--config")
+      config_file = value();
+    else if (arg == "--task")
+      task = value();
+    else if (arg == "--max-cache-len")
+      max_cache_len = integer();
+    else if (arg == "--opset")
+      opset = integer();
+    else if (arg == "--optimize")
+      optimize = true;
+    else if (arg == "--external-data")
+      external_data = value();
+    else if (arg == "--dtype")
+      load.compute_dtype = parse_dtype(value());
+    else if (!arg.empty() && arg[0] == '-')
+      INGOT_THROW(ValueError, "[ingot export] unknown option '{}'\n{}", arg, kUsage);
     else {
       INGOT_CHECK(folder.empty(), ValueError, "[ingot export] more than one model folder given");
       folder = arg;
@@ -81,8 +95,8 @@ int run_export(int argc, char** argv) {
   if (!config_file.empty()) {
     config = exporters::AutoExportConfig::from_json(read_file(config_file, "config"), config_file);
     INGOT_CHECK(!format || *format == config->export_format(), ValueError,
-                "[ingot export] --format {} contradicts export_format '{}' of {}", *format, config->export_format(),
-                config_file);
+                "[ingot export] --format {} contradicts export_format '{}' of {}", *format,
+                config->export_format(), config_file);
   } else {
     config = exporters::AutoExportConfig::from_json(
         "{\"export_format\": \"" + format.value_or("native") + "\"}", "--format");
@@ -114,14 +128,15 @@ int run_export(int argc, char** argv) {
     if (max_cache_len) g.max_cache_len = *max_cache_len;
     artifact = std::move(exporter->export_for_generation(*model, *config, g).at("decode"));
   } else {
-    INGOT_CHECK(!max_cache_len, ValueError, "[ingot export] --max-cache-len applies to --task generation");
+    INGOT_CHECK(!max_cache_len, ValueError,
+                "[ingot export] --max-cache-len applies to --task generation");
     artifact = exporter->export_(*model, *config);
   }
   artifact->save(output);
   const ExportedProgram& ep = artifact->program;
-  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(), model->architecture().c_str(),
-              artifact->format().c_str(), task.c_str(), ep.graph->nodes().size(), ep.graph->inputs.size(),
-              output.c_str());
+  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
+              model->architecture().c_str(), artifact->format().c_str(), task.c_str(),
+              ep.graph->nodes().size(), ep.graph->inputs.size(), output.c_str());
   for (const std::string& note : artifact->notes) std::printf("  %s\n", note.c_str());
   return 0;
 }

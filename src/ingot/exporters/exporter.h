@@ -62,7 +62,8 @@ struct GenerationExportOptions {
 class ComponentConfigs {
  public:
   ComponentConfigs(const NativeExportConfig& config);  // NOLINT: one config for all
-  explicit ComponentConfigs(std::map<std::string, std::shared_ptr<const NativeExportConfig>> per_component);
+  explicit ComponentConfigs(
+      std::map<std::string, std::shared_ptr<const NativeExportConfig>> per_component);
   // The config of `component`; ValueError naming it and the given ones when absent.
   const NativeExportConfig& at(const std::string& component) const;
 
@@ -80,22 +81,26 @@ class Exporter {
   // Traces model.forward on `inputs` (HF-named: input_ids, attention_mask, ...) through
   // the tracing stages and lowers it. Outputs are named like transformers' (logits,
   // last_hidden_state, ...).
-  std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model, const models::ModelInputs& inputs,
+  std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model,
+                                          const models::ModelInputs& inputs,
                                           const NativeExportConfig& config);
   // The same on example inputs made from config.example_batch / example_seq.
-  std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model, const NativeExportConfig& config);
+  std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model,
+                                          const NativeExportConfig& config);
 
   // Generation components of a decoder: {"decode": the multi-token decode step over a
   // StaticCache}, whose cache tensors are mutated user inputs (written in place). The
   // graph's inputs are input_ids and the cache (key_cache.N, value_cache.N,
   // cache_position); its output is logits. Encoders are in the skip table.
   std::map<std::string, std::unique_ptr<ExportArtifact>> export_for_generation(
-      models::PretrainedModel& model, const ComponentConfigs& configs, const GenerationExportOptions& options = {});
+      models::PretrainedModel& model, const ComponentConfigs& configs,
+      const GenerationExportOptions& options = {});
 
   // Exports `fn(args...)` (lifting the state of `module`, which may be null) through the
   // same stages: any program of seed 001.
   template <typename Fn, typename... Args>
-  std::unique_ptr<ExportArtifact> export_fn(nn::Module* module, Fn&& fn, const std::tuple<Args...>& args,
+  std::unique_ptr<ExportArtifact> export_fn(nn::Module* module, Fn&& fn,
+                                            const std::tuple<Args...>& args,
                                             const NativeExportConfig& config,
                                             std::vector<std::string> input_names = {}) {
     TraceFn trace = [&](const ExportOptions& options, PatchScope& patches) {
@@ -103,7 +108,8 @@ class Exporter {
     };
     ExportOptions options = callable_options(config);
     options.input_names = std::move(input_names);
-    return run_stages(module ? module->type_name() : "function", "export", module, trace, config, options);
+    return run_stages(module ? module->type_name() : "function", "export", module, trace, config,
+                      options);
   }
 
   // Lowers an already-traced program (e.g. loaded from an .ingot archive): the stages
@@ -113,14 +119,16 @@ class Exporter {
  protected:
   using TraceFn = std::function<ExportedProgram(const ExportOptions&, PatchScope&)>;
   // The tracing stages (1-6) followed by finish().
-  std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture, const std::string& task,
-                                             nn::Module* module, const TraceFn& trace,
-                                             const NativeExportConfig& config, const ExportOptions& options);
+  std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture,
+                                             const std::string& task, nn::Module* module,
+                                             const TraceFn& trace, const NativeExportConfig& config,
+                                             const ExportOptions& options);
   // Stage 3 for callables: `dynamic` makes every dim Dim::auto_(); dynamic_shapes_json is
   // a dict by argument name.
   static ExportOptions callable_options(const NativeExportConfig& config);
   // The backend's stages after the shared ones: lowering and validation.
-  virtual std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,
+  virtual std::unique_ptr<ExportArtifact> finish(ExportedProgram program,
+                                                 std::vector<std::string> notes,
                                                  const NativeExportConfig& config) = 0;
   // The shared post-trace stages: program fixes and node fixes (and dead code removal).
   std::vector<std::string> fix_program(ExportedProgram& program);

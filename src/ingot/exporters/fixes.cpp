@@ -42,7 +42,8 @@ void remap_args(ir::Node& n, const std::map<ir::ValueId, ir::ValueId>& forward) 
 }
 
 // Applies `fixes` to g's nodes (and subgraphs); returns notes.
-void fix_graph(ir::Graph& g, const std::vector<const NodeFix*>& fixes, std::vector<std::string>& notes) {
+void fix_graph(ir::Graph& g, const std::vector<const NodeFix*>& fixes,
+               std::vector<std::string>& notes) {
   std::map<ir::ValueId, ir::ValueId> forward;
   std::vector<ir::Node> out;
   std::vector<ir::Node> pending = std::move(g.mutable_nodes());
@@ -81,11 +82,14 @@ void fix_graph(ir::Graph& g, const std::vector<const NodeFix*>& fixes, std::vect
 }  // namespace
 
 void register_node_fix(NodeFix fix, std::source_location where) {
-  INGOT_CHECK(!fix.name.empty() && !fix.backend.empty() && !fix.target.empty() && fix.fn, InternalError,
-              "[exporters] node fix at {} needs a name, a backend, a target and a function", where_str(where));
+  INGOT_CHECK(!fix.name.empty() && !fix.backend.empty() && !fix.target.empty() && fix.fn,
+              InternalError,
+              "[exporters] node fix at {} needs a name, a backend, a target and a function",
+              where_str(where));
   for (const NodeFix& f : node_registry()) {
-    INGOT_CHECK(f.name != fix.name, InternalError, "[exporters] node fix '{}' is registered twice ({} and {})",
-                fix.name, f.where, where_str(where));
+    INGOT_CHECK(f.name != fix.name, InternalError,
+                "[exporters] node fix '{}' is registered twice ({} and {})", fix.name, f.where,
+                where_str(where));
   }
   fix.where = where_str(where);
   node_registry().push_back(std::move(fix));
@@ -93,10 +97,12 @@ void register_node_fix(NodeFix fix, std::source_location where) {
 
 void register_program_fix(ProgramFix fix, std::source_location where) {
   INGOT_CHECK(!fix.name.empty() && !fix.backend.empty() && fix.fn, InternalError,
-              "[exporters] program fix at {} needs a name, a backend and a function", where_str(where));
+              "[exporters] program fix at {} needs a name, a backend and a function",
+              where_str(where));
   for (const ProgramFix& f : program_registry()) {
-    INGOT_CHECK(f.name != fix.name, InternalError, "[exporters] program fix '{}' is registered twice ({} and {})",
-                fix.name, f.where, where_str(where));
+    INGOT_CHECK(f.name != fix.name, InternalError,
+                "[exporters] program fix '{}' is registered twice ({} and {})", fix.name, f.where,
+                where_str(where));
   }
   fix.where = where_str(where);
   program_registry().push_back(std::move(fix));
@@ -121,7 +127,8 @@ std::vector<const ProgramFix*> program_fixes(const std::string& backend) {
 std::vector<std::string> apply_program_fixes(const std::string& backend, ExportedProgram& program) {
   std::vector<std::string> notes;
   for (const ProgramFix* f : program_fixes(backend)) {
-    for (const std::string& note : f->fn(program)) notes.push_back(fmt::format("{}: {}", f->name, note));
+    for (const std::string& note : f->fn(program))
+      notes.push_back(fmt::format("{}: {}", f->name, note));
   }
   return notes;
 }

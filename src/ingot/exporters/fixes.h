@@ -30,9 +30,9 @@ namespace ingot::exporters {
 
 // What a node fix decides for one node.
 struct NodeRewrite {
-  std::vector<ir::Node> replacement;             // nodes that take its place (empty: dropped)
-  std::map<ir::ValueId, ir::ValueId> forward;    // uses of key are rewritten to value
-  std::string note;                              // recorded in the export's notes
+  std::vector<ir::Node> replacement;           // nodes that take its place (empty: dropped)
+  std::map<ir::ValueId, ir::ValueId> forward;  // uses of key are rewritten to value
+  std::string note;                            // recorded in the export's notes
 };
 // nullopt: leave the node as it is.
 using NodeFixFn = std::function<std::optional<NodeRewrite>(ir::Graph& graph, const ir::Node& node)>;
@@ -56,7 +56,8 @@ struct ProgramFix {
 };
 
 void register_node_fix(NodeFix fix, std::source_location where = std::source_location::current());
-void register_program_fix(ProgramFix fix, std::source_location where = std::source_location::current());
+void register_program_fix(ProgramFix fix,
+                          std::source_location where = std::source_location::current());
 std::vector<const NodeFix*> node_fixes(const std::string& backend);
 std::vector<const ProgramFix*> program_fixes(const std::string& backend);
 
@@ -68,16 +69,16 @@ std::vector<std::string> apply_node_fixes(const std::string& backend, ExportedPr
 
 }  // namespace ingot::exporters
 
-#define INGOT_REGISTER_NODE_FIX(name, backend, target, reason, ...)                            \
+#define INGOT_REGISTER_NODE_FIX(name, backend, target, reason, ...)                           \
   static const bool INGOT_FIX_CONCAT(kNodeFix_, name) = [] {                                  \
-    ::ingot::exporters::register_node_fix({#name, backend, target, reason, __VA_ARGS__, {}});          \
+    ::ingot::exporters::register_node_fix({#name, backend, target, reason, __VA_ARGS__, {}}); \
     return true;                                                                              \
   }()
 
-#define INGOT_REGISTER_PROGRAM_FIX(name, backend, reason, ...)                                 \
-  static const bool INGOT_FIX_CONCAT(kProgramFix_, name) = [] {                               \
-    ::ingot::exporters::register_program_fix({#name, backend, reason, __VA_ARGS__, {}});               \
-    return true;                                                                              \
+#define INGOT_REGISTER_PROGRAM_FIX(name, backend, reason, ...)                           \
+  static const bool INGOT_FIX_CONCAT(kProgramFix_, name) = [] {                          \
+    ::ingot::exporters::register_program_fix({#name, backend, reason, __VA_ARGS__, {}}); \
+    return true;                                                                         \
   }()
 
 #define INGOT_FIX_CONCAT_(a, b) a##b

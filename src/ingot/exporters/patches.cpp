@@ -32,26 +32,32 @@ bool for_backend(const std::string& patch_backend, const std::string& backend) {
 }  // namespace
 
 void register_op_patch(OpPatch patch, std::source_location where) {
-  INGOT_CHECK(!patch.name.empty() && !patch.backend.empty() && !patch.op.empty() && patch.factory, InternalError,
-              "[exporters] op patch at {} needs a name, a backend, an op and a factory", where_str(where));
+  INGOT_CHECK(!patch.name.empty() && !patch.backend.empty() && !patch.op.empty() && patch.factory,
+              InternalError,
+              "[exporters] op patch at {} needs a name, a backend, an op and a factory",
+              where_str(where));
   for (const OpPatch& p : op_registry()) {
-    INGOT_CHECK(p.name != patch.name, InternalError, "[exporters] op patch '{}' is registered twice ({} and {})",
-                patch.name, p.where, where_str(where));
+    INGOT_CHECK(p.name != patch.name, InternalError,
+                "[exporters] op patch '{}' is registered twice ({} and {})", patch.name, p.where,
+                where_str(where));
     INGOT_CHECK(!(p.op == patch.op && p.backend == patch.backend), InternalError,
-                "[exporters] op '{}' already has patch '{}' for backend '{}' ({}); combine them", patch.op, p.name,
-                p.backend, p.where);
+                "[exporters] op '{}' already has patch '{}' for backend '{}' ({}); combine them",
+                patch.op, p.name, p.backend, p.where);
   }
   patch.where = where_str(where);
   op_registry().push_back(std::move(patch));
 }
 
 void register_module_patch(ModulePatch patch, std::source_location where) {
-  INGOT_CHECK(!patch.name.empty() && !patch.backend.empty() && !patch.module_type.empty() && patch.apply,
-              InternalError, "[exporters] module patch at {} needs a name, a backend, a module type and apply",
-              where_str(where));
+  INGOT_CHECK(
+      !patch.name.empty() && !patch.backend.empty() && !patch.module_type.empty() && patch.apply,
+      InternalError,
+      "[exporters] module patch at {} needs a name, a backend, a module type and apply",
+      where_str(where));
   for (const ModulePatch& p : module_registry()) {
-    INGOT_CHECK(p.name != patch.name, InternalError, "[exporters] module patch '{}' is registered twice ({} and {})",
-                patch.name, p.where, where_str(where));
+    INGOT_CHECK(p.name != patch.name, InternalError,
+                "[exporters] module patch '{}' is registered twice ({} and {})", patch.name,
+                p.where, where_str(where));
   }
   patch.where = where_str(where);
   module_registry().push_back(std::move(patch));
@@ -108,7 +114,8 @@ class OpPatchInterceptor final : public OpInterceptor {
   std::map<std::string, Entry, std::less<>> replacements_;
 };
 
-PatchScope::PatchScope(const std::string& backend, nn::Module* model) : op_patches_(op_patches(backend)) {
+PatchScope::PatchScope(const std::string& backend, nn::Module* model)
+    : op_patches_(op_patches(backend)) {
   if (model == nullptr) return;
   try {
     for (const ModulePatch* p : module_patches(backend)) {

@@ -115,15 +115,16 @@ auto with_patches(PatchScope& scope, Fn&& fn) {
 #define INGOT_EXPORTERS_CONCAT(a, b) INGOT_EXPORTERS_CONCAT_(a, b)
 
 // Registers an op patch at static-initialisation time, next to the workaround.
-#define INGOT_REGISTER_OP_PATCH(name, backend, op, reason, ...)                          \
-  static const bool INGOT_EXPORTERS_CONCAT(kOpPatch_, name) = [] {                           \
-    ::ingot::exporters::register_op_patch({#name, backend, op, reason, __VA_ARGS__, {}});       \
-    return true;                                                                             \
+#define INGOT_REGISTER_OP_PATCH(name, backend, op, reason, ...)                           \
+  static const bool INGOT_EXPORTERS_CONCAT(kOpPatch_, name) = [] {                        \
+    ::ingot::exporters::register_op_patch({#name, backend, op, reason, __VA_ARGS__, {}}); \
+    return true;                                                                          \
   }()
 
 // Registers a module patch at static-initialisation time.
-#define INGOT_REGISTER_MODULE_PATCH(name, backend, module_type, reason, ...)               \
-  static const bool INGOT_EXPORTERS_CONCAT(kModulePatch_, name) = [] {                       \
-    ::ingot::exporters::register_module_patch({#name, backend, module_type, reason, __VA_ARGS__, {}}); \
-    return true;                                                                             \
+#define INGOT_REGISTER_MODULE_PATCH(name, backend, module_type, reason, ...) \
+  static const bool INGOT_EXPORTERS_CONCAT(kModulePatch_, name) = [] {       \
+    ::ingot::exporters::register_module_patch(                               \
+        {#name, backend, module_type, reason, __VA_ARGS__, {}});             \
+    return true;                                                             \
   }()

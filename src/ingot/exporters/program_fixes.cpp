@@ -9,8 +9,8 @@ namespace {
 
 // If `cond` bounds one backed symbol (s <= c, s < c, s >= c, s > c, s == c), the
 // symbol's new range; else nullopt.
-std::optional<std::pair<std::string, sym::ValueRange>> bound_of(const sym::Expr& cond,
-                                                                const std::map<std::string, SymbolRange>& ranges) {
+std::optional<std::pair<std::string, sym::ValueRange>> bound_of(
+    const sym::Expr& cond, const std::map<std::string, SymbolRange>& ranges) {
   const sym::Kind k = cond.kind();
   if (k != sym::Kind::Le && k != sym::Kind::Lt && k != sym::Kind::Eq) return std::nullopt;
   const sym::Linear lin = sym::to_linear(sym::difference(cond));  // lin OP 0
@@ -49,7 +49,8 @@ std::vector<std::string> fold_bound_asserts(ExportedProgram& p) {
     if (n.target == "assert" && n.condition) {
       if (auto b = bound_of(*n.condition, p.range_constraints)) {
         p.range_constraints[b->first].range = b->second;
-        notes.push_back(fmt::format("{} is now a range: {} in {}", n.condition->str(), b->first, b->second.str()));
+        notes.push_back(fmt::format("{} is now a range: {} in {}", n.condition->str(), b->first,
+                                    b->second.str()));
         continue;
       }
     }
@@ -61,7 +62,8 @@ std::vector<std::string> fold_bound_asserts(ExportedProgram& p) {
 
 }  // namespace
 
-INGOT_REGISTER_PROGRAM_FIX(fold_bound_asserts, "*", "a bound on one input size is a range, not a graph node",
+INGOT_REGISTER_PROGRAM_FIX(fold_bound_asserts, "*",
+                           "a bound on one input size is a range, not a graph node",
                            fold_bound_asserts);
 
 }  // namespace ingot::exporters

@@ -27,12 +27,13 @@ std::optional<SkipEntry> find_skip(const std::string& architecture, const std::s
                                    const std::string& task);
 // Throws NotSupportedError "[exporters] <arch> cannot be exported (<task>, <backend>):
 // <reason>" when an entry applies.
-void check_not_skipped(const std::string& architecture, const std::string& backend, const std::string& task);
+void check_not_skipped(const std::string& architecture, const std::string& backend,
+                       const std::string& task);
 
 }  // namespace ingot::exporters
 
-#define INGOT_REGISTER_SKIP(id, architecture, backend, task, reason)                 \
-  static const bool kSkip_##id = [] {                                                 \
-    ::ingot::exporters::register_skip({architecture, backend, task, reason, {}});     \
-    return true;                                                                      \
+#define INGOT_REGISTER_SKIP(id, architecture, backend, task, reason)              \
+  static const bool kSkip_##id = [] {                                             \
+    ::ingot::exporters::register_skip({architecture, backend, task, reason, {}}); \
+    return true;                                                                  \
   }()

@@ -17,10 +17,11 @@ std::vector<std::string> tool_version_drift(const std::map<std::string, std::str
   for (const auto& [tool, version] : found) {
     auto pin = pinned_tool_versions().find(tool);
     if (pin == pinned_tool_versions().end() || pin->second == version) continue;
-    out.push_back(fmt::format(
-        "[exporters] warning: {} {} differs from the pinned {} (tools/onnx/requirements.txt); the exporter's "
-        "patches and fixes were checked against the pinned version",
-        tool, version, pin->second));
+    out.push_back(
+        fmt::format("[exporters] warning: {} {} differs from the pinned {} "
+                    "(tools/onnx/requirements.txt); the exporter's "
+                    "patches and fixes were checked against the pinned version",
+                    tool, version, pin->second));
   }
   return out;
 }

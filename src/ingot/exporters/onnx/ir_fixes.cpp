@@ -16,18 +16,21 @@ std::vector<IrFix>& registry() {
 }  // namespace
 
 void register_ir_fix(IrFix fix, std::source_location where) {
-  const std::string at =
-      fmt::format("{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
-  INGOT_CHECK(!fix.name.empty() && fix.fn, InternalError, "[onnx] IR fix at {} needs a name and a function", at);
+  const std::string at = fmt::format(
+      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
+  INGOT_CHECK(!fix.name.empty() && fix.fn, InternalError,
+              "[onnx] IR fix at {} needs a name and a function", at);
   for (const IrFix& f : registry()) {
-    INGOT_CHECK(f.name != fix.name, InternalError, "[onnx] IR fix '{}' is registered twice ({} and {})", fix.name,
-                f.where, at);
+    INGOT_CHECK(f.name != fix.name, InternalError,
+                "[onnx] IR fix '{}' is registered twice ({} and {})", fix.name, f.where, at);
   }
   fix.where = at;
   registry().push_back(std::move(fix));
 }
 
-const std::vector<IrFix>& ir_fixes() { return registry(); }
+const std::vector<IrFix>& ir_fixes() {
+  return registry();
+}
 
 std::vector<std::string> apply_ir_fixes(ModelProto& model) {
   std::vector<std::string> notes;

@@ -34,8 +34,8 @@ void for_each_graph(GraphProto& g, const std::function<void(GraphProto&)>& fn);
 
 }  // namespace ingot::exporters::onnx
 
-#define INGOT_REGISTER_ONNX_IR_FIX(name, reason, ...)                              \
-  static const bool kOnnxIrFix_##name = [] {                                      \
-    ::ingot::exporters::onnx::register_ir_fix({#name, reason, __VA_ARGS__, {}});           \
-    return true;                                                                  \
+#define INGOT_REGISTER_ONNX_IR_FIX(name, reason, ...)                            \
+  static const bool kOnnxIrFix_##name = [] {                                     \
+    ::ingot::exporters::onnx::register_ir_fix({#name, reason, __VA_ARGS__, {}}); \
+    return true;                                                                 \
   }()

@@ -27,10 +27,11 @@ std::map<std::string, TableEntry, std::less<>>& table() {
 }  // namespace
 
 void register_translation(const std::string& op, Translation fn, std::source_location where) {
-  const std::string at =
-      fmt::format("{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
+  const std::string at = fmt::format(
+      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
   auto [it, inserted] = table().emplace(op, TableEntry{std::move(fn), at});
-  INGOT_CHECK(inserted, InternalError, "[onnx] op '{}' has two translations ({} and {})", op, it->second.where, at);
+  INGOT_CHECK(inserted, InternalError, "[onnx] op '{}' has two translations ({} and {})", op,
+              it->second.where, at);
 }
 
 const Translation* find_translation(std::string_view op) {
@@ -44,13 +45,17 @@ std::vector<std::string> translated_ops() {
   return out;
 }
 
-DataType onnx_type(DType t) { return to_data_type(t); }
+DataType onnx_type(DType t) {
+  return to_data_type(t);
+}
 
 // --- names -----------------------------------------------------------------------------
 
 namespace {
 
-std::string dim_str(const sym::Expr& e) { return e.str(); }
+std::string dim_str(const sym::Expr& e) {
+  return e.str();
+}
 
 // Output names from the out tree: "logits" stays, "" / "[0]" become output / output_0.
 std::vector<std::string> user_output_names(const ExportedProgram& p) {
@@ -72,7 +77,8 @@ std::vector<std::string> onnx_output_names(const ExportedProgram& p) {
   size_t next_user = 0;
   for (const OutputSpec& o : p.signature.outputs) {
     if (o.kind == OutputKind::UserOutput) {
-      out.push_back(next_user < user.size() ? user[next_user] : fmt::format("output_{}", next_user));
+      out.push_back(next_user < user.size() ? user[next_user]
+                                            : fmt::format("output_{}", next_user));
       ++next_user;
     } else {
       out.push_back("output." + o.target);
@@ -84,8 +90,10 @@ std::vector<std::string> onnx_output_names(const ExportedProgram& p) {
 Dims TranslationContext::dims(const ir::ValueInfo& v) {
   std::vector<Dim> d;
   for (const sym::Expr& e : v.sizes) {
-    if (e.is_integer()) d.emplace_back(e.value());
-    else d.emplace_back(dim_str(e));
+    if (e.is_integer())
+      d.emplace_back(e.value());
+    else
+      d.emplace_back(dim_str(e));
   }
   return d;
 }
@@ -104,7 +112,8 @@ std::string Lowering::value_hint(const std::string& ingot_name) const {
 void Lowering::add_sources(Scope& s, const std::string& value, const ir::ValueInfo& info) {
   for (size_t d = 0; d < info.sizes.size(); ++d) {
     const sym::Expr& e = info.sizes[d];
-    if (e.is_symbol() && !s.sources.contains(e.name())) s.sources.emplace(e.name(), std::pair{value, int64_t(d)});
+    if (e.is_symbol() && !s.sources.contains(e.name()))
+      s.sources.emplace(e.name(), std::pair{value, int64_t(d)});
   }
 }
 
@@ -117,21 +126,27 @@ std::string Lowering::materialise_symbol(const sym::Expr& symbol) {
     if (it == s->sources.end()) continue;
     const auto& [value, d] = it->second;
     // Emitted where the source lives, so every nested graph can reuse it.
-    std::string v = s->builder->add_op("Shape", {value}, {attr("start", d), attr("end", d + 1)}, symbol.name());
+    std::string v =
+        s->builder->add_op("Shape", {value}, {attr("start", d), attr("end", d + 1)}, symbol.name());
     s->exprs.emplace(symbol, v);
     return v;
   }
-  INGOT_THROW(InternalError,
-              "[onnx] symbol '{}' is used before any input or value carries it (no Shape to read it from)",
-              symbol.name());
+  INGOT_THROW(
+      InternalError,
+      "[onnx] symbol '{}' is used before any input or value carries it (no Shape to read it from)",
+      symbol.name());
 }
 
 std::string Lowering::emit_int(const sym::Expr& e) {
   GraphBuilder& b = *scope_->builder;
-  auto binary = [&](const char* op, const std::string& x, const std::string& y) { return b.add_op(op, {x, y}); };
+  auto binary = [&](const char* op, const std::string& x, const std::string& y) {
+    return b.add_op(op, {x, y});
+  };
   switch (e.kind()) {
-    case sym::Kind::Integer: return b.constant_ints({e.value()});
-    case sym::Kind::Symbol: return materialise_symbol(e);
+    case sym::Kind::Integer:
+      return b.constant_ints({e.value()});
+    case sym::Kind::Symbol:
+      return materialise_symbol(e);
     case sym::Kind::Add: {
       const sym::Linear lin = sym::to_linear(e);
       std::string acc;
@@ -149,10 +164,14 @@ std::string Lowering::emit_int(const sym::Expr& e) {
       return acc;
     }
     // Sizes are non-negative, so Div's truncation is Python's floor division here.
-    case sym::Kind::FloorDiv: return binary("Div", sym1(e->args[0]), sym1(e->args[1]));
-    case sym::Kind::Mod: return b.add_op("Mod", {sym1(e->args[0]), sym1(e->args[1])}, {attr("fmod", int64_t(0))});
-    case sym::Kind::Min: return binary("Min", sym1(e->args[0]), sym1(e->args[1]));
-    case sym::Kind::Max: return binary("Max", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::FloorDiv:
+      return binary("Div", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::Mod:
+      return b.add_op("Mod", {sym1(e->args[0]), sym1(e->args[1])}, {attr("fmod", int64_t(0))});
+    case sym::Kind::Min:
+      return binary("Min", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::Max:
+      return binary("Max", sym1(e->args[0]), sym1(e->args[1]));
     default:
       // A boolean used as an integer: 0 / 1.
       return b.add_op("Cast", {sym_bool1(e)}, {attr("to", int64_t(DataType::Int64))});
@@ -179,10 +198,18 @@ std::string Lowering::sym_bool1(const sym::Expr& e) {
     case sym::Kind::Boolean:
       v = b.add_constant(make_tensor("", full({1}, Scalar(e.value() != 0), DType::Bool)), "flag");
       break;
-    case sym::Kind::Eq: v = b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])}); break;
-    case sym::Kind::Ne: v = b.add_op("Not", {b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])})}); break;
-    case sym::Kind::Lt: v = b.add_op("Less", {sym1(e->args[0]), sym1(e->args[1])}); break;
-    case sym::Kind::Le: v = b.add_op("LessOrEqual", {sym1(e->args[0]), sym1(e->args[1])}); break;
+    case sym::Kind::Eq:
+      v = b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])});
+      break;
+    case sym::Kind::Ne:
+      v = b.add_op("Not", {b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])})});
+      break;
+    case sym::Kind::Lt:
+      v = b.add_op("Less", {sym1(e->args[0]), sym1(e->args[1])});
+      break;
+    case sym::Kind::Le:
+      v = b.add_op("LessOrEqual", {sym1(e->args[0]), sym1(e->args[1])});
+      break;
     case sym::Kind::And:
     case sym::Kind::Or: {
       for (const sym::Expr& a : e->args) {
@@ -191,7 +218,9 @@ std::string Lowering::sym_bool1(const sym::Expr& e) {
       }
       break;
     }
-    case sym::Kind::Not: v = b.add_op("Not", {sym_bool1(e->args[0])}); break;
+    case sym::Kind::Not:
+      v = b.add_op("Not", {sym_bool1(e->args[0])});
+      break;
     default:
       // An integer used as a condition: != 0.
       v = b.add_op("Not", {b.add_op("Equal", {sym1(e), b.constant_ints({0})})});
@@ -202,8 +231,8 @@ std::string Lowering::sym_bool1(const sym::Expr& e) {
 
 std::vector<std::string> Lowering::lower_graph(GraphBuilder& b, const ir::Graph& g,
                                                const std::vector<std::string>& inputs) {
-  INGOT_CHECK(inputs.size() == g.inputs.size(), InternalError, "[onnx] subgraph takes {} inputs, given {}",
-              g.inputs.size(), inputs.size());
+  INGOT_CHECK(inputs.size() == g.inputs.size(), InternalError,
+              "[onnx] subgraph takes {} inputs, given {}", g.inputs.size(), inputs.size());
   Scope s;
   s.builder = &b;
   s.parent = scope_;
@@ -225,8 +254,8 @@ std::vector<std::string> Lowering::lower_graph(GraphBuilder& b, const ir::Graph&
   scope_ = saved;
   std::vector<std::string> out;
   for (ir::ValueId v : g.outputs) {
-    INGOT_CHECK(s.values[size_t(v)].has_value(), InternalError, "[onnx] subgraph output '{}' was never produced",
-                g.value(v).name);
+    INGOT_CHECK(s.values[size_t(v)].has_value(), InternalError,
+                "[onnx] subgraph output '{}' was never produced", g.value(v).name);
     out.push_back(*s.values[size_t(v)]);
   }
   return out;
@@ -236,11 +265,14 @@ void Lowering::lower_nodes(const ir::Graph& g) {
   for (const ir::Node& n : g.nodes()) {
     const Translation* t = find_translation(n.target);
     if (t == nullptr) {
-      INGOT_THROW(NotSupportedError,
-                  "[onnx] op '{}' has no ONNX translation (called at {}). Register one next to the others in "
-                  "src/ingot/exporters/onnx/ with INGOT_ONNX_TRANSLATION(id, \"{}\", fn), or replace the op at "
-                  "trace time for the onnx backend with INGOT_REGISTER_OP_PATCH (docs/exporters.md)",
-                  n.target, n.source.str(), n.target);
+      INGOT_THROW(
+          NotSupportedError,
+          "[onnx] op '{}' has no ONNX translation (called at {}). Register one next to the others "
+          "in "
+          "src/ingot/exporters/onnx/ with INGOT_ONNX_TRANSLATION(id, \"{}\", fn), or replace the "
+          "op at "
+          "trace time for the onnx backend with INGOT_REGISTER_OP_PATCH (docs/exporters.md)",
+          n.target, n.source.str(), n.target);
     }
     TranslationContext cx(*this, g, n);
     (*t)(cx);
@@ -256,9 +288,12 @@ void Lowering::lower_nodes(const ir::Graph& g) {
       if (typed_.insert(value).second) {
         std::vector<Dim> d;
         for (const sym::Expr& e : info.sizes) {
-          if (e.is_integer()) d.emplace_back(e.value());
-          else if (e.is_symbol()) d.emplace_back(e.name());
-          else d.emplace_back();
+          if (e.is_integer())
+            d.emplace_back(e.value());
+          else if (e.is_symbol())
+            d.emplace_back(e.name());
+          else
+            d.emplace_back();
         }
         scope_->builder->set_value_info(value, onnx_type(info.dtype), d);
       }
@@ -269,8 +304,9 @@ void Lowering::lower_nodes(const ir::Graph& g) {
 LoweredModel Lowering::run() {
   const ir::Graph& graph = *program_.graph;
   const GraphSignature& sig = program_.signature;
-  INGOT_CHECK(sig.inputs.size() == graph.inputs.size() && sig.outputs.size() == graph.outputs.size(),
-              InternalError, "[onnx] the program's signature does not match its graph");
+  INGOT_CHECK(
+      sig.inputs.size() == graph.inputs.size() && sig.outputs.size() == graph.outputs.size(),
+      InternalError, "[onnx] the program's signature does not match its graph");
   LoweredModel result;
   std::set<std::string> mutated;
   for (const OutputSpec& o : sig.outputs) {
@@ -278,7 +314,8 @@ LoweredModel Lowering::run() {
   }
   const std::vector<std::string> out_names = onnx_output_names(program_);
   for (const std::string& n : out_names) reserved_.insert(n);
-  for (const InputSpec& in : sig.inputs) reserved_.insert(mutated.contains(in.target) ? "input." + in.target : in.target);
+  for (const InputSpec& in : sig.inputs)
+    reserved_.insert(mutated.contains(in.target) ? "input." + in.target : in.target);
 
   ModelBuilder mb(options_.graph_name, options_.opset);
   GraphBuilder& g = mb.graph();
@@ -296,10 +333,11 @@ LoweredModel Lowering::run() {
       name = g.add_input(is_mutated ? "input." + in.target : in.target, onnx_type(info.dtype),
                          TranslationContext::dims(info));
       result.input_names.push_back(name);
-      if (in.kind != InputKind::UserInput) buffer_defaults.emplace_back(name, program_.state.at(in.target));
+      if (in.kind != InputKind::UserInput)
+        buffer_defaults.emplace_back(name, program_.state.at(in.target));
     } else {
       const Tensor& t = in.kind == InputKind::ConstantTensor ? program_.constants.at(in.target)
-                                                              : program_.state.at(in.target);
+                                                             : program_.state.at(in.target);
       name = g.add_initializer(make_tensor(in.target, t));
     }
     root.values[size_t(graph.inputs[i])] = name;
@@ -311,8 +349,8 @@ LoweredModel Lowering::run() {
   for (size_t j = 0; j < sig.outputs.size(); ++j) {
     const ir::ValueInfo& info = graph.value(graph.outputs[j]);
     const std::string& value = *root.values[size_t(graph.outputs[j])];
-    result.output_names.push_back(g.add_output(value, onnx_type(info.dtype), TranslationContext::dims(info),
-                                               out_names[j]));
+    result.output_names.push_back(
+        g.add_output(value, onnx_type(info.dtype), TranslationContext::dims(info), out_names[j]));
     if (sig.outputs[j].kind != OutputKind::UserOutput) {
       result.inplace_pairs.emplace_back("input." + sig.outputs[j].target, out_names[j]);
     }
@@ -321,7 +359,8 @@ LoweredModel Lowering::run() {
   result.model = mb.build();
   // Mutated buffers: the input's default value is the buffer (an initializer of the
   // input's name), so callers that do not feed it get the exported state.
-  for (auto& [name, t] : buffer_defaults) result.model.graph.initializer.push_back(make_tensor(name, t));
+  for (auto& [name, t] : buffer_defaults)
+    result.model.graph.initializer.push_back(make_tensor(name, t));
   return result;
 }
 
@@ -332,8 +371,12 @@ LoweredModel lower_program(const ExportedProgram& program, const LoweringOptions
 
 // --- TranslationContext ----------------------------------------------------------------
 
-GraphBuilder& TranslationContext::g() { return *l_.scope().builder; }
-int64_t TranslationContext::opset() const { return l_.opset(); }
+GraphBuilder& TranslationContext::g() {
+  return *l_.scope().builder;
+}
+int64_t TranslationContext::opset() const {
+  return l_.opset();
+}
 
 bool TranslationContext::is_none(size_t i) const {
   return i >= node_.args.size() || std::holds_alternative<std::monostate>(node_.args[i]);
@@ -341,10 +384,11 @@ bool TranslationContext::is_none(size_t i) const {
 
 std::string TranslationContext::in(size_t i) const {
   const auto* t = i < node_.args.size() ? std::get_if<ir::TensorRef>(&node_.args[i]) : nullptr;
-  INGOT_CHECK(t != nullptr, InternalError, "[onnx] {}: argument {} is not a tensor", node_.target, i);
+  INGOT_CHECK(t != nullptr, InternalError, "[onnx] {}: argument {} is not a tensor", node_.target,
+              i);
   const auto& v = l_.scope().values.at(size_t(t->id));
-  INGOT_CHECK(v.has_value(), InternalError, "[onnx] {}: argument {} ('{}') has no ONNX value", node_.target, i,
-              graph_.value(t->id).name);
+  INGOT_CHECK(v.has_value(), InternalError, "[onnx] {}: argument {} ('{}') has no ONNX value",
+              node_.target, i, graph_.value(t->id).name);
   return *v;
 }
 
@@ -383,7 +427,8 @@ std::optional<sym::Expr> TranslationContext::opt_expr(size_t i) const {
 
 int64_t TranslationContext::int_(size_t i) const {
   sym::Expr e = expr(i);
-  if (!e.is_integer()) unsupported(fmt::format("a symbolic value ({}) for argument {}", e.str(), i));
+  if (!e.is_integer())
+    unsupported(fmt::format("a symbolic value ({}) for argument {}", e.str(), i));
   return e.value();
 }
 
@@ -396,7 +441,8 @@ std::vector<sym::Expr> TranslationContext::exprs(size_t i) const {
 std::vector<int64_t> TranslationContext::ints(size_t i) const {
   std::vector<int64_t> out;
   for (const sym::Expr& e : exprs(i)) {
-    if (!e.is_integer()) unsupported(fmt::format("a symbolic value ({}) in argument {}", e.str(), i));
+    if (!e.is_integer())
+      unsupported(fmt::format("a symbolic value ({}) in argument {}", e.str(), i));
     out.push_back(e.value());
   }
   return out;
@@ -458,21 +504,27 @@ std::string TranslationContext::scalar(size_t i, DType dtype) {
   return cast(sym0(e), DType::I64, dtype);
 }
 
-const ir::ValueInfo& TranslationContext::out_info(size_t i) const { return graph_.value(node_.outputs.at(i)); }
+const ir::ValueInfo& TranslationContext::out_info(size_t i) const {
+  return graph_.value(node_.outputs.at(i));
+}
 
 void TranslationContext::set_output(size_t i, const std::string& onnx_value) {
   l_.scope().values.at(size_t(node_.outputs.at(i))) = onnx_value;
 }
 
-std::string TranslationContext::hint(size_t i) const { return l_.value_hint(out_info(i).name); }
+std::string TranslationContext::hint(size_t i) const {
+  return l_.value_hint(out_info(i).name);
+}
 
 std::string TranslationContext::op(std::string_view type, const std::vector<std::string>& inputs,
                                    std::vector<AttributeProto> attrs, std::string_view h) {
   return ops(type, inputs, 1, std::move(attrs), h)[0];
 }
 
-std::vector<std::string> TranslationContext::ops(std::string_view type, const std::vector<std::string>& inputs,
-                                                 size_t num_outputs, std::vector<AttributeProto> attrs,
+std::vector<std::string> TranslationContext::ops(std::string_view type,
+                                                 const std::vector<std::string>& inputs,
+                                                 size_t num_outputs,
+                                                 std::vector<AttributeProto> attrs,
                                                  std::string_view h) {
   NodeOptions o;
   if (node_.source.known()) o.doc_string = node_.source.str();
@@ -488,16 +540,22 @@ std::string TranslationContext::scalar_const(double value, DType dtype) {
   return constant(full({}, Scalar(value), dtype), "const");
 }
 
-std::string TranslationContext::ints_const(const std::vector<int64_t>& values) { return g().constant_ints(values); }
+std::string TranslationContext::ints_const(const std::vector<int64_t>& values) {
+  return g().constant_ints(values);
+}
 
 std::string TranslationContext::cast(const std::string& value, DType from, DType to) {
   if (from == to) return value;
   return op("Cast", {value}, {attr("to", int64_t(onnx_type(to)))}, "cast");
 }
 
-std::string TranslationContext::shape_of(const std::string& value) { return op("Shape", {value}, {}, "shape"); }
+std::string TranslationContext::shape_of(const std::string& value) {
+  return op("Shape", {value}, {}, "shape");
+}
 
-std::string TranslationContext::sym1(const sym::Expr& e) { return l_.sym1(e); }
+std::string TranslationContext::sym1(const sym::Expr& e) {
+  return l_.sym1(e);
+}
 
 std::string TranslationContext::sym0(const sym::Expr& e) {
   if (e.is_integer()) return constant(Tensor::scalar(e.value()), "const");
@@ -518,7 +576,9 @@ std::string TranslationContext::shape_tensor(const std::vector<sym::Expr>& sizes
   return op("Concat", parts, {attr("axis", int64_t(0))}, "sizes");
 }
 
-std::string TranslationContext::sym_bool1(const sym::Expr& e) { return l_.sym_bool1(e); }
+std::string TranslationContext::sym_bool1(const sym::Expr& e) {
+  return l_.sym_bool1(e);
+}
 
 void TranslationContext::bind_symbol(const std::string& name, const std::string& value1d) {
   l_.scope().exprs[sym::symbol(name)] = value1d;
@@ -531,7 +591,8 @@ std::vector<std::string> TranslationContext::lower_graph(GraphBuilder& b, const 
 
 void TranslationContext::unsupported(const std::string& what) const {
   INGOT_THROW(NotSupportedError,
-              "[onnx] '{}' (called at {}) cannot be translated to ONNX: {}. Register a better translation with "
+              "[onnx] '{}' (called at {}) cannot be translated to ONNX: {}. Register a better "
+              "translation with "
               "INGOT_ONNX_TRANSLATION or an onnx op patch (docs/exporters.md)",
               node_.target, node_.source.str(), what);
 }

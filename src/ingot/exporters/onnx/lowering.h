@@ -61,7 +61,7 @@ class Lowering {
     Scope* parent = nullptr;
     const ir::Graph* graph = nullptr;
     std::vector<std::optional<std::string>> values;  // ONNX value of each ingot value
-    std::map<std::string, std::pair<std::string, int64_t>> sources;  // symbol -> (value, dim)
+    std::map<std::string, std::pair<std::string, int64_t>> sources;   // symbol -> (value, dim)
     std::unordered_map<sym::Expr, std::string, sym::ExprHash> exprs;  // int64 [1] / bool [1]
   };
 
@@ -71,7 +71,8 @@ class Lowering {
 
   std::string sym1(const sym::Expr& e);
   std::string sym_bool1(const sym::Expr& e);
-  std::vector<std::string> lower_graph(GraphBuilder& b, const ir::Graph& g, const std::vector<std::string>& inputs);
+  std::vector<std::string> lower_graph(GraphBuilder& b, const ir::Graph& g,
+                                       const std::vector<std::string>& inputs);
 
  private:
   void lower_nodes(const ir::Graph& g);

@@ -29,8 +29,9 @@ size_t initializer_bytes(const onnx::GraphProto& g) {
 
 onnx::SaveOptions OnnxProgram::save_options(const std::string& path) const {
   onnx::SaveOptions o;
-  const bool external = external_data == "always" ||
-                        (external_data == "auto" && initializer_bytes(model.graph) > kAutoExternalBytes);
+  const bool external =
+      external_data == "always" ||
+      (external_data == "auto" && initializer_bytes(model.graph) > kAutoExternalBytes);
   if (external) {
     o.external_data_file = std::filesystem::path(path).filename().string() + ".data";
     o.external_threshold = size_t(external_threshold);
@@ -38,9 +39,12 @@ onnx::SaveOptions OnnxProgram::save_options(const std::string& path) const {
   return o;
 }
 
-void OnnxProgram::save(const std::string& path) const { onnx::save_model(model, path, save_options(path)); }
+void OnnxProgram::save(const std::string& path) const {
+  onnx::save_model(model, path, save_options(path));
+}
 
-std::unique_ptr<ExportArtifact> OnnxExporter::finish(ExportedProgram program, std::vector<std::string> notes,
+std::unique_ptr<ExportArtifact> OnnxExporter::finish(ExportedProgram program,
+                                                     std::vector<std::string> notes,
                                                      const NativeExportConfig& config) {
   OnnxConfig defaults;
   static_cast<NativeExportConfig&>(defaults) = config;
@@ -63,15 +67,20 @@ std::unique_ptr<ExportArtifact> OnnxExporter::finish(ExportedProgram program, st
   // ── Stage 10: optimisation (optional): constant folding of shape computations ──
   if (c.optimize) {
     onnx::OptimizeStats s = onnx::optimize(lowered.model);
-    notes.push_back(fmt::format("optimize: {} nodes -> {} ({} folded, {} constants merged, {} removed)",
-                                s.nodes_before, s.nodes_after, s.folded, s.merged, s.removed));
+    notes.push_back(
+        fmt::format("optimize: {} nodes -> {} ({} folded, {} constants merged, {} removed)",
+                    s.nodes_before, s.nodes_after, s.folded, s.merged, s.removed));
   }
 
   // ── Stage 11: metadata (in-place pairs, what the export changed) ──
   std::vector<std::string> pairs;
   for (const auto& [in, out] : lowered.inplace_pairs) pairs.push_back(in + "=" + out);
-  if (!pairs.empty()) lowered.model.metadata_props.push_back({"ingot.inplace_pairs", fmt::format("{}", fmt::join(pairs, ";"))});
-  if (!notes.empty()) lowered.model.metadata_props.push_back({"ingot.export_notes", fmt::format("{}", fmt::join(notes, "\n"))});
+  if (!pairs.empty())
+    lowered.model.metadata_props.push_back(
+        {"ingot.inplace_pairs", fmt::format("{}", fmt::join(pairs, ";"))});
+  if (!notes.empty())
+    lowered.model.metadata_props.push_back(
+        {"ingot.export_notes", fmt::format("{}", fmt::join(notes, "\n"))});
 
   auto a = std::make_unique<OnnxProgram>();
   a->model = std::move(lowered.model);

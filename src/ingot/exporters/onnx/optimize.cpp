@@ -32,7 +32,9 @@ SymIntList sym_list(const std::vector<int64_t>& v) {
   return out;
 }
 
-int64_t norm_axis(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+int64_t norm_axis(int64_t a, int64_t rank) {
+  return a < 0 ? a + rank : a;
+}
 
 // What the folder knows about the values of one graph (and its enclosing graphs).
 struct Known {
@@ -65,7 +67,8 @@ std::optional<std::vector<int64_t>> static_dims(const ValueInfoProto& v) {
 }
 
 // Evaluates one node on constant inputs; nullopt when the op or a case is not handled.
-std::optional<Tensor> evaluate(const NodeProto& n, const std::vector<const Tensor*>& in, const Known& known) {
+std::optional<Tensor> evaluate(const NodeProto& n, const std::vector<const Tensor*>& in,
+                               const Known& known) {
   const std::string& op = n.op_type;
   auto all = [&](size_t count) {
     if (in.size() < count) return false;
@@ -148,7 +151,8 @@ std::optional<Tensor> evaluate(const NodeProto& n, const std::vector<const Tenso
     Tensor t = data;
     for (size_t i = 0; i < starts.size(); ++i) {
       if (steps[i] <= 0) return std::nullopt;
-      t = slice(t, norm_axis(axes[i], data.dim()), SymInt(starts[i]), SymInt(ends[i]), SymInt(steps[i]));
+      t = slice(t, norm_axis(axes[i], data.dim()), SymInt(starts[i]), SymInt(ends[i]),
+                SymInt(steps[i]));
     }
     return contiguous(t);
   }
@@ -184,7 +188,8 @@ std::optional<Tensor> evaluate(const NodeProto& n, const std::vector<const Tenso
   if (op == "Range" && all(3)) {
     const DType t = in[0]->dtype();
     auto scalar_of = [&](const Tensor& x) {
-      return is_floating(t) ? Scalar(to(x, DType::F64).item<double>()) : Scalar(to(x, DType::I64).item<int64_t>());
+      return is_floating(t) ? Scalar(to(x, DType::F64).item<double>())
+                            : Scalar(to(x, DType::I64).item<int64_t>());
     };
     return arange(scalar_of(*in[0]), scalar_of(*in[1]), scalar_of(*in[2]), t);
   }
@@ -259,7 +264,8 @@ struct Optimizer {
       }
       if (n.output.size() != 1 || !n.domain.empty()) continue;
       std::vector<const Tensor*> in;
-      for (const std::string& name : n.input) in.push_back(name.empty() ? nullptr : known.constant(name));
+      for (const std::string& name : n.input)
+        in.push_back(name.empty() ? nullptr : known.constant(name));
       std::optional<Tensor> r;
       try {
         r = evaluate(n, in, known);
@@ -289,7 +295,8 @@ struct Optimizer {
       }
       if (n.op_type == "Constant" && n.output.size() == 1) {
         if (const AttributeProto* v = n.find_attribute("value")) {
-          if (const auto* t = std::get_if<TensorProto>(&v->value); t && t->data_location == DataLocation::Default) {
+          if (const auto* t = std::get_if<TensorProto>(&v->value);
+              t && t->data_location == DataLocation::Default) {
             std::string key = std::to_string(int(t->data_type)) + ":";
             for (int64_t d : t->dims) key += std::to_string(d) + ",";
             key += ":" + std::string(tensor_bytes(*t).str());

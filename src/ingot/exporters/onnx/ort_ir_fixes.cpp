@@ -33,10 +33,12 @@ class TypeMap {
   // The output types of n by the op's rule (Undefined where unknown).
   std::vector<DataType> infer(const NodeProto& n) const {
     const std::string& op = n.op_type;
-    const DataType first = n.input.empty() || n.input[0].empty() ? DataType::Undefined : of(n.input[0]);
+    const DataType first =
+        n.input.empty() || n.input[0].empty() ? DataType::Undefined : of(n.input[0]);
     std::vector<DataType> out(n.output.size(), first);
-    static const std::set<std::string> kBool = {"Equal", "Less",     "LessOrEqual", "Greater",
-                                                "GreaterOrEqual", "Not", "And", "Or", "IsNaN", "IsInf"};
+    static const std::set<std::string> kBool = {"Equal",          "Less", "LessOrEqual", "Greater",
+                                                "GreaterOrEqual", "Not",  "And",         "Or",
+                                                "IsNaN",          "IsInf"};
     static const std::set<std::string> kInt64 = {"Shape", "Size", "NonZero", "ArgMax", "ArgMin"};
     if (op == "Constant") {
       const AttributeProto* v = n.find_attribute("value");
@@ -44,7 +46,8 @@ class TypeMap {
       out.assign(out.size(), t ? t->data_type : DataType::Undefined);
     } else if (op == "Cast") {
       const AttributeProto* to = n.find_attribute("to");
-      out.assign(out.size(), to ? DataType(int32_t(std::get<int64_t>(to->value))) : DataType::Undefined);
+      out.assign(out.size(),
+                 to ? DataType(int32_t(std::get<int64_t>(to->value))) : DataType::Undefined);
     } else if (kBool.contains(op)) {
       out.assign(out.size(), DataType::Bool);
     } else if (kInt64.contains(op)) {
@@ -65,7 +68,8 @@ class TypeMap {
 
 // Ops that take any element type (or only move bytes) and need no bf16 rewrite.
 const std::set<std::string>& type_agnostic() {
-  static const std::set<std::string> s = {"Cast", "Constant", "Shape", "Size", "Identity", "If", "Loop", "Scan"};
+  static const std::set<std::string> s = {"Cast",     "Constant", "Shape", "Size",
+                                          "Identity", "If",       "Loop",  "Scan"};
   return s;
 }
 
@@ -111,7 +115,8 @@ std::vector<std::string> ort_cpu_bfloat16_in_float(ModelProto& model) {
         if (auto* sub = std::get_if<Box<GraphProto>>(&a.value)) fix(**sub);
       }
       bool touches = false;
-      for (const auto& in : n.input) touches = touches || (!in.empty() && types.of(in) == DataType::BFloat16);
+      for (const auto& in : n.input)
+        touches = touches || (!in.empty() && types.of(in) == DataType::BFloat16);
       for (const auto& o : n.output) touches = touches || types.of(o) == DataType::BFloat16;
       if (!touches || type_agnostic().contains(n.op_type) || !n.domain.empty()) {
         out.push_back(std::move(n));
@@ -140,12 +145,14 @@ std::vector<std::string> ort_cpu_bfloat16_in_float(ModelProto& model) {
   };
   fix(model.graph);
   if (rewritten == 0) return {};
-  return {fmt::format("{} bfloat16 nodes run in float32 (ONNX Runtime CPU has no bfloat16 kernels)", rewritten)};
+  return {fmt::format("{} bfloat16 nodes run in float32 (ONNX Runtime CPU has no bfloat16 kernels)",
+                      rewritten)};
 }
 
 }  // namespace
 
-INGOT_REGISTER_ONNX_IR_FIX(ort_cpu_bfloat16_in_float, "ONNX Runtime's CPU provider has no bfloat16 kernels",
+INGOT_REGISTER_ONNX_IR_FIX(ort_cpu_bfloat16_in_float,
+                           "ONNX Runtime's CPU provider has no bfloat16 kernels",
                            ort_cpu_bfloat16_in_float);
 
 }  // namespace ingot::exporters::onnx

@@ -55,13 +55,14 @@ void translate_map(TranslationContext& cx) {
   const size_t num_xs = size_t(cx.int_(0));
   std::vector<std::string> xs, args;
   for (size_t i = 1; i < n.args.size(); ++i) (i - 1 < num_xs ? xs : args).push_back(cx.in(i));
-  std::string trips = cx.op("Gather", {cx.shape_of(xs.at(0)), cx.sym0(sym::integer(0))}, {attr("axis", int64_t(0))},
-                            "trips");
+  std::string trips = cx.op("Gather", {cx.shape_of(xs.at(0)), cx.sym0(sym::integer(0))},
+                            {attr("axis", int64_t(0))}, "trips");
   GraphBuilder body = cx.g().subgraph("map_body");
   std::string iter = body.add_input(body_name("iter"), DataType::Int64, kScalar);
   std::string cond_in = body.add_input(body_name("cond"), DataType::Bool, kScalar);
   std::vector<std::string> inputs;
-  for (const std::string& x : xs) inputs.push_back(body.add_op("Gather", {x, iter}, {attr("axis", int64_t(0))}, "slice"));
+  for (const std::string& x : xs)
+    inputs.push_back(body.add_op("Gather", {x, iter}, {attr("axis", int64_t(0))}, "slice"));
   inputs.insert(inputs.end(), args.begin(), args.end());
   const ir::Graph& f = *n.subgraphs[0];
   std::vector<std::string> results = cx.lower_graph(body, f, inputs);
@@ -76,7 +77,8 @@ void translate_while_loop(TranslationContext& cx) {
   const ir::Node& n = cx.node();
   const size_t num_carried = size_t(cx.int_(0));
   std::vector<std::string> carried, additional;
-  for (size_t i = 1; i < n.args.size(); ++i) (i - 1 < num_carried ? carried : additional).push_back(cx.in(i));
+  for (size_t i = 1; i < n.args.size(); ++i)
+    (i - 1 < num_carried ? carried : additional).push_back(cx.in(i));
   const ir::Graph& cond_g = *n.subgraphs[0];
   const ir::Graph& body_g = *n.subgraphs[1];
   auto with_additional = [&](std::vector<std::string> v) {
@@ -88,17 +90,20 @@ void translate_while_loop(TranslationContext& cx) {
   };
   const DType cond_dtype = cond_g.value(cond_g.outputs.at(0)).dtype;
   // The first test, inline in the enclosing graph.
-  std::string first = as_bool(cx.g(), cx.lower_graph(cx.g(), cond_g, with_additional(carried)).at(0), cond_dtype);
+  std::string first =
+      as_bool(cx.g(), cx.lower_graph(cx.g(), cond_g, with_additional(carried)).at(0), cond_dtype);
   GraphBuilder body = cx.g().subgraph("while_body");
   body.add_input(body_name("iter"), DataType::Int64, kScalar);
   body.add_input(body_name("cond"), DataType::Bool, kScalar);
   std::vector<std::string> carried_in;
   for (size_t k = 0; k < num_carried; ++k) {
     const ir::ValueInfo& info = body_g.value(body_g.inputs[k]);
-    carried_in.push_back(body.add_input(body_name("carried"), onnx_type(info.dtype), TranslationContext::dims(info)));
+    carried_in.push_back(body.add_input(body_name("carried"), onnx_type(info.dtype),
+                                        TranslationContext::dims(info)));
   }
   std::vector<std::string> next = cx.lower_graph(body, body_g, with_additional(carried_in));
-  std::string again = as_bool(body, cx.lower_graph(body, cond_g, with_additional(next)).at(0), cond_dtype);
+  std::string again =
+      as_bool(body, cx.lower_graph(body, cond_g, with_additional(next)).at(0), cond_dtype);
   body.add_output(body.add_op("Identity", {again}, {}, "cond_out"), DataType::Bool, kScalar);
   add_outputs(body, body_g, next);
   std::vector<std::string> loop_inputs{"", first};

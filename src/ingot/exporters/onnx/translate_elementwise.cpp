@@ -10,16 +10,22 @@ namespace ingot::exporters::onnx {
 namespace {
 
 // Tensor argument i as `dtype`.
-std::string as(TranslationContext& cx, size_t i, DType dtype) { return cx.cast(cx.in(i), cx.in_dtype(i), dtype); }
+std::string as(TranslationContext& cx, size_t i, DType dtype) {
+  return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
+}
 
 // The type a composite computes in: float for 16-bit floats, as ingot's kernels do (one
 // rounding at the end, not one per ONNX node).
-DType opmath(DType t) { return t == DType::F16 || t == DType::BF16 ? DType::F32 : t; }
+DType opmath(DType t) {
+  return t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
+}
 
 // --- unary -------------------------------------------------------------------------------
 
 Translation unary(const char* onnx_op) {
-  return [onnx_op](TranslationContext& cx) { cx.set_output(0, cx.op(onnx_op, {as(cx, 0, cx.out_dtype())})); };
+  return [onnx_op](TranslationContext& cx) {
+    cx.set_output(0, cx.op(onnx_op, {as(cx, 0, cx.out_dtype())}));
+  };
 }
 
 void translate_rsqrt(TranslationContext& cx) {
@@ -54,7 +60,9 @@ void translate_gelu(TranslationContext& cx) {
   cx.set_output(0, cx.cast(y, t, cx.out_dtype()));
 }
 
-void translate_logical_not(TranslationContext& cx) { cx.set_output(0, cx.op("Not", {as(cx, 0, DType::Bool)})); }
+void translate_logical_not(TranslationContext& cx) {
+  cx.set_output(0, cx.op("Not", {as(cx, 0, DType::Bool)}));
+}
 
 // --- binary arithmetic -------------------------------------------------------------------
 
@@ -193,7 +201,9 @@ void translate_to_copy(TranslationContext& cx) {
   cx.set_output(0, from == to ? cx.op("Identity", {cx.in(0)}) : cx.cast(cx.in(0), from, to));
 }
 
-void translate_clone(TranslationContext& cx) { cx.set_output(0, cx.op("Identity", {cx.in(0)})); }
+void translate_clone(TranslationContext& cx) {
+  cx.set_output(0, cx.op("Identity", {cx.in(0)}));
+}
 
 // copy(self, src): src broadcast to self's shape, in self's dtype.
 void translate_copy(TranslationContext& cx) {

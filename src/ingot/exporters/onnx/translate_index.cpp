@@ -8,9 +8,13 @@ namespace ingot::exporters::onnx {
 
 namespace {
 
-std::string as(TranslationContext& cx, size_t i, DType dtype) { return cx.cast(cx.in(i), cx.in_dtype(i), dtype); }
+std::string as(TranslationContext& cx, size_t i, DType dtype) {
+  return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
+}
 
-int64_t normalize_dim(int64_t d, size_t rank) { return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d; }
+int64_t normalize_dim(int64_t d, size_t rank) {
+  return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d;
+}
 
 // A 1-D index tensor laid along `dim` of a rank-`rank` tensor and broadcast to `sizes`:
 // the ScatterElements indices that write whole slices at those positions.
@@ -48,7 +52,8 @@ void translate_scatter_src(TranslationContext& cx) {
     const size_t r = cx.in_rank(2);
     std::vector<int64_t> axes(r);
     for (size_t i = 0; i < r; ++i) axes[i] = int64_t(i);
-    src = cx.op("Slice", {src, cx.ints_const(std::vector<int64_t>(r, 0)), cx.shape_of(cx.in(2)), cx.ints_const(axes)});
+    src = cx.op("Slice", {src, cx.ints_const(std::vector<int64_t>(r, 0)), cx.shape_of(cx.in(2)),
+                          cx.ints_const(axes)});
   }
   cx.set_output(0, scatter(cx, as(cx, 0, t), cx.in(2), src, dim));
 }
@@ -99,7 +104,8 @@ void translate_slice_scatter(TranslationContext& cx) {
   const sym::Expr start = normalize_index(cx.opt_expr(3).value_or(sym::integer(0)), size);
   const sym::Expr step = cx.expr(5);
   const sym::Expr count = cx.in_info(1).sizes[size_t(dim)];
-  std::string positions = cx.op("Range", {cx.sym0(start), cx.sym0(sym::add(start, sym::mul(count, step))), cx.sym0(step)});
+  std::string positions = cx.op(
+      "Range", {cx.sym0(start), cx.sym0(sym::add(start, sym::mul(count, step))), cx.sym0(step)});
   std::string indices = slices_at(cx, positions, dim, rank, cx.in_info(1).sizes);
   cx.set_output(0, scatter(cx, as(cx, 0, t), indices, as(cx, 1, t), dim));
 }
@@ -123,14 +129,16 @@ void translate_index_put(TranslationContext& cx) {
   const ir::ValueInfo& index = *infos[size_t(found)];
   const std::string self = as(cx, 0, t);
   if (index.dtype == DType::Bool) {
-    if (found != 0 || accumulate) cx.unsupported("index_put with a bool mask after other dims or accumulate");
+    if (found != 0 || accumulate)
+      cx.unsupported("index_put with a bool mask after other dims or accumulate");
     const auto& vs = cx.in_info(2).sizes;
     int64_t numel = 1;
     for (const sym::Expr& e : vs) numel = e.is_integer() ? numel * e.value() : -1;
     if (numel != 1) cx.unsupported("index_put with a bool mask and more than one value");
     // Mask over leading dims: add trailing unit dims so it broadcasts over self.
     std::string mask = *indices[0];
-    for (size_t d = index.sizes.size(); d < rank; ++d) mask = cx.op("Unsqueeze", {mask, cx.ints_const({int64_t(d)})});
+    for (size_t d = index.sizes.size(); d < rank; ++d)
+      mask = cx.op("Unsqueeze", {mask, cx.ints_const({int64_t(d)})});
     std::string value = cx.op("Reshape", {as(cx, 2, t), cx.ints_const({})});
     cx.set_output(0, cx.op("Where", {mask, value, self}));
     return;
@@ -147,7 +155,8 @@ void translate_index_put(TranslationContext& cx) {
   std::string zero = cx.ints_const({0});
   idx = cx.op("Where", {cx.op("Less", {idx, zero}), cx.op("Add", {idx, n}), idx});
   std::string updates = cx.op("Expand", {as(cx, 2, t), cx.shape_tensor(sizes)});
-  cx.set_output(0, scatter(cx, self, slices_at(cx, idx, dim, rank, sizes), updates, dim, accumulate));
+  cx.set_output(0,
+                scatter(cx, self, slices_at(cx, idx, dim, rank, sizes), updates, dim, accumulate));
 }
 
 // nonzero(x) -> [n, rank] int64 (ONNX NonZero gives [rank, n]).

@@ -11,7 +11,9 @@ namespace ingot::exporters::onnx {
 
 namespace {
 
-std::string as(TranslationContext& cx, size_t i, DType dtype) { return cx.cast(cx.in(i), cx.in_dtype(i), dtype); }
+std::string as(TranslationContext& cx, size_t i, DType dtype) {
+  return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
+}
 
 void translate_matmul(TranslationContext& cx) {
   const DType t = cx.out_dtype();
@@ -21,7 +23,8 @@ void translate_matmul(TranslationContext& cx) {
 // linear(x, w [out, in], b?) = x @ w^T + b.
 void translate_linear(TranslationContext& cx) {
   const DType t = cx.out_dtype();
-  std::string wt = cx.in_rank(1) == 2 ? cx.op("Transpose", {as(cx, 1, t)}, {attr("perm", std::vector<int64_t>{1, 0})})
+  std::string wt = cx.in_rank(1) == 2 ? cx.op("Transpose", {as(cx, 1, t)},
+                                              {attr("perm", std::vector<int64_t>{1, 0})})
                                       : as(cx, 1, t);
   std::string y = cx.op("MatMul", {as(cx, 0, t), wt});
   if (!cx.is_none(2)) y = cx.op("Add", {y, as(cx, 2, t)});
@@ -31,8 +34,10 @@ void translate_linear(TranslationContext& cx) {
 // addmm(self, m1, m2, beta, alpha) = beta * self + alpha * (m1 @ m2).
 void translate_addmm(TranslationContext& cx) {
   const DType t = cx.out_dtype();
-  const float beta = float(cx.scalar_value(3).value_or(1.0)), alpha = float(cx.scalar_value(4).value_or(1.0));
-  cx.set_output(0, cx.op("Gemm", {as(cx, 1, t), as(cx, 2, t), as(cx, 0, t)}, {attr("alpha", alpha), attr("beta", beta)}));
+  const float beta = float(cx.scalar_value(3).value_or(1.0)),
+              alpha = float(cx.scalar_value(4).value_or(1.0));
+  cx.set_output(0, cx.op("Gemm", {as(cx, 1, t), as(cx, 2, t), as(cx, 0, t)},
+                         {attr("alpha", alpha), attr("beta", beta)}));
 }
 
 void translate_embedding(TranslationContext& cx) {
@@ -44,15 +49,18 @@ void translate_embedding(TranslationContext& cx) {
 void translate_layer_norm(TranslationContext& cx) {
   const DType t = cx.out_dtype();
   const std::vector<int64_t> shape = cx.ints(1);
-  std::string scale = cx.is_none(2) ? cx.constant(ones(IntShape(shape.begin(), shape.end()), t)) : as(cx, 2, t);
+  std::string scale =
+      cx.is_none(2) ? cx.constant(ones(IntShape(shape.begin(), shape.end()), t)) : as(cx, 2, t);
   std::vector<std::string> inputs{as(cx, 0, t), scale};
   if (!cx.is_none(3)) inputs.push_back(as(cx, 3, t));
-  cx.set_output(0, cx.op("LayerNormalization", inputs,
-                         {attr("axis", -int64_t(shape.size())), attr("epsilon", float(cx.f64(4)))}));
+  cx.set_output(0,
+                cx.op("LayerNormalization", inputs,
+                      {attr("axis", -int64_t(shape.size())), attr("epsilon", float(cx.f64(4)))}));
 }
 
 // Repeats each of the kv heads (dim -3) `rep` times: [.., Hkv, S, E] -> [.., Hkv*rep, S, E].
-std::string repeat_heads(TranslationContext& cx, const std::string& x, const ir::ValueInfo& info, int64_t rep) {
+std::string repeat_heads(TranslationContext& cx, const std::string& x, const ir::ValueInfo& info,
+                         int64_t rep) {
   const auto& s = info.sizes;
   const size_t r = s.size();
   std::vector<sym::Expr> expanded(s.begin(), s.end());
@@ -97,16 +105,20 @@ void translate_sdpa(TranslationContext& cx) {
   for (size_t i = 0; i < r; ++i) perm[i] = int64_t(i);
   std::swap(perm[r - 1], perm[r - 2]);
   std::string kt = cx.op("Transpose", {k}, {attr("perm", perm)});
-  std::string scores = cx.op("Mul", {cx.op("MatMul", {q, kt}), cx.scalar_const(scale, t)}, {}, "scores");
+  std::string scores =
+      cx.op("Mul", {cx.op("MatMul", {q, kt}), cx.scalar_const(scale, t)}, {}, "scores");
   const std::string neg_inf = cx.scalar_const(-std::numeric_limits<double>::infinity(), t);
   if (!cx.is_none(3)) {
     const DType mt = cx.in_dtype(3);
-    scores = mt == DType::Bool ? cx.op("Where", {cx.in(3), scores, neg_inf}) : cx.op("Add", {scores, as(cx, 3, t)});
+    scores = mt == DType::Bool ? cx.op("Where", {cx.in(3), scores, neg_inf})
+                               : cx.op("Add", {scores, as(cx, 3, t)});
   }
   if (cx.boolean(5)) {
     // Causal: key j is visible to query i when j <= i (top-left aligned, as torch).
-    std::string rows = cx.op("Range", {cx.sym0(sym::integer(0)), cx.sym0(qi.sizes[r - 2]), cx.sym0(sym::integer(1))});
-    std::string cols = cx.op("Range", {cx.sym0(sym::integer(0)), cx.sym0(ki.sizes[r - 2]), cx.sym0(sym::integer(1))});
+    std::string rows = cx.op(
+        "Range", {cx.sym0(sym::integer(0)), cx.sym0(qi.sizes[r - 2]), cx.sym0(sym::integer(1))});
+    std::string cols = cx.op(
+        "Range", {cx.sym0(sym::integer(0)), cx.sym0(ki.sizes[r - 2]), cx.sym0(sym::integer(1))});
     std::string visible = cx.op("LessOrEqual", {cx.op("Unsqueeze", {cols, cx.ints_const({0})}),
                                                 cx.op("Unsqueeze", {rows, cx.ints_const({1})})});
     scores = cx.op("Where", {visible, scores, neg_inf});

@@ -5,12 +5,17 @@ namespace ingot::exporters::onnx {
 
 namespace {
 
-std::string as(TranslationContext& cx, size_t i, DType dtype) { return cx.cast(cx.in(i), cx.in_dtype(i), dtype); }
+std::string as(TranslationContext& cx, size_t i, DType dtype) {
+  return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
+}
 
-int64_t normalize_dim(int64_t d, size_t rank) { return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d; }
+int64_t normalize_dim(int64_t d, size_t rank) {
+  return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d;
+}
 
 // sum / mean / amax / amin over `dims_arg` (absent or empty: every dim).
-Translation reduce(const char* onnx_op, std::optional<size_t> dims_arg, std::optional<size_t> keepdim_arg) {
+Translation reduce(const char* onnx_op, std::optional<size_t> dims_arg,
+                   std::optional<size_t> keepdim_arg) {
   return [=](TranslationContext& cx) {
     const DType t = cx.out_dtype();
     std::vector<std::string> inputs{as(cx, 0, t)};
@@ -63,7 +68,8 @@ Translation sort(size_t dim_arg, size_t descending_arg) {
     const int64_t axis = normalize_dim(cx.int_(dim_arg), cx.in_rank(0));
     if (cx.in_rank(0) == 0) {
       cx.set_output(0, cx.op("Identity", {cx.in(0)}));
-      cx.set_output(1, cx.op("Constant", {}, {attr("value", make_tensor("", Tensor::scalar(int64_t(0))))}));
+      cx.set_output(
+          1, cx.op("Constant", {}, {attr("value", make_tensor("", Tensor::scalar(int64_t(0))))}));
       return;
     }
     std::string k = cx.sym1(cx.in_info(0).sizes[size_t(axis)]);
@@ -77,8 +83,9 @@ Translation sort(size_t dim_arg, size_t descending_arg) {
 
 void translate_topk(TranslationContext& cx) {
   const int64_t axis = normalize_dim(cx.int_(2), cx.in_rank(0));
-  auto outs = cx.ops("TopK", {cx.in(0), cx.sym1(cx.expr(1))}, 2,
-                     {attr("axis", axis), attr("largest", int64_t(cx.boolean(3))), attr("sorted", int64_t(1))});
+  auto outs = cx.ops(
+      "TopK", {cx.in(0), cx.sym1(cx.expr(1))}, 2,
+      {attr("axis", axis), attr("largest", int64_t(cx.boolean(3))), attr("sorted", int64_t(1))});
   cx.set_output(0, outs[0]);
   cx.set_output(1, outs[1]);
 }

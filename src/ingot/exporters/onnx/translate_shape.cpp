@@ -8,7 +8,9 @@ namespace ingot::exporters::onnx {
 
 namespace {
 
-int64_t normalize_dim(int64_t d, size_t rank) { return d < 0 ? d + int64_t(rank) : d; }
+int64_t normalize_dim(int64_t d, size_t rank) {
+  return d < 0 ? d + int64_t(rank) : d;
+}
 
 void translate_reshape(TranslationContext& cx) {
   const auto& sizes = cx.out_info().sizes;
@@ -33,7 +35,9 @@ void translate_transpose(TranslationContext& cx) {
   const size_t rank = cx.in_rank(0);
   std::vector<int64_t> perm(rank);
   for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(i);
-  if (rank > 0) std::swap(perm[size_t(normalize_dim(cx.int_(1), rank))], perm[size_t(normalize_dim(cx.int_(2), rank))]);
+  if (rank > 0)
+    std::swap(perm[size_t(normalize_dim(cx.int_(1), rank))],
+              perm[size_t(normalize_dim(cx.int_(2), rank))]);
   cx.set_output(0, cx.op("Transpose", {cx.in(0)}, {attr("perm", perm)}));
 }
 
@@ -56,8 +60,10 @@ void translate_squeeze(TranslationContext& cx) {
   for (int64_t d : candidates) {
     if (in[size_t(d)].is_integer() && in[size_t(d)].value() == 1) axes.push_back(d);
   }
-  if (axes.size() != in.size() - cx.out_rank()) cx.unsupported("squeezing a dim whose size is symbolic");
-  cx.set_output(0, axes.empty() ? cx.op("Identity", {cx.in(0)}) : cx.op("Squeeze", {cx.in(0), cx.ints_const(axes)}));
+  if (axes.size() != in.size() - cx.out_rank())
+    cx.unsupported("squeezing a dim whose size is symbolic");
+  cx.set_output(0, axes.empty() ? cx.op("Identity", {cx.in(0)})
+                                : cx.op("Squeeze", {cx.in(0), cx.ints_const(axes)}));
 }
 
 std::string slice(TranslationContext& cx, const std::string& x, int64_t dim, const sym::Expr& start,
@@ -91,13 +97,14 @@ void translate_cat(TranslationContext& cx) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < values.size(); ++i) {
     // torch.cat skips legacy empty 1-D tensors when the others have more dims.
-    if (infos[i]->sizes.size() == 1 && infos[i]->sizes[0].is_integer() && infos[i]->sizes[0].value() == 0 &&
-        cx.out_rank() != 1) {
+    if (infos[i]->sizes.size() == 1 && infos[i]->sizes[0].is_integer() &&
+        infos[i]->sizes[0].value() == 0 && cx.out_rank() != 1) {
       continue;
     }
     parts.push_back(cx.cast(*values[i], infos[i]->dtype, t));
   }
-  cx.set_output(0, parts.size() == 1 ? cx.op("Identity", {parts[0]}) : cx.op("Concat", parts, {attr("axis", dim)}));
+  cx.set_output(0, parts.size() == 1 ? cx.op("Identity", {parts[0]})
+                                     : cx.op("Concat", parts, {attr("axis", dim)}));
 }
 
 void translate_stack(TranslationContext& cx) {
@@ -107,9 +114,11 @@ void translate_stack(TranslationContext& cx) {
   const int64_t dim = normalize_dim(cx.int_(1), cx.out_rank());
   std::vector<std::string> parts;
   for (size_t i = 0; i < values.size(); ++i) {
-    parts.push_back(cx.op("Unsqueeze", {cx.cast(*values[i], infos[i]->dtype, t), cx.ints_const({dim})}));
+    parts.push_back(
+        cx.op("Unsqueeze", {cx.cast(*values[i], infos[i]->dtype, t), cx.ints_const({dim})}));
   }
-  cx.set_output(0, parts.size() == 1 ? cx.op("Identity", {parts[0]}) : cx.op("Concat", parts, {attr("axis", dim)}));
+  cx.set_output(0, parts.size() == 1 ? cx.op("Identity", {parts[0]})
+                                     : cx.op("Concat", parts, {attr("axis", dim)}));
 }
 
 // split.Tensor / split_with_sizes / chunk: the piece sizes are the outputs' sizes.
@@ -117,7 +126,8 @@ void translate_split(TranslationContext& cx) {
   const int64_t dim = normalize_dim(cx.int_(2), cx.in_rank(0));
   std::vector<sym::Expr> sizes;
   for (size_t k = 0; k < cx.num_outputs(); ++k) sizes.push_back(cx.out_info(k).sizes[size_t(dim)]);
-  auto outs = cx.ops("Split", {cx.in(0), cx.shape_tensor(sizes)}, cx.num_outputs(), {attr("axis", dim)});
+  auto outs =
+      cx.ops("Split", {cx.in(0), cx.shape_tensor(sizes)}, cx.num_outputs(), {attr("axis", dim)});
   for (size_t k = 0; k < outs.size(); ++k) cx.set_output(k, outs[k]);
 }
 
@@ -145,7 +155,8 @@ Translation filled(std::optional<double> value, size_t value_arg) {
 
 Translation triangle(bool upper) {
   return [upper](TranslationContext& cx) {
-    cx.set_output(0, cx.op("Trilu", {cx.in(0), cx.sym0(cx.expr(1))}, {attr("upper", int64_t(upper))}));
+    cx.set_output(0,
+                  cx.op("Trilu", {cx.in(0), cx.sym0(cx.expr(1))}, {attr("upper", int64_t(upper))}));
   };
 }
 

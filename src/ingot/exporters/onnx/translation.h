@@ -83,8 +83,9 @@ class TranslationContext {
   // One node (its doc_string names the user's source line); returns its output(s).
   std::string op(std::string_view type, const std::vector<std::string>& inputs,
                  std::vector<AttributeProto> attrs = {}, std::string_view hint = "");
-  std::vector<std::string> ops(std::string_view type, const std::vector<std::string>& inputs, size_t num_outputs,
-                               std::vector<AttributeProto> attrs = {}, std::string_view hint = "");
+  std::vector<std::string> ops(std::string_view type, const std::vector<std::string>& inputs,
+                               size_t num_outputs, std::vector<AttributeProto> attrs = {},
+                               std::string_view hint = "");
   // A Constant holding `t` (small tensors).
   std::string constant(const Tensor& t, std::string_view hint = "const");
   // 0-d constant of `dtype`.
@@ -112,7 +113,8 @@ class TranslationContext {
   // `inputs`; returns the ONNX values of its outputs. `b` is g() to inline a graph, or a
   // subgraph made with g().subgraph(...) (If branches, Loop bodies), which may read every
   // value of the enclosing graphs.
-  std::vector<std::string> lower_graph(GraphBuilder& b, const ir::Graph& sub, const std::vector<std::string>& inputs);
+  std::vector<std::string> lower_graph(GraphBuilder& b, const ir::Graph& sub,
+                                       const std::vector<std::string>& inputs);
   // ONNX shape of a value: static sizes as dim_value, symbols as dim_param.
   static Dims dims(const ir::ValueInfo& v);
 
@@ -143,8 +145,8 @@ DataType onnx_type(DType t);
 
 }  // namespace ingot::exporters::onnx
 
-#define INGOT_ONNX_TRANSLATION(id, op, ...)                                   \
-  static const bool kOnnxTranslation_##id = [] {                             \
-    ::ingot::exporters::onnx::register_translation(op, __VA_ARGS__);                  \
-    return true;                                                             \
+#define INGOT_ONNX_TRANSLATION(id, op, ...)                          \
+  static const bool kOnnxTranslation_##id = [] {                     \
+    ::ingot::exporters::onnx::register_translation(op, __VA_ARGS__); \
+    return true;                                                     \
   }()

@@ -17,8 +17,9 @@ OpImpl rms_norm_in_core_ops(OpImpl /*original*/) {
     const Tensor& x = a.tensor(0);
     const size_t k = a.sym_int_list(1).size();
     const DType work = x.dtype() == DType::F64 ? DType::F64 : DType::F32;
-    const double eps = a.optional_f64(3).value_or(work == DType::F64 ? std::numeric_limits<double>::epsilon()
-                                                                       : double(std::numeric_limits<float>::epsilon()));
+    const double eps = a.optional_f64(3).value_or(
+        work == DType::F64 ? std::numeric_limits<double>::epsilon()
+                           : double(std::numeric_limits<float>::epsilon()));
     IntShape dims;
     for (size_t i = 0; i < k; ++i) dims.push_back(-int64_t(i) - 1);
     Tensor xf = x.dtype() == work ? x : to(x, work);
