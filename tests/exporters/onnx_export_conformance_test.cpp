@@ -17,6 +17,7 @@
 #include "ingot/export/control_flow.h"
 #include "ingot/export/pretrained.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
+#include "ingot/exporters/onnx/optimize.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ort_harness.h"
@@ -101,6 +102,36 @@ TEST_P(OnnxFixtureConformance, DynamicBatchAndSequenceAtThreeShapesWithAndWithou
     nlohmann::json summary = cases.run(file, kAtol);
     EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
   }
+}
+
+// Static shapes: the optimiser folds the positions, masks and reshapes into constants
+// (what it cannot do with symbolic sizes); ORT must still agree with and without it.
+TEST_P(OnnxFixtureConformance, StaticShapesFoldedByTheOptimizer) {
+  SKIP_WITHOUT_VENV();
+  auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + GetParam()));
+  ort::ScratchDir dir(std::string("static_") + GetParam());
+  models::ModelInputs in = example_model_inputs(*model, 2, 7);
+  in.input_ids = to(abs(mul(rand_tensor({2, 7}, 11), Scalar(40))), DType::I64);
+  std::map<std::string, Tensor> inputs{{"input_ids", in.input_ids},
+                                       {"attention_mask", in.attention_mask}};
+  if (in.token_type_ids.defined()) inputs["token_type_ids"] = in.token_type_ids;
+  size_t nodes[2] = {0, 0};
+  for (bool optimize : {false, true}) {
+    OnnxConfig c;
+    c.optimize = optimize;
+    auto artifact = OnnxExporter().export_(*model, in, c);
+    OnnxProgram& p = onnx_of(*artifact);
+    nodes[optimize] = onnx::count_nodes(p.model);
+    const fs::path file = dir.path() / (optimize ? "optimized.onnx" : "model.onnx");
+    p.save(file.string());
+    auto mod = p.program.module();
+    ort::Cases cases(dir.path() / (optimize ? "cases_opt" : "cases"));
+    std::map<std::string, Tensor> feeds;
+    std::map<std::string, Tensor> want = run_ingot(p, mod, inputs, feeds);
+    cases.add(feeds, want);
+    EXPECT_TRUE(cases.run(file, kAtol).value("ok", false));
+  }
+  EXPECT_LT(nodes[1], nodes[0]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixtureConformance,
@@ -332,6 +363,10 @@ struct DecodeCase {
   std::string folder;
   std::vector<int64_t> prompt;
 };
+
+void PrintTo(const DecodeCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class OnnxDecodeLoop : public ::testing::TestWithParam<DecodeCase> {};
 

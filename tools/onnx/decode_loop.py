@@ -10,7 +10,8 @@ across the loop (seed 003's zero-copy decode), and no step copies it.
   python decode_loop.py MODEL.onnx --prompt PROMPT.npy --steps N
          [--logits-out FILE.npy] [--bench-steps K]
 
-Prints one JSON object: {"tokens": [...], "onnx": version, "onnxruntime": version,
+The model is first checked with onnx.checker.check_model(full_check=True). Prints one
+JSON object: {"tokens": [...], "onnx": version, "onnxruntime": version,
 "drift": [...], "decode_tokens_per_s": ...}. tokens are the prompt's continuation (N
 tokens: the argmax after the prompt, then after each fed token). --logits-out saves the
 last position's logits of every step as [N, vocab] float32. --bench-steps times K more
@@ -109,6 +110,7 @@ def main() -> int:
 
     for warning in drift():
         print(f"[decode_loop] warning: {warning} (tools/onnx/requirements.txt)", file=sys.stderr)
+    onnx.checker.check_model(args.model, full_check=True)
     dec = BoundDecoder(args.model)
     prompt = np.load(args.prompt).astype(np.int64)
     tokens, last_logits = [], []
