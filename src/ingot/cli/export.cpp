@@ -1,23 +1,45 @@
-// `ingot export FOLDER -o model.ingot [--dynamic | --dynamic-shapes spec.json]
-//  [--dtype bfloat16]`: traces a Hugging Face model folder into an .ingot archive.
-// `ingot export FOLDER --task generation [--multi-token-decode] [--max-cache-len N] -o DIR`:
-// the decode components with a static KV cache, a manifest and the tokenizer files.
+// `ingot export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes spec.json]
+//  [--config config.json] [--task forward|generation] [--max-cache-len N] [--opset N]
+//  [--optimize] [--external-data auto|always|never] [--dtype bfloat16]`: traces a Hugging
+// Face model folder through an exporter (exporters/exporter.h) and saves the artifact: an
+// .ingot archive (native) or an .onnx model (onnx). --config reads the auto-config JSON
+// ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "ingot/cli/commands.h"
 #include "ingot/export/generation_export.h"
-#include "ingot/export/pretrained.h"
-#include "ingot/export/serialize.h"
+#include "ingot/exporters/onnx/onnx_exporter.h"
 
 namespace ingot::cli {
 
+namespace {
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream f(path);
+  INGOT_CHECK(f.good(), IoError, "[ingot export] cannot read {} '{}'", what, path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+constexpr const char* kUsage =
+    "usage: ingot export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes "
+    "spec.json] "
+    "[--config config.json] [--task forward|generation] [--max-cache-len N] [--multi-token-decode] "
+    "[--opset N] "
+    "[--optimize] "
+    "[--external-data auto|always|never] [--dtype float32|bfloat16]";
+
+}  // namespace
+
 int run_export(int argc, char** argv) {
-  std::string folder, output, spec_file, task = "default";
-  GenerationExportOptions generation;
-  generation.multi_token_decode = false;
-  PretrainedExportOptions options;
+  std::string folder, output, spec_file, config_file, task = "forward";
+  std::optional<std::string> format, external_data;
+  std::optional<int64_t> opset, max_cache_len;
+  bool dynamic = false, optimize = false, multi_token_decode = false;
   models::LoadOptions load;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
@@ -25,46 +47,114 @@ int run_export(int argc, char** argv) {
       INGOT_CHECK(i + 1 < argc, ValueError, "[ingot export] {} needs a value", arg);
       return argv[++i];
     };
-    if (arg == "-o" || arg == "--output") output = value();
-    else if (arg == "--dynamic") options.dynamic = true;
-    else if (arg == "--dynamic-shapes") spec_file = value();
-    else if (arg == "--dtype") load.compute_dtype = parse_dtype(value());
-    else if (arg == "--task") task = value();
-    else if (arg == "--multi-token-decode") generation.multi_token_decode = true;
-    else if (arg == "--max-cache-len") generation.max_cache_len = std::stoll(value());
-    else if (!arg.empty() && arg[0] == '-') INGOT_THROW(ValueError, "[ingot export] unknown option '{}'", arg);
+    auto integer = [&]() -> int64_t {
+      std::string v = value();
+      try {
+        size_t used = 0;
+        int64_t n = std::stoll(v, &used);
+        if (used == v.size()) return n;
+      } catch (const std::exception&) {
+      }
+      INGOT_THROW(ValueError, "[ingot export] {} needs an integer, got '{}'", arg, v);
+    };
+    if (arg == "-o" || arg == "--output")
+      output = value();
+    else if (arg == "--format")
+      format = value();
+    else if (arg == "--dynamic")
+      dynamic = true;
+    else if (arg == "--dynamic-shapes")
+      spec_file = value();
+    else if (arg == "--config")
+      config_file = value();
+    else if (arg == "--task")
+      task = value();
+    else if (arg == "--max-cache-len")
+      max_cache_len = integer();
+    else if (arg == "--multi-token-decode")
+      multi_token_decode = true;
+    else if (arg == "--opset")
+      opset = integer();
+    else if (arg == "--optimize")
+      optimize = true;
+    else if (arg == "--external-data")
+      external_data = value();
+    else if (arg == "--dtype")
+      load.compute_dtype = parse_dtype(value());
+    else if (!arg.empty() && arg[0] == '-')
+      INGOT_THROW(ValueError, "[ingot export] unknown option '{}'\n{}", arg, kUsage);
     else {
       INGOT_CHECK(folder.empty(), ValueError, "[ingot export] more than one model folder given");
       folder = arg;
     }
   }
-  INGOT_CHECK(!folder.empty() && !output.empty(), ValueError,
-              "usage: ingot export FOLDER -o model.ingot [--dynamic | --dynamic-shapes spec.json] "
-              "[--dtype float32|bfloat16]");
-  INGOT_CHECK(!(options.dynamic && !spec_file.empty()), ValueError,
+  INGOT_CHECK(!folder.empty(), ValueError, "{}", kUsage);
+  INGOT_CHECK(task == "forward" || task == "generation", ValueError,
+              "[ingot export] --task is 'forward' or 'generation', got '{}'", task);
+  INGOT_CHECK(!(dynamic && !spec_file.empty()), ValueError,
               "[ingot export] give either --dynamic or --dynamic-shapes, not both");
-  if (!spec_file.empty()) {
-    std::ifstream f(spec_file);
-    INGOT_CHECK(f.good(), IoError, "[ingot export] cannot read dynamic shapes spec '{}'", spec_file);
-    std::stringstream text;
-    text << f.rdbuf();
-    options.dynamic_shapes = DynamicShapes::from_json(text.str(), spec_file);
+
+  // The config: from --config, else the --format's defaults; flags override its fields.
+  std::unique_ptr<exporters::NativeExportConfig> config;
+  if (!config_file.empty()) {
+    config = exporters::AutoExportConfig::from_json(read_file(config_file, "config"), config_file);
+    INGOT_CHECK(!format || *format == config->export_format(), ValueError,
+                "[ingot export] --format {} contradicts export_format '{}' of {}", *format,
+                config->export_format(), config_file);
+  } else {
+    config = exporters::AutoExportConfig::from_json(
+        "{\"export_format\": \"" + format.value_or("native") + "\"}", "--format");
   }
-  INGOT_CHECK(task == "default" || task == "generation", ValueError,
-              "[ingot export] unknown --task '{}'; known: default, generation", task);
+  if (dynamic) config->dynamic = true;
+  if (!spec_file.empty()) {
+    config->dynamic = false;
+    config->dynamic_shapes_json = read_file(spec_file, "dynamic shapes spec");
+    (void)config->dynamic_shapes();  // validates it, naming the file
+  }
+  auto* onnx_config = dynamic_cast<exporters::OnnxConfig*>(config.get());
+  INGOT_CHECK(onnx_config || (!opset && !optimize && !external_data), ValueError,
+              "[ingot export] --opset, --optimize and --external-data apply to --format onnx");
+  if (onnx_config) {
+    if (opset) onnx_config->opset = *opset;
+    if (optimize) onnx_config->optimize = true;
+    if (external_data) onnx_config->external_data = *external_data;
+    if (output.empty()) output = onnx_config->output_path;
+  }
+  // Re-reading the JSON checks the overridden fields like a config file.
+  config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");
+  INGOT_CHECK(!output.empty(), ValueError, "[ingot export] no output: give -o OUT\n{}", kUsage);
+
   auto model = models::from_pretrained(folder, load);
-  if (task == "generation") {
-    auto components = export_for_generation(*model, generation);
-    save_generation_components(components, output, folder, model->architecture(), generation);
+  if (task == "generation" && config->export_format() == "native") {
+    // Native generation components: DIR with the decode (and prefill) archives, a
+    // manifest and the tokenizer files, what `ingot generate DIR` loads.
+    GenerationExportOptions g;
+    if (max_cache_len) g.max_cache_len = *max_cache_len;
+    g.multi_token_decode = multi_token_decode;
+    auto components = export_for_generation(*model, g);
+    save_generation_components(components, output, folder, model->architecture(), g);
     std::printf("exported %s (%s) for generation: %zu component(s), max_cache_len %lld -> %s\n",
                 folder.c_str(), model->architecture().c_str(), components.size(),
-                (long long)generation.max_cache_len, output.c_str());
+                (long long)g.max_cache_len, output.c_str());
     return 0;
   }
-  ExportedProgram ep = export_pretrained(*model, options);
-  save(ep, output);
-  std::printf("exported %s (%s): %zu nodes, %zu inputs -> %s\n", folder.c_str(), model->architecture().c_str(),
+  auto exporter = exporters::AutoExporter::from_config(*config);
+  std::unique_ptr<exporters::ExportArtifact> artifact;
+  if (task == "generation") {
+    exporters::GenerationExportOptions g;
+    if (max_cache_len) g.max_cache_len = *max_cache_len;
+    artifact = std::move(exporter->export_for_generation(*model, *config, g).at("decode"));
+  } else {
+    INGOT_CHECK(!max_cache_len, ValueError,
+                "[ingot export] --max-cache-len applies to --task generation");
+    artifact = exporter->export_(*model, *config);
+  }
+  artifact->save(output);
+  const ExportedProgram& ep = artifact->program;
+  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
+              model->architecture().c_str(), artifact->format().c_str(), task.c_str(),
               ep.graph->nodes().size(), ep.graph->inputs.size(), output.c_str());
+  for (const std::string& note : artifact->notes) std::printf("  %s\n", note.c_str());
   return 0;
 }
 

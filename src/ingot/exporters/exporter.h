@@ -1,0 +1,159 @@
+// The exporter interface (transformers.exporters' HfExporter, natively): one interface,
+// several backends. An exporter is a pipeline of named stages (docs/exporters.md): the
+// tracing stages every backend shares (skip table, patches, dynamic shapes, trace,
+// program fixes, node fixes), then the backend's own lowering.
+//
+//   NativeExporter exporter;                      // or OnnxExporter
+//   NativeExportConfig config;  config.dynamic = true;
+//   auto artifact = exporter.export_(*model, inputs, config);
+//   artifact->save("model.ingot");
+//
+//   auto config = AutoExportConfig::from_json(R"({"export_format": "onnx", "dynamic": true})");
+//   auto exporter = AutoExporter::from_config(*config);   // an OnnxExporter
+//
+// Any program can also be exported from a callable (seed-001 style) with export_fn, or
+// lowered after the fact with lower().
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ingot/export/export.h"
+#include "ingot/exporters/config.h"
+#include "ingot/exporters/patches.h"
+#include "ingot/models/model.h"
+
+namespace ingot::exporters {
+
+// What an exporter produces: the backend's artifact plus the ExportedProgram it was
+// lowered from, and notes (which patches and fixes took effect).
+class ExportArtifact {
+ public:
+  virtual ~ExportArtifact() = default;
+  virtual std::string format() const = 0;  // "native", "onnx"
+  // Writes the artifact (an .ingot archive, an .onnx file with its data file).
+  virtual void save(const std::string& path) const = 0;
+
+  ExportedProgram program;
+  std::vector<std::string> notes;
+};
+
+// The native artifact: the ExportedProgram itself, saved as an .ingot archive.
+class NativeArtifact final : public ExportArtifact {
+ public:
+  std::string format() const override { return "native"; }
+  void save(const std::string& path) const override;
+};
+
+// Options of export_for_generation.
+struct GenerationExportOptions {
+  int64_t max_cache_len = 256;  // the StaticCache's slots
+  int64_t batch = 1;            // the StaticCache's batch
+  // One decode graph with a symbolic number of new tokens (with dynamic shapes): it
+  // serves the prompt (prefill) and single-token steps. Otherwise the decode graph takes
+  // exactly one token.
+  bool multi_token_decode = true;
+};
+
+// Configs per generation component ("decode"); a single config serves every component.
+class ComponentConfigs {
+ public:
+  ComponentConfigs(const NativeExportConfig& config);  // NOLINT: one config for all
+  explicit ComponentConfigs(
+      std::map<std::string, std::shared_ptr<const NativeExportConfig>> per_component);
+  // The config of `component`; ValueError naming it and the given ones when absent.
+  const NativeExportConfig& at(const std::string& component) const;
+
+ private:
+  std::shared_ptr<const NativeExportConfig> all_;
+  std::map<std::string, std::shared_ptr<const NativeExportConfig>> per_component_;
+};
+
+class Exporter {
+ public:
+  virtual ~Exporter() = default;
+  // The backend name patches and fixes are registered under ("native", "onnx").
+  virtual std::string backend() const = 0;
+
+  // Traces model.forward on `inputs` (HF-named: input_ids, attention_mask, ...) through
+  // the tracing stages and lowers it. Outputs are named like transformers' (logits,
+  // last_hidden_state, ...).
+  std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model,
+                                          const models::ModelInputs& inputs,
+                                          const NativeExportConfig& config);
+  // The same on example inputs made from config.example_batch / example_seq.
+  std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model,
+                                          const NativeExportConfig& config);
+
+  // Generation components of a decoder: {"decode": the multi-token decode step over a
+  // StaticCache}, whose cache tensors are mutated user inputs (written in place). The
+  // graph's inputs are input_ids and the cache (key_cache.N, value_cache.N,
+  // cache_position); its output is logits. Encoders are in the skip table.
+  std::map<std::string, std::unique_ptr<ExportArtifact>> export_for_generation(
+      models::PretrainedModel& model, const ComponentConfigs& configs,
+      const GenerationExportOptions& options = {});
+
+  // Exports `fn(args...)` (lifting the state of `module`, which may be null) through the
+  // same stages: any program of seed 001.
+  template <typename Fn, typename... Args>
+  std::unique_ptr<ExportArtifact> export_fn(nn::Module* module, Fn&& fn,
+                                            const std::tuple<Args...>& args,
+                                            const NativeExportConfig& config,
+                                            std::vector<std::string> input_names = {}) {
+    TraceFn trace = [&](const ExportOptions& options, PatchScope& patches) {
+      return ingot::export_(module, with_patches(patches, fn), args, options);
+    };
+    ExportOptions options = callable_options(config);
+    options.input_names = std::move(input_names);
+    return run_stages(module ? module->type_name() : "function", "export", module, trace, config,
+                      options);
+  }
+
+  // Lowers an already-traced program (e.g. loaded from an .ingot archive): the stages
+  // after the trace. Patches cannot apply (the trace is done).
+  std::unique_ptr<ExportArtifact> lower(ExportedProgram program, const NativeExportConfig& config);
+
+ protected:
+  using TraceFn = std::function<ExportedProgram(const ExportOptions&, PatchScope&)>;
+  // The tracing stages (1-6) followed by finish().
+  std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture,
+                                             const std::string& task, nn::Module* module,
+                                             const TraceFn& trace, const NativeExportConfig& config,
+                                             const ExportOptions& options);
+  // Stage 3 for callables: `dynamic` makes every dim Dim::auto_(); dynamic_shapes_json is
+  // a dict by argument name.
+  static ExportOptions callable_options(const NativeExportConfig& config);
+  // The backend's stages after the shared ones: lowering and validation.
+  virtual std::unique_ptr<ExportArtifact> finish(ExportedProgram program,
+                                                 std::vector<std::string> notes,
+                                                 const NativeExportConfig& config) = 0;
+  // The shared post-trace stages: program fixes and node fixes (and dead code removal).
+  std::vector<std::string> fix_program(ExportedProgram& program);
+};
+
+// Native backend: the ExportedProgram itself.
+class NativeExporter final : public Exporter {
+ public:
+  std::string backend() const override { return "native"; }
+
+ protected:
+  std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,
+                                         const NativeExportConfig& config) override;
+};
+
+// Picks the exporter for a config's export_format.
+class AutoExporter {
+ public:
+  static std::unique_ptr<Exporter> from_config(const NativeExportConfig& config);
+  static std::unique_ptr<Exporter> from_format(const std::string& format);
+};
+
+// Registers an exporter class for a format (the ONNX exporter registers "onnx").
+using ExporterFactory = std::function<std::unique_ptr<Exporter>()>;
+void register_exporter(const std::string& format, ExporterFactory factory);
+std::vector<std::string> registered_formats();
+
+}  // namespace ingot::exporters

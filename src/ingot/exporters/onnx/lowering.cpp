@@ -1,0 +1,600 @@
+#include "ingot/exporters/onnx/lowering.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+#include "ingot/exporters/onnx/tensor_data.h"
+#include "ingot/ops/functional.h"
+
+namespace ingot::exporters::onnx {
+
+// --- the translation table -------------------------------------------------------------
+
+namespace {
+
+struct TableEntry {
+  Translation fn;
+  std::string where;
+};
+
+std::map<std::string, TableEntry, std::less<>>& table() {
+  static std::map<std::string, TableEntry, std::less<>> t;
+  return t;
+}
+
+}  // namespace
+
+void register_translation(const std::string& op, Translation fn, std::source_location where) {
+  const std::string at = fmt::format(
+      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
+  auto [it, inserted] = table().emplace(op, TableEntry{std::move(fn), at});
+  INGOT_CHECK(inserted, InternalError, "[onnx] op '{}' has two translations ({} and {})", op,
+              it->second.where, at);
+}
+
+const Translation* find_translation(std::string_view op) {
+  auto it = table().find(op);
+  return it == table().end() ? nullptr : &it->second.fn;
+}
+
+std::vector<std::string> translated_ops() {
+  std::vector<std::string> out;
+  for (const auto& [name, e] : table()) out.push_back(name);
+  return out;
+}
+
+DataType onnx_type(DType t) {
+  return to_data_type(t);
+}
+
+// --- names -----------------------------------------------------------------------------
+
+namespace {
+
+std::string dim_str(const sym::Expr& e) {
+  return e.str();
+}
+
+// Output names from the out tree: "logits" stays, "" / "[0]" become output / output_0.
+std::vector<std::string> user_output_names(const ExportedProgram& p) {
+  std::vector<std::string> paths = p.out_spec.leaf_paths("");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::string s = paths[i];
+    if (s.empty() || s[0] == '[') s = paths.size() == 1 ? "output" : fmt::format("output_{}", i);
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> onnx_output_names(const ExportedProgram& p) {
+  std::vector<std::string> user = user_output_names(p);
+  std::vector<std::string> out;
+  size_t next_user = 0;
+  for (const OutputSpec& o : p.signature.outputs) {
+    if (o.kind == OutputKind::UserOutput) {
+      out.push_back(next_user < user.size() ? user[next_user]
+                                            : fmt::format("output_{}", next_user));
+      ++next_user;
+    } else {
+      out.push_back("output." + o.target);
+    }
+  }
+  return out;
+}
+
+Dims TranslationContext::dims(const ir::ValueInfo& v) {
+  std::vector<Dim> d;
+  for (const sym::Expr& e : v.sizes) {
+    if (e.is_integer())
+      d.emplace_back(e.value());
+    else
+      d.emplace_back(dim_str(e));
+  }
+  return d;
+}
+
+// --- Lowering --------------------------------------------------------------------------
+
+Lowering::Lowering(const ExportedProgram& program, const LoweringOptions& options)
+    : program_(program), options_(options) {}
+
+std::string Lowering::value_hint(const std::string& ingot_name) const {
+  std::string h = ingot_name.empty() ? "v" : ingot_name;
+  if (reserved_.contains(h)) h += "_value";
+  return h;
+}
+
+void Lowering::add_sources(Scope& s, const std::string& value, const ir::ValueInfo& info) {
+  for (size_t d = 0; d < info.sizes.size(); ++d) {
+    const sym::Expr& e = info.sizes[d];
+    if (e.is_symbol() && !s.sources.contains(e.name()))
+      s.sources.emplace(e.name(), std::pair{value, int64_t(d)});
+  }
+}
+
+std::string Lowering::materialise_symbol(const sym::Expr& symbol) {
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    if (auto it = s->exprs.find(symbol); it != s->exprs.end()) return it->second;
+  }
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    auto it = s->sources.find(symbol.name());
+    if (it == s->sources.end()) continue;
+    const auto& [value, d] = it->second;
+    // Emitted where the source lives, so every nested graph can reuse it.
+    std::string v =
+        s->builder->add_op("Shape", {value}, {attr("start", d), attr("end", d + 1)}, symbol.name());
+    s->exprs.emplace(symbol, v);
+    return v;
+  }
+  INGOT_THROW(
+      InternalError,
+      "[onnx] symbol '{}' is used before any input or value carries it (no Shape to read it from)",
+      symbol.name());
+}
+
+std::string Lowering::emit_int(const sym::Expr& e) {
+  GraphBuilder& b = *scope_->builder;
+  auto binary = [&](const char* op, const std::string& x, const std::string& y) {
+    return b.add_op(op, {x, y});
+  };
+  switch (e.kind()) {
+    case sym::Kind::Integer:
+      return b.constant_ints({e.value()});
+    case sym::Kind::Symbol:
+      return materialise_symbol(e);
+    case sym::Kind::Add: {
+      const sym::Linear lin = sym::to_linear(e);
+      std::string acc;
+      for (const auto& [monomial, coeff] : lin.terms) {
+        std::string term = sym1(monomial);
+        if (coeff != 1) term = binary("Mul", term, b.constant_ints({coeff}));
+        acc = acc.empty() ? term : binary("Add", acc, term);
+      }
+      if (lin.constant != 0) acc = binary("Add", acc, b.constant_ints({lin.constant}));
+      return acc;
+    }
+    case sym::Kind::Mul: {
+      std::string acc;
+      for (const sym::Expr& f : e->args) acc = acc.empty() ? sym1(f) : binary("Mul", acc, sym1(f));
+      return acc;
+    }
+    // Sizes are non-negative, so Div's truncation is Python's floor division here.
+    case sym::Kind::FloorDiv:
+      return binary("Div", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::Mod:
+      return b.add_op("Mod", {sym1(e->args[0]), sym1(e->args[1])}, {attr("fmod", int64_t(0))});
+    case sym::Kind::Min:
+      return binary("Min", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::Max:
+      return binary("Max", sym1(e->args[0]), sym1(e->args[1]));
+    default:
+      // A boolean used as an integer: 0 / 1.
+      return b.add_op("Cast", {sym_bool1(e)}, {attr("to", int64_t(DataType::Int64))});
+  }
+}
+
+std::string Lowering::sym1(const sym::Expr& e) {
+  if (e.is_symbol()) return materialise_symbol(e);
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    if (auto it = s->exprs.find(e); it != s->exprs.end()) return it->second;
+  }
+  std::string v = e.is_bool() ? sym_bool1(e) : emit_int(e);
+  scope_->exprs.emplace(e, v);
+  return v;
+}
+
+std::string Lowering::sym_bool1(const sym::Expr& e) {
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    if (auto it = s->exprs.find(e); it != s->exprs.end()) return it->second;
+  }
+  GraphBuilder& b = *scope_->builder;
+  std::string v;
+  switch (e.kind()) {
+    case sym::Kind::Boolean:
+      v = b.add_constant(make_tensor("", full({1}, Scalar(e.value() != 0), DType::Bool)), "flag");
+      break;
+    case sym::Kind::Eq:
+      v = b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])});
+      break;
+    case sym::Kind::Ne:
+      v = b.add_op("Not", {b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])})});
+      break;
+    case sym::Kind::Lt:
+      v = b.add_op("Less", {sym1(e->args[0]), sym1(e->args[1])});
+      break;
+    case sym::Kind::Le:
+      v = b.add_op("LessOrEqual", {sym1(e->args[0]), sym1(e->args[1])});
+      break;
+    case sym::Kind::And:
+    case sym::Kind::Or: {
+      for (const sym::Expr& a : e->args) {
+        std::string x = sym_bool1(a);
+        v = v.empty() ? x : b.add_op(e.kind() == sym::Kind::And ? "And" : "Or", {v, x});
+      }
+      break;
+    }
+    case sym::Kind::Not:
+      v = b.add_op("Not", {sym_bool1(e->args[0])});
+      break;
+    default:
+      // An integer used as a condition: != 0.
+      v = b.add_op("Not", {b.add_op("Equal", {sym1(e), b.constant_ints({0})})});
+  }
+  scope_->exprs.emplace(e, v);
+  return v;
+}
+
+std::vector<std::string> Lowering::lower_graph(GraphBuilder& b, const ir::Graph& g,
+                                               const std::vector<std::string>& inputs) {
+  INGOT_CHECK(inputs.size() == g.inputs.size(), InternalError,
+              "[onnx] subgraph takes {} inputs, given {}", g.inputs.size(), inputs.size());
+  Scope s;
+  s.builder = &b;
+  s.parent = scope_;
+  s.graph = &g;
+  s.values.resize(g.num_values());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    s.values[size_t(g.inputs[i])] = inputs[i];
+    typed_.insert(inputs[i]);
+    add_sources(s, inputs[i], g.value(g.inputs[i]));
+  }
+  Scope* saved = scope_;
+  scope_ = &s;
+  try {
+    lower_nodes(g);
+  } catch (...) {
+    scope_ = saved;
+    throw;
+  }
+  scope_ = saved;
+  std::vector<std::string> out;
+  for (ir::ValueId v : g.outputs) {
+    INGOT_CHECK(s.values[size_t(v)].has_value(), InternalError,
+                "[onnx] subgraph output '{}' was never produced", g.value(v).name);
+    out.push_back(*s.values[size_t(v)]);
+  }
+  return out;
+}
+
+void Lowering::lower_nodes(const ir::Graph& g) {
+  for (const ir::Node& n : g.nodes()) {
+    const Translation* t = find_translation(n.target);
+    if (t == nullptr) {
+      INGOT_THROW(
+          NotSupportedError,
+          "[onnx] op '{}' has no ONNX translation (called at {}). Register one next to the others "
+          "in "
+          "src/ingot/exporters/onnx/ with INGOT_ONNX_TRANSLATION(id, \"{}\", fn), or replace the "
+          "op at "
+          "trace time for the onnx backend with INGOT_REGISTER_OP_PATCH (docs/exporters.md)",
+          n.target, n.source.str(), n.target);
+    }
+    TranslationContext cx(*this, g, n);
+    (*t)(cx);
+    for (ir::ValueId o : n.outputs) {
+      const ir::ValueInfo& info = g.value(o);
+      if (!info.is_tensor()) continue;
+      INGOT_CHECK(scope_->values[size_t(o)].has_value(), InternalError,
+                  "[onnx] the translation of '{}' did not set output '{}'", n.target, info.name);
+      const std::string& value = *scope_->values[size_t(o)];
+      add_sources(*scope_, value, info);
+      // Types of intermediates for readers and for the optimiser (symbolic sizes other
+      // than a bare symbol stay unknown).
+      if (typed_.insert(value).second) {
+        std::vector<Dim> d;
+        for (const sym::Expr& e : info.sizes) {
+          if (e.is_integer())
+            d.emplace_back(e.value());
+          else if (e.is_symbol())
+            d.emplace_back(e.name());
+          else
+            d.emplace_back();
+        }
+        scope_->builder->set_value_info(value, onnx_type(info.dtype), d);
+      }
+    }
+  }
+}
+
+LoweredModel Lowering::run() {
+  const ir::Graph& graph = *program_.graph;
+  const GraphSignature& sig = program_.signature;
+  INGOT_CHECK(
+      sig.inputs.size() == graph.inputs.size() && sig.outputs.size() == graph.outputs.size(),
+      InternalError, "[onnx] the program's signature does not match its graph");
+  LoweredModel result;
+  std::set<std::string> mutated;
+  for (const OutputSpec& o : sig.outputs) {
+    if (o.kind != OutputKind::UserOutput) mutated.insert(o.target);
+  }
+  const std::vector<std::string> out_names = onnx_output_names(program_);
+  for (const std::string& n : out_names) reserved_.insert(n);
+  for (const InputSpec& in : sig.inputs)
+    reserved_.insert(mutated.contains(in.target) ? "input." + in.target : in.target);
+
+  ModelBuilder mb(options_.graph_name, options_.opset);
+  GraphBuilder& g = mb.graph();
+  Scope root;
+  root.builder = &g;
+  root.graph = &graph;
+  root.values.resize(graph.num_values());
+  std::vector<std::pair<std::string, Tensor>> buffer_defaults;
+  for (size_t i = 0; i < sig.inputs.size(); ++i) {
+    const InputSpec& in = sig.inputs[i];
+    const ir::ValueInfo& info = graph.value(graph.inputs[i]);
+    std::string name;
+    const bool is_mutated = mutated.contains(in.target);
+    if (in.kind == InputKind::UserInput || is_mutated) {
+      name = g.add_input(is_mutated ? "input." + in.target : in.target, onnx_type(info.dtype),
+                         TranslationContext::dims(info));
+      result.input_names.push_back(name);
+      if (in.kind != InputKind::UserInput)
+        buffer_defaults.emplace_back(name, program_.state.at(in.target));
+    } else {
+      const Tensor& t = in.kind == InputKind::ConstantTensor ? program_.constants.at(in.target)
+                                                             : program_.state.at(in.target);
+      name = g.add_initializer(make_tensor(in.target, t));
+    }
+    root.values[size_t(graph.inputs[i])] = name;
+    typed_.insert(name);
+    add_sources(root, name, info);
+  }
+  scope_ = &root;
+  lower_nodes(graph);
+  for (size_t j = 0; j < sig.outputs.size(); ++j) {
+    const ir::ValueInfo& info = graph.value(graph.outputs[j]);
+    const std::string& value = *root.values[size_t(graph.outputs[j])];
+    result.output_names.push_back(
+        g.add_output(value, onnx_type(info.dtype), TranslationContext::dims(info), out_names[j]));
+    if (sig.outputs[j].kind != OutputKind::UserOutput) {
+      result.inplace_pairs.emplace_back("input." + sig.outputs[j].target, out_names[j]);
+    }
+  }
+  scope_ = nullptr;
+  result.model = mb.build();
+  // Mutated buffers: the input's default value is the buffer (an initializer of the
+  // input's name), so callers that do not feed it get the exported state.
+  for (auto& [name, t] : buffer_defaults)
+    result.model.graph.initializer.push_back(make_tensor(name, t));
+  return result;
+}
+
+LoweredModel lower_program(const ExportedProgram& program, const LoweringOptions& options) {
+  Lowering l(program, options);
+  return l.run();
+}
+
+// --- TranslationContext ----------------------------------------------------------------
+
+GraphBuilder& TranslationContext::g() {
+  return *l_.scope().builder;
+}
+int64_t TranslationContext::opset() const {
+  return l_.opset();
+}
+
+bool TranslationContext::is_none(size_t i) const {
+  return i >= node_.args.size() || std::holds_alternative<std::monostate>(node_.args[i]);
+}
+
+std::string TranslationContext::in(size_t i) const {
+  const auto* t = i < node_.args.size() ? std::get_if<ir::TensorRef>(&node_.args[i]) : nullptr;
+  INGOT_CHECK(t != nullptr, InternalError, "[onnx] {}: argument {} is not a tensor", node_.target,
+              i);
+  const auto& v = l_.scope().values.at(size_t(t->id));
+  INGOT_CHECK(v.has_value(), InternalError, "[onnx] {}: argument {} ('{}') has no ONNX value",
+              node_.target, i, graph_.value(t->id).name);
+  return *v;
+}
+
+const ir::ValueInfo& TranslationContext::in_info(size_t i) const {
+  return graph_.value(std::get<ir::TensorRef>(node_.args.at(i)).id);
+}
+
+std::vector<std::optional<std::string>> TranslationContext::in_list(size_t i) const {
+  std::vector<std::optional<std::string>> out;
+  for (const auto& e : std::get<ir::OptionalValueList>(node_.args.at(i))) {
+    out.push_back(e ? l_.scope().values.at(size_t(*e)) : std::nullopt);
+  }
+  return out;
+}
+
+std::vector<const ir::ValueInfo*> TranslationContext::in_list_info(size_t i) const {
+  std::vector<const ir::ValueInfo*> out;
+  for (const auto& e : std::get<ir::OptionalValueList>(node_.args.at(i))) {
+    out.push_back(e ? &graph_.value(*e) : nullptr);
+  }
+  return out;
+}
+
+sym::Expr TranslationContext::expr(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* e = std::get_if<sym::Expr>(&a)) return *e;
+  if (const auto* s = std::get_if<Scalar>(&a)) return sym::integer(s->to_int());
+  if (const auto* b = std::get_if<bool>(&a)) return sym::integer(*b);
+  INGOT_THROW(InternalError, "[onnx] {}: argument {} is not an integer", node_.target, i);
+}
+
+std::optional<sym::Expr> TranslationContext::opt_expr(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return expr(i);
+}
+
+int64_t TranslationContext::int_(size_t i) const {
+  sym::Expr e = expr(i);
+  if (!e.is_integer())
+    unsupported(fmt::format("a symbolic value ({}) for argument {}", e.str(), i));
+  return e.value();
+}
+
+std::vector<sym::Expr> TranslationContext::exprs(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* l = std::get_if<std::vector<sym::Expr>>(&a)) return *l;
+  return {expr(i)};
+}
+
+std::vector<int64_t> TranslationContext::ints(size_t i) const {
+  std::vector<int64_t> out;
+  for (const sym::Expr& e : exprs(i)) {
+    if (!e.is_integer())
+      unsupported(fmt::format("a symbolic value ({}) in argument {}", e.str(), i));
+    out.push_back(e.value());
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> TranslationContext::opt_ints(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return ints(i);
+}
+
+double TranslationContext::f64(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* d = std::get_if<double>(&a)) return *d;
+  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_double();
+  if (const auto* e = std::get_if<sym::Expr>(&a); e && e->is_integer()) return double(e->value());
+  INGOT_THROW(InternalError, "[onnx] {}: argument {} is not a float", node_.target, i);
+}
+
+std::optional<double> TranslationContext::opt_f64(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return f64(i);
+}
+
+bool TranslationContext::boolean(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* b = std::get_if<bool>(&a)) return *b;
+  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_bool();
+  INGOT_THROW(InternalError, "[onnx] {}: argument {} is not a bool", node_.target, i);
+}
+
+std::optional<bool> TranslationContext::opt_bool(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return boolean(i);
+}
+
+std::optional<DType> TranslationContext::opt_dtype(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return std::get<DType>(node_.args.at(i));
+}
+
+std::optional<std::string> TranslationContext::opt_str(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return std::get<std::string>(node_.args.at(i));
+}
+
+std::optional<double> TranslationContext::scalar_value(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_double();
+  if (const auto* d = std::get_if<double>(&a)) return *d;
+  if (const auto* b = std::get_if<bool>(&a)) return double(*b);
+  if (const auto* e = std::get_if<sym::Expr>(&a); e && e->is_integer()) return double(e->value());
+  return std::nullopt;
+}
+
+std::string TranslationContext::scalar(size_t i, DType dtype) {
+  if (auto v = scalar_value(i)) return scalar_const(*v, dtype);
+  const sym::Expr e = expr(i);  // a symbolic size
+  return cast(sym0(e), DType::I64, dtype);
+}
+
+const ir::ValueInfo& TranslationContext::out_info(size_t i) const {
+  return graph_.value(node_.outputs.at(i));
+}
+
+void TranslationContext::set_output(size_t i, const std::string& onnx_value) {
+  l_.scope().values.at(size_t(node_.outputs.at(i))) = onnx_value;
+}
+
+std::string TranslationContext::hint(size_t i) const {
+  return l_.value_hint(out_info(i).name);
+}
+
+std::string TranslationContext::op(std::string_view type, const std::vector<std::string>& inputs,
+                                   std::vector<AttributeProto> attrs, std::string_view h) {
+  return ops(type, inputs, 1, std::move(attrs), h)[0];
+}
+
+std::vector<std::string> TranslationContext::ops(std::string_view type,
+                                                 const std::vector<std::string>& inputs,
+                                                 size_t num_outputs,
+                                                 std::vector<AttributeProto> attrs,
+                                                 std::string_view h) {
+  NodeOptions o;
+  if (node_.source.known()) o.doc_string = node_.source.str();
+  std::vector<std::string> hints(num_outputs, std::string(h.empty() ? hint() : std::string(h)));
+  return g().add_node(type, inputs, hints, std::move(attrs), o);
+}
+
+std::string TranslationContext::constant(const Tensor& t, std::string_view h) {
+  return g().add_constant(make_tensor("", contiguous(t)), h);
+}
+
+std::string TranslationContext::scalar_const(double value, DType dtype) {
+  return constant(full({}, Scalar(value), dtype), "const");
+}
+
+std::string TranslationContext::ints_const(const std::vector<int64_t>& values) {
+  return g().constant_ints(values);
+}
+
+std::string TranslationContext::cast(const std::string& value, DType from, DType to) {
+  if (from == to) return value;
+  return op("Cast", {value}, {attr("to", int64_t(onnx_type(to)))}, "cast");
+}
+
+std::string TranslationContext::shape_of(const std::string& value) {
+  return op("Shape", {value}, {}, "shape");
+}
+
+std::string TranslationContext::sym1(const sym::Expr& e) {
+  return l_.sym1(e);
+}
+
+std::string TranslationContext::sym0(const sym::Expr& e) {
+  if (e.is_integer()) return constant(Tensor::scalar(e.value()), "const");
+  return op("Squeeze", {l_.sym1(e), ints_const({0})}, {}, "size");
+}
+
+std::string TranslationContext::shape_tensor(const std::vector<sym::Expr>& sizes) {
+  bool all_static = true;
+  for (const sym::Expr& e : sizes) all_static = all_static && e.is_integer();
+  if (all_static || sizes.empty()) {
+    std::vector<int64_t> v;
+    for (const sym::Expr& e : sizes) v.push_back(e.value());
+    return ints_const(v);
+  }
+  std::vector<std::string> parts;
+  for (const sym::Expr& e : sizes) parts.push_back(l_.sym1(e));
+  if (parts.size() == 1) return parts[0];
+  return op("Concat", parts, {attr("axis", int64_t(0))}, "sizes");
+}
+
+std::string TranslationContext::sym_bool1(const sym::Expr& e) {
+  return l_.sym_bool1(e);
+}
+
+void TranslationContext::bind_symbol(const std::string& name, const std::string& value1d) {
+  l_.scope().exprs[sym::symbol(name)] = value1d;
+}
+
+std::vector<std::string> TranslationContext::lower_graph(GraphBuilder& b, const ir::Graph& sub,
+                                                         const std::vector<std::string>& inputs) {
+  return l_.lower_graph(b, sub, inputs);
+}
+
+void TranslationContext::unsupported(const std::string& what) const {
+  INGOT_THROW(NotSupportedError,
+              "[onnx] '{}' (called at {}) cannot be translated to ONNX: {}. Register a better "
+              "translation with "
+              "INGOT_ONNX_TRANSLATION or an onnx op patch (docs/exporters.md)",
+              node_.target, node_.source.str(), what);
+}
+
+}  // namespace ingot::exporters::onnx
