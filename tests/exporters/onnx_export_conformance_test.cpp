@@ -210,6 +210,23 @@ TEST(OnnxSeedPrograms, CondBecomesIf) {
   EXPECT_TRUE(has_if);
 }
 
+// A predicate on a size (shape-dependent control flow kept as cond): computed in the
+// graph from the input's dims.
+TEST(OnnxSeedPrograms, CondOnASymbolicSize) {
+  SKIP_WITHOUT_VENV();
+  auto fn = [](const Tensor& x) {
+    return cond(
+        x.sym_size(0) > SymInt(4),
+        [](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; },
+        [](const TensorList& in) { return TensorList{mul(in[0], Scalar(3))}; }, {x})[0];
+  };
+  OnnxConfig c;
+  c.dynamic_shapes_json = R"({"x": {"0": {"name": "n", "min": 1, "max": 16}}})";
+  auto a = check_program("cond_size", nullptr, fn, std::tuple{rand_tensor({3, 2}, 1)}, c, {"x"},
+                         {{{"x", rand_tensor({3, 2}, 2)}}, {{"x", rand_tensor({9, 2}, 3)}}});
+  EXPECT_TRUE(testing::contains(a->program.print(), "cond(")) << a->program.print();
+}
+
 TEST(OnnxSeedPrograms, MapAndWhileLoopBecomeLoops) {
   SKIP_WITHOUT_VENV();
   auto fn = [](const Tensor& xs, const Tensor& y) {
