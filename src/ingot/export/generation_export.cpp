@@ -116,10 +116,13 @@ std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedM
                                                              const GenerationExportOptions& o) {
   INGOT_CHECK(o.max_cache_len >= 8, ValueError,
               "[export_for_generation] max_cache_len must be at least 8, got {}", o.max_cache_len);
-  // A short example prompt (ids 1..4); its length is a real size, never the specialised
-  // 0 or 1.
-  Tensor prompt = Tensor::from_vector<int64_t>({1, 2, 3, 4}, {1, 4});
-  return export_captured(model, decompose_for_generation(model, prompt, o), o);
+  return export_captured(model, decompose_for_generation(model, example_generation_prompt(o.batch), o), o);
+}
+
+Tensor example_generation_prompt(int64_t batch) {
+  std::vector<int64_t> ids;
+  for (int64_t b = 0; b < batch; ++b) ids.insert(ids.end(), {1, 2, 3, 4});
+  return Tensor::from_vector(ids, {batch, 4});
 }
 
 void save_generation_components(const std::map<std::string, ExportedProgram>& components,

@@ -36,7 +36,7 @@ struct CapturedCall {
 };
 
 // decompose_for_generation: runs generate() for `new_tokens` (2-3) tokens of `prompt_ids`
-// ([1, n]) with a StaticCache of max_cache_len slots and a hook around forward that
+// ([batch, n]) with a StaticCache of max_cache_len slots and a hook around forward that
 // records each call: {"prefill": the prompt call, "decode": the first single-token call}.
 // Callers may inspect or change the captured arguments before export_captured().
 std::map<std::string, CapturedCall> decompose_for_generation(models::PretrainedModel& model,
@@ -53,7 +53,12 @@ std::map<std::string, ExportedProgram> export_captured(models::PretrainedModel& 
                                                        const std::map<std::string, CapturedCall>& calls,
                                                        const GenerationExportOptions& options);
 
-// decompose_for_generation on a short example prompt, then export_captured.
+// A short example prompt, ids 1..4 in each of `batch` rows: [batch, 4] (a real length,
+// never the specialised 0 or 1).
+Tensor example_generation_prompt(int64_t batch);
+
+// decompose_for_generation on example_generation_prompt(options.batch), then
+// export_captured.
 std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedModel& model,
                                                              const GenerationExportOptions& options = {});
 

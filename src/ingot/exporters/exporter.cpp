@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ingot/export/generation_export.h"
 #include "ingot/export/passes.h"
 #include "ingot/export/pretrained.h"
 #include "ingot/export/serialize.h"
@@ -135,12 +136,19 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_gene
   INGOT_CHECK(spec.has_value(), NotSupportedError,
               "[export_for_generation] {} has no KV cache: there is no decode step to export",
               model.architecture());
-  INGOT_CHECK(g.max_cache_len >= 2 && g.batch >= 1, ValueError,
-              "[export_for_generation] max_cache_len must be >= 2 and batch >= 1 (got {} and {})",
+  INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
+              "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
               g.max_cache_len, g.batch);
   const bool symbolic_tokens =
       g.multi_token_decode && (config.dynamic || !config.dynamic_shapes_json.empty());
-  const int64_t example_tokens = g.multi_token_decode ? 2 : 1;
+  // The example arguments are the real ones: generate() runs a few tokens with a hook
+  // around forward (decompose_for_generation); the prompt call is the example of the
+  // multi-token graph, the first single-token call that of the one-token graph.
+  ingot::GenerationExportOptions capture;
+  capture.max_cache_len = g.max_cache_len;
+  capture.batch = g.batch;
+  const CapturedCall call =
+      decompose_for_generation(model, example_generation_prompt(g.batch), capture).at(g.multi_token_decode ? "prefill" : "decode");
   ExportOptions o;
   o.input_names = {"input_ids",
                    ""};  // cache tensors are named key_cache.N, value_cache.N, cache_position
@@ -157,9 +165,8 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_gene
       in.cache = &cache;
       return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
     };
-    nn::StaticCache example_cache(*spec, g.batch, g.max_cache_len);
-    Tensor ids = zeros({g.batch, example_tokens}, DType::I64);
-    return ingot::export_(&model, with_patches(patches, step), std::tuple{ids, example_cache},
+    nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(call.cache);
+    return ingot::export_(&model, with_patches(patches, step), std::tuple{call.input_ids, example_cache},
                           opts);
   };
   std::map<std::string, std::unique_ptr<ExportArtifact>> out;
