@@ -10,6 +10,7 @@
 #include "ingot/nn/module.h"
 #include "ingot/ops/functional.h"
 #include "export_test_util.h"
+#include "seed_programs.h"
 
 namespace ingot {
 namespace {
@@ -19,13 +20,7 @@ using testing::rand_tensor;
 void expect_equal(const Tensor& a, const Tensor& b) { testing::expect_near_tensors(a, b); }
 
 // z = y + 7 with static y = 3 is folded: the graph adds the constant 10.
-struct AddStatic : nn::Module {
-  AddStatic() : Module("AddStatic") {}
-  Tensor forward(const Tensor& x, int y) {
-    int z = y + 7;
-    return add(x, Scalar(z));
-  }
-};
+using testing::AddStatic;
 
 TEST(SeedExamples, StaticValuesAreFoldedIntoTheGraph) {
   AddStatic m;
@@ -120,14 +115,6 @@ TEST(SeedExamples, CondTracesBothBranches) {
   expect_equal(mod(neg).at(0), cos(neg));
 }
 
-}  // namespace
-}  // namespace ingot
-
-namespace ingot {
-namespace {
-
-using testing::contains;
-using testing::rand_tensor;
 
 // nonzero's size is data-dependent: branching on it needs check().
 struct NonzeroBranch : nn::Module {
@@ -221,48 +208,22 @@ TEST(SeedExamples, CustomNonzeroWithNewDynamicSize) {
   testing::expect_near_tensors(ep.module()(y).at(0), nonzero(y));
 }
 
-}  // namespace
-}  // namespace ingot
-
-// A user type registered as a pytree node (pytree.register_dataclass).
-struct Input {
-  ingot::Tensor f;
-  ingot::Tensor p;
-};
-INGOT_PYTREE_DATACLASS(Input, f, p)
-
-namespace ingot {
-namespace {
-
-using testing::contains;
-using testing::rand_tensor;
 
 TEST(SeedExamples, UserTypeAsPytreeInput) {
-  Input in{rand_tensor({10, 4}, 1), rand_tensor({10, 4}, 2)};
-  auto fn = [](const Input& x) { return add(x.f, Scalar(1)); };
+  testing::SeedInput in{rand_tensor({10, 4}, 1), rand_tensor({10, 4}, 2)};
+  auto fn = [](const testing::SeedInput& x) { return add(x.f, Scalar(1)); };
   ExportOptions o;
   o.input_names = {"x"};
   ExportedProgram ep = export_(nullptr, fn, std::tuple{in}, o);
   const std::string p = ep.print();
   EXPECT_TRUE(contains(p, "def forward(x_f: f32[10, 4], x_p: f32[10, 4])")) << p;
   EXPECT_TRUE(contains(p, "add.Scalar(x_f, 1, 1)")) << p;
-  Input other{rand_tensor({10, 4}, 3), rand_tensor({10, 4}, 4)};
+  testing::SeedInput other{rand_tensor({10, 4}, 3), rand_tensor({10, 4}, 4)};
   testing::expect_near_tensors(ep.module()(other).at(0), add(other.f, Scalar(1)));
 }
 
 // Buffers may be updated (functionalised into BUFFER_MUTATION); parameters may not.
-struct Counter : nn::Module {
-  Tensor* count;
-  Tensor* weight;
-  Counter() : Module("Counter") {
-    count = register_buffer("count", zeros({3}));
-    weight = register_parameter("weight", ones({3}));
-  }
-  Tensor forward(const Tensor& x) {
-    add_(*count, Scalar(1));
-    return add(mul(x, *weight), *count);
-  }
-};
+using testing::Counter;
 
 TEST(SeedExamples, BufferUpdateIsAMutationOutputSeenByTheNextCall) {
   Counter m;

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "../export/export_test_util.h"
+#include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/control_flow.h"
 #include "ingot/export/pretrained.h"
@@ -165,10 +166,7 @@ std::unique_ptr<ExportArtifact> check_program(
   return artifact;
 }
 
-struct AddStatic : nn::Module {
-  AddStatic() : Module("AddStatic") {}
-  Tensor forward(const Tensor& x, int y) { return add(x, Scalar(y + 7)); }
-};
+using testing::AddStatic;
 
 TEST(OnnxSeedPrograms, StaticValueFolded) {
   SKIP_WITHOUT_VENV();
@@ -275,18 +273,7 @@ TEST(OnnxSeedPrograms, DataDependentSizesFromNonzeroAndItem) {
                  {{"x", rand_tensor({5, 2}, 4)}, {"k", Tensor::scalar(int64_t(5))}}});
 }
 
-struct Input {
-  Tensor f;
-  Tensor p;
-};
-
-}  // namespace
-}  // namespace ingot::exporters
-
-INGOT_PYTREE_DATACLASS(ingot::exporters::Input, f, p)
-
-namespace ingot::exporters {
-namespace {
+using Input = testing::SeedInput;
 
 TEST(OnnxSeedPrograms, PytreeInputLeavesAreNamedByPath) {
   SKIP_WITHOUT_VENV();
@@ -297,18 +284,7 @@ TEST(OnnxSeedPrograms, PytreeInputLeavesAreNamedByPath) {
   EXPECT_EQ(onnx_of(*a).input_names, (std::vector<std::string>{"x.f", "x.p"}));
 }
 
-struct Counter : nn::Module {
-  Tensor* count;
-  Tensor* weight;
-  Counter() : Module("Counter") {
-    count = register_buffer("count", zeros({3}));
-    weight = register_parameter("weight", ones({3}));
-  }
-  Tensor forward(const Tensor& x) {
-    add_(*count, Scalar(1));
-    return add(mul(x, *weight), *count);
-  }
-};
+using testing::Counter;
 
 TEST(OnnxSeedPrograms, BufferMutationIsAnInputOutputPairWithTheBufferAsDefault) {
   SKIP_WITHOUT_VENV();

@@ -29,6 +29,7 @@ TEST(Runtime, BufferWriteRunsInPlaceWithoutAllocationsInSteadyState) {
   Tensor pos = Tensor::from_vector<int64_t>({0}, {1});
   ExportedProgram ep = export_(m, std::tuple{x, pos});
   auto mod = ep.module();
+  EXPECT_EQ(mod.num_inplace_writes(), 1u);  // index_copy runs as index_copy_ on the buffer
   const void* cache_data = mod.buffer("cache").raw_data();
   // Reference: the same writes applied eagerly to a copy of the buffer.
   Tensor expected_cache = zeros({2, 8, 4});
