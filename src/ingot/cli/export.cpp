@@ -4,13 +4,15 @@
 // Face model folder through an exporter (exporters/exporter.h) and saves the artifact: an
 // .ingot archive (native) or an .onnx model (onnx). --config reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
+// --task generation writes a generation directory OUT (exporters/generation_directory.h):
+// "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
 #include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "ingot/cli/commands.h"
-#include "ingot/export/generation_export.h"
+#include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 
 namespace ingot::cli {
@@ -125,30 +127,28 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!output.empty(), ValueError, "[ingot export] no output: give -o OUT\n{}", kUsage);
 
   auto model = models::from_pretrained(folder, load);
-  if (task == "generation" && config->export_format() == "native") {
-    // Native generation components: DIR with the decode (and prefill) archives, a
-    // manifest and the tokenizer files, what `ingot generate DIR` loads.
-    GenerationExportOptions g;
-    if (max_cache_len) g.max_cache_len = *max_cache_len;
-    g.multi_token_decode = multi_token_decode;
-    auto components = export_for_generation(*model, g);
-    save_generation_components(components, output, folder, model->architecture(), g);
-    std::printf("exported %s (%s) for generation: %zu component(s), max_cache_len %lld -> %s\n",
-                folder.c_str(), model->architecture().c_str(), components.size(),
-                (long long)g.max_cache_len, output.c_str());
-    return 0;
-  }
   auto exporter = exporters::AutoExporter::from_config(*config);
-  std::unique_ptr<exporters::ExportArtifact> artifact;
   if (task == "generation") {
+    // A generation directory: the components, a manifest and the tokenizer files (what
+    // `ingot generate DIR` loads for native components).
     exporters::GenerationExportOptions g;
     if (max_cache_len) g.max_cache_len = *max_cache_len;
-    artifact = std::move(exporter->export_for_generation(*model, *config, g).at("decode"));
-  } else {
-    INGOT_CHECK(!max_cache_len, ValueError,
-                "[ingot export] --max-cache-len applies to --task generation");
-    artifact = exporter->export_(*model, *config);
+    g.multi_token_decode = multi_token_decode;
+    auto components = exporter->export_for_generation(*model, *config, g);
+    exporters::save_generation_directory(components, output, folder, model->architecture(), g);
+    std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
+                model->architecture().c_str(), config->export_format().c_str(),
+                (long long)g.max_cache_len, output.c_str());
+    for (const auto& [name, artifact] : components) {
+      std::printf("  %s%s: %zu nodes\n", name.c_str(), artifact->file_extension().c_str(),
+                  artifact->program.graph->nodes().size());
+      for (const std::string& note : artifact->notes) std::printf("    %s\n", note.c_str());
+    }
+    return 0;
   }
+  INGOT_CHECK(!max_cache_len && !multi_token_decode, ValueError,
+              "[ingot export] --max-cache-len and --multi-token-decode apply to --task generation");
+  std::unique_ptr<exporters::ExportArtifact> artifact = exporter->export_(*model, *config);
   artifact->save(output);
   const ExportedProgram& ep = artifact->program;
   std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),

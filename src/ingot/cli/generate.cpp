@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "ingot/cli/commands.h"
-#include "ingot/export/generation_export.h"
+#include "ingot/exporters/generation_directory.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/runtime/generator.h"
 
@@ -49,20 +49,24 @@ int run_generate(int argc, char** argv) {
       source = arg;
     }
   }
-  INGOT_CHECK(!source.empty() && have_prompt, ValueError,
-              "usage: ingot generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N] [--max-cache-len N] "
-              "[--temperature T] [--top-k K] [--top-p P] [--seed S]");
+  INGOT_CHECK(
+      !source.empty() && have_prompt, ValueError,
+      "usage: ingot generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N] [--max-cache-len N] "
+      "[--temperature T] [--top-k K] [--top-p P] [--seed S]");
   namespace fs = std::filesystem;
   const bool exported = fs::exists(fs::path(source) / "manifest.json");
   models::Tokenizer tokenizer = models::Tokenizer::from_folder(source);
   std::vector<int64_t> ids = tokenizer.encode(prompt, true);
-  INGOT_CHECK(!ids.empty(), ValueError, "[ingot generate] the prompt encodes to no tokens; give some text");
+  INGOT_CHECK(!ids.empty(), ValueError,
+              "[ingot generate] the prompt encodes to no tokens; give some text");
   auto make_generator = [&]() {
     if (exported) return runtime::Generator::load(source, max_cache_len);
     auto model = models::from_pretrained(source);
-    GenerationExportOptions o;
+    exporters::GenerationExportOptions o;
     o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + go.max_new_tokens + 1);
-    return runtime::Generator(export_for_generation(*model, o));
+    return runtime::Generator(
+        exporters::programs_of(exporters::NativeExporter().export_for_generation(
+            *model, exporters::NativeExportConfig(), o)));
   };
   runtime::Generator gen = make_generator();
   if (auto eos = tokenizer.token_to_id("<|endoftext|>")) go.stop_tokens.push_back(*eos);
@@ -82,9 +86,11 @@ int run_generate(int argc, char** argv) {
   };
   runtime::GenerationStats stats;
   gen.generate(ids, go, &stats);
-  std::printf("\n\n[%lld prompt tokens, %lld new tokens (%s); prefill %.1f tokens/s, decode %.1f tokens/s]\n",
-              (long long)stats.prompt_tokens, (long long)stats.new_tokens, stats.stop_reason.c_str(),
-              stats.prefill_tokens_per_second(), stats.decode_tokens_per_second());
+  std::printf(
+      "\n\n[%lld prompt tokens, %lld new tokens (%s); prefill %.1f tokens/s, decode %.1f "
+      "tokens/s]\n",
+      (long long)stats.prompt_tokens, (long long)stats.new_tokens, stats.stop_reason.c_str(),
+      stats.prefill_tokens_per_second(), stats.decode_tokens_per_second());
   return 0;
 }
 

@@ -1,8 +1,8 @@
 // `ingot run (FOLDER | model.ingot) --input name=file.npy ... -o OUTDIR [--dtype bfloat16]`:
 // the eager forward of a Hugging Face model, or an exported program, on NumPy inputs,
 // writing each output as OUTDIR/<name>.npy.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -12,6 +12,7 @@
 #include "ingot/models/model.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot::cli {
 
@@ -37,17 +38,19 @@ int run_program(const std::string& path, const std::map<std::string, std::string
     if (in.kind != InputKind::UserInput) continue;
     names.push_back(in.target);
     auto it = input_files.find(in.target);
-    INGOT_CHECK(it != input_files.end(), ValueError, "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)",
-                path, in.target, in.target);
+    INGOT_CHECK(it != input_files.end(), ValueError,
+                "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)", path, in.target,
+                in.target);
     Tensor t = models::load_npy(it->second);
     const DType want = ep.graph->value(ep.graph->inputs[i]).dtype;
     inputs.push_back(t.dtype() == want ? t : to(t, want));
   }
   for (const auto& [name, file] : input_files) {
     INGOT_CHECK(std::find(names.begin(), names.end(), name) != names.end(), ValueError,
-                "[ingot run] '{}' takes no input named '{}' (inputs: {})", path, name, fmt::join(names, ", "));
+                "[ingot run] '{}' takes no input named '{}' (inputs: {})", path, name,
+                fmt::join(names, ", "));
   }
-  std::vector<Tensor> outputs = ep.module().run(inputs);
+  std::vector<Tensor> outputs = ingot::runtime::ProgramModule(ep).run(inputs);
   std::filesystem::create_directories(outdir);
   size_t k = 0;
   for (const OutputSpec& o : ep.signature.outputs) {
@@ -88,9 +91,10 @@ int run_run(int argc, char** argv) {
       folder = arg;
     }
   }
-  INGOT_CHECK(!folder.empty() && !outdir.empty() && !input_files.empty(), ValueError,
-              "usage: ingot run (FOLDER | model.ingot) --input NAME=FILE.npy [--input ...] -o OUTDIR "
-              "[--dtype float32|bfloat16] [--hidden-states]");
+  INGOT_CHECK(
+      !folder.empty() && !outdir.empty() && !input_files.empty(), ValueError,
+      "usage: ingot run (FOLDER | model.ingot) --input NAME=FILE.npy [--input ...] -o OUTDIR "
+      "[--dtype float32|bfloat16] [--hidden-states]");
   if (std::filesystem::is_regular_file(folder)) return run_program(folder, input_files, outdir);
   auto model = models::from_pretrained(folder, options);
   models::ModelInputs in;
@@ -102,12 +106,18 @@ int run_run(int argc, char** argv) {
                 "[ingot run] input '{}' from '{}' has dtype {}; expected int64 (or int32) ids",
                 name, file, t.dtype());
     t = to(t, DType::I64);
-    if (name == "input_ids") in.input_ids = t;
-    else if (name == "attention_mask") in.attention_mask = t;
-    else if (name == "position_ids") in.position_ids = t;
-    else if (name == "token_type_ids" && std::find(accepted.begin(), accepted.end(), name) != accepted.end()) in.token_type_ids = t;
-    else INGOT_THROW(ValueError, "[ingot run] {} takes no input named '{}' (inputs: {})",
-                     model->architecture(), name, fmt::join(accepted, ", "));
+    if (name == "input_ids")
+      in.input_ids = t;
+    else if (name == "attention_mask")
+      in.attention_mask = t;
+    else if (name == "position_ids")
+      in.position_ids = t;
+    else if (name == "token_type_ids" &&
+             std::find(accepted.begin(), accepted.end(), name) != accepted.end())
+      in.token_type_ids = t;
+    else
+      INGOT_THROW(ValueError, "[ingot run] {} takes no input named '{}' (inputs: {})",
+                  model->architecture(), name, fmt::join(accepted, ", "));
   }
   models::ModelOutputs out = model->forward(in);
   std::filesystem::create_directories(outdir);
