@@ -147,7 +147,7 @@ void GenerationConfig::fill_from_model_config(const std::string& model_config_te
 
 std::optional<int64_t> GenerationConfig::new_token_limit(int64_t prompt_tokens) const {
   if (max_new_tokens) return *max_new_tokens;
-  if (max_length) return std::max<int64_t>(*max_length - prompt_tokens, 0);
+  if (max_length) return *max_length > prompt_tokens ? *max_length - prompt_tokens : 0;
   return std::nullopt;
 }
 
