@@ -51,6 +51,73 @@ TEST(Warpers, MatchTransformers) {
   }
 }
 
+// min-p, the repetition penalty over seen_ids.npy, and the whole chain transformers'
+// generate builds for do_sample with every setting (repetition penalty, temperature,
+// top-k, top-p, min-p: processors.json records its order): same removals, kept logits
+// within 1e-6.
+TEST(Processors, MatchTransformers) {
+  const std::string dir = ingot::testing::fixture_path("generation/warpers/");
+  Tensor logits = models::load_npy(dir + "logits.npy");  // [4, 32] float32
+  std::vector<double> seen_values = values(models::load_npy(dir + "seen_ids.npy"));  // [4, 12]
+  const int64_t rows = logits.size(0), vocab = logits.size(1), seen_len = 12;
+  ASSERT_EQ(seen_values.size(), size_t(rows * seen_len));
+  SamplingParams min_p_01{1.0, 0, 1.0, 0.1}, min_p_05{1.0, 0, 1.0, 0.5};
+  SamplingParams penalty_15{1.0, 0, 1.0, 0.0, 1.5}, penalty_07{1.0, 0, 1.0, 0.0, 0.7};
+  SamplingParams chain{0.8, 12, 0.95, 0.05, 1.3};
+  const std::pair<const char*, SamplingParams> cases[] = {
+      {"min_p_0.1", min_p_01},
+      {"min_p_0.5", min_p_05},
+      {"repetition_penalty_1.5", penalty_15},
+      {"repetition_penalty_0.7", penalty_07},
+      {"full_chain", chain},
+  };
+  for (const auto& [file, params] : cases) {
+    const bool sampling = std::string(file).find("repetition") == std::string::npos;
+    Tensor got = clone(logits);
+    float* data = got.data<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<int64_t> seen(seen_values.begin() + r * seen_len,
+                                seen_values.begin() + (r + 1) * seen_len);
+      process(std::span<float>(data + r * vocab, size_t(vocab)), seen, params, sampling);
+    }
+    std::vector<double> expected = values(models::load_npy(dir + file + ".npy"));
+    std::vector<double> actual = values(got);
+    int removed = 0, changed = 0;
+    for (size_t i = 0; i < actual.size(); ++i) {
+      if (std::isinf(expected[i])) {
+        EXPECT_TRUE(std::isinf(actual[i]) && actual[i] < 0) << file << " element " << i;
+        ++removed;
+      } else {
+        EXPECT_NEAR(actual[i], expected[i], 1e-6 * std::max(1.0, std::abs(expected[i])))
+            << file << " element " << i;
+      }
+      changed += expected[i] != values(logits)[i];
+    }
+    EXPECT_GT(changed, 0) << file;
+    if (sampling) EXPECT_GT(removed, 0) << file;
+  }
+}
+
+TEST(Processors, RepetitionPenaltyEdges) {
+  std::vector<float> x{2, -2, 0, 4};
+  const std::vector<int64_t> seen{0, 1, 1, 1, 2, 99, -3};  // repeats count once; others ignored
+  apply_repetition_penalty(x, seen, 2.0);
+  EXPECT_EQ(x, (std::vector<float>{1, -4, 0, 4}));
+  EXPECT_THROW(apply_repetition_penalty(x, seen, 0.0), ValueError);
+  EXPECT_THROW(min_p_filter(x, 1.5), ValueError);
+  std::vector<float> y{0, 0, std::log(0.5f)};  // probabilities 0.4, 0.4, 0.2
+  min_p_filter(y, 0.45);                       // threshold 0.18: nothing below it
+  EXPECT_FALSE(std::isinf(y[2]));
+  min_p_filter(y, 0.6);
+  EXPECT_TRUE(std::isinf(y[2]));
+  EXPECT_FALSE(std::isinf(y[0]) || std::isinf(y[1]));
+  // Greedy with a penalty: next_token picks the best penalised logit.
+  Rng rng(0);
+  std::vector<float> z{3.0f, 2.0f};
+  EXPECT_EQ(
+      next_token(z, std::vector<int64_t>{0}, SamplingParams{1.0, 0, 1.0, 0.0, 2.0}, false, rng), 1);
+}
+
 TEST(Warpers, TopKKeepsTiesAndClamps) {
   std::vector<float> x{1, 3, 3, 2, 3};
   top_k_filter(x, 2);  // the 2nd best is 3: all three 3s stay

@@ -23,7 +23,8 @@ all int64 .npy (sequences are prompt + new tokens, what `generate` returns):
                           seen in each greedy run (so a tie-break flip would be visible)
 
 and tests/fixtures/generation/warpers/: transformers' sampling filters on random logits
-(see warper_fixtures).
+(see warper_fixtures), and per model the greedy runs with a repetition penalty (see
+penalty_fixtures).
 
 A prompt is redrawn (up to 20 times) until every greedy run's margin exceeds 1e-4, so
 that float32 rounding differences cannot flip a greedy choice.
@@ -39,7 +40,10 @@ import numpy as np
 import torch
 import transformers
 from transformers import AutoModelForCausalLM
-from transformers.generation.logits_process import (TemperatureLogitsWarper, TopKLogitsWarper,
+from transformers import GenerationConfig
+from transformers.generation.logits_process import (MinPLogitsWarper,
+                                                    RepetitionPenaltyLogitsProcessor,
+                                                    TemperatureLogitsWarper, TopKLogitsWarper,
                                                     TopPLogitsWarper)
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -52,14 +56,15 @@ NEW = 40
 PADDED_NEW = 32
 PAD = 0
 MIN_MARGIN = 1e-4
+PENALTY = 1.3
 
 
 @torch.no_grad()
-def greedy(model, ids, new, static=False, mask=None, eos=None):
+def greedy(model, ids, new, static=False, mask=None, eos=None, **extra):
     """Sequences, per-step logits [batch, steps, vocab] and the smallest top-1 / top-2
     margin over every step and row."""
     kwargs = dict(max_new_tokens=new, do_sample=False, eos_token_id=eos, pad_token_id=PAD,
-                  output_scores=True, return_dict_in_generate=True)
+                  output_scores=True, return_dict_in_generate=True, **extra)
     if static:
         kwargs["cache_implementation"] = "static"
     if mask is not None:
@@ -152,6 +157,71 @@ def warper_fixtures(rng):
             scores = w(None, scores)
         np.save(os.path.join(folder, case + ".npy"), scores.numpy())
     print("wrote warpers:", ", ".join(cases))
+    processor_fixtures(folder, logits, rng)
+
+
+def processor_fixtures(folder, logits, rng):
+    """Min-p and the repetition penalty on the same logits, the penalty over seen_ids.npy
+    [4, 12] int64 (ids seen so far, with repeats), and `full_chain`: what generate's own
+    _get_logits_processor builds for do_sample with every setting at once (its order is
+    recorded in processors.json)."""
+    seen = torch.from_numpy(rng.integers(0, logits.shape[1], size=(4, 12), dtype=np.int64))
+    np.save(os.path.join(folder, "seen_ids.npy"), seen.numpy())
+    cases = {
+        "min_p_0.1": [MinPLogitsWarper(0.1)],
+        "min_p_0.5": [MinPLogitsWarper(0.5)],
+        "repetition_penalty_1.5": [RepetitionPenaltyLogitsProcessor(1.5)],
+        "repetition_penalty_0.7": [RepetitionPenaltyLogitsProcessor(0.7)],
+    }
+    model = AutoModelForCausalLM.from_pretrained(os.path.join(MODELS, "llama"),
+                                                 dtype=torch.float32).eval()
+    config = GenerationConfig(do_sample=True, temperature=0.8, top_k=12, top_p=0.95, min_p=0.05,
+                              repetition_penalty=1.3)
+    chain = model._get_logits_processor(config, input_ids_seq_length=seen.shape[1],
+                                        model_kwargs={"attention_mask": torch.ones_like(seen)})
+    cases["full_chain"] = list(chain)
+    for case, processors in cases.items():
+        scores = logits.clone()
+        for p in processors:
+            scores = p(seen, scores)
+        np.save(os.path.join(folder, case + ".npy"), scores.numpy())
+    with open(os.path.join(folder, "processors.json"), "w") as f:
+        json.dump({"transformers": transformers.__version__,
+                   "full_chain": {"settings": dict(temperature=0.8, top_k=12, top_p=0.95,
+                                                   min_p=0.05, repetition_penalty=1.3),
+                                  "order": [type(p).__name__ for p in chain]}}, f, indent=2)
+    print("wrote processors:", ", ".join(cases), "order", [type(p).__name__ for p in chain])
+
+
+def penalty_fixtures(name):
+    """Greedy decoding with repetition_penalty = PENALTY (a logits processor, so it applies
+    to greedy search too) from the committed prompts, in tests/fixtures/generation/<name>/:
+      penalty.npy                [1, 7 + 40] and penalty_scores.npy [1, 40, vocab] float32
+      padded_penalty.npy         [2, 7 + 32] the left-padded batch (transformers ignores
+                                 each row's padding) and padded_penalty_scores.npy
+    Skipped (not written) when a greedy choice is within MIN_MARGIN of a tie."""
+    model = AutoModelForCausalLM.from_pretrained(os.path.join(MODELS, name), dtype=torch.float32,
+                                                 attn_implementation="eager").eval()
+    folder = os.path.join(OUT, name)
+    prompt = torch.from_numpy(np.load(os.path.join(folder, "prompt.npy")))
+    padded = torch.from_numpy(np.load(os.path.join(folder, "padded_prompt.npy")))
+    mask = torch.from_numpy(np.load(os.path.join(folder, "padded_mask.npy")))
+    seq, m1, scores = greedy(model, prompt, NEW, repetition_penalty=PENALTY)
+    pseq, m2, pscores = greedy(model, padded, PADDED_NEW, mask=mask, repetition_penalty=PENALTY)
+    if min(m1, m2) <= MIN_MARGIN:
+        print(f"skipped penalty fixtures of {name}: margin {min(m1, m2):.2e}")
+        return
+    np.save(os.path.join(folder, "penalty.npy"), seq.numpy().astype(np.int64))
+    np.save(os.path.join(folder, "penalty_scores.npy"), scores.numpy())
+    np.save(os.path.join(folder, "padded_penalty.npy"), pseq.numpy().astype(np.int64))
+    np.save(os.path.join(folder, "padded_penalty_scores.npy"), pscores.numpy())
+    path = os.path.join(folder, "reference.json")
+    with open(path) as f:
+        reference = json.load(f)
+    reference["repetition_penalty"] = {"penalty": PENALTY, "min_top2_margin": min(m1, m2)}
+    with open(path, "w") as f:
+        json.dump(reference, f, indent=2)
+    print(f"wrote {name} penalty fixtures: margin {min(m1, m2):.2e}")
 
 
 def main():
@@ -161,6 +231,8 @@ def main():
     for name in DECODERS:
         model_fixtures(name, rng)
     warper_fixtures(rng)
+    for name in DECODERS:
+        penalty_fixtures(name)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,12 @@ class Rows {
     }
   }
 
+  // Row r's tokens from its first real one (what the repetition penalty looks at).
+  std::span<const int64_t> seen(int64_t r) const {
+    const auto first = std::find(real_[r].begin(), real_[r].end(), 1) - real_[r].begin();
+    return std::span<const int64_t>(tokens_[r]).subspan(size_t(first));
+  }
+
   Tensor sequences() const {
     std::vector<int64_t> flat;
     for (const auto& row : tokens_) flat.insert(flat.end(), row.begin(), row.end());
@@ -127,7 +133,12 @@ void GenerationConfig::validate() const {
     INGOT_CHECK(top_k >= 0, ValueError, "[generate] top_k must be >= 0 (0 = off), got {}", top_k);
     INGOT_CHECK(top_p > 0 && top_p <= 1, ValueError, "[generate] top_p must be in (0, 1], got {}",
                 top_p);
+    INGOT_CHECK(min_p >= 0 && min_p <= 1, ValueError,
+                "[generate] min_p must be in [0, 1] (0 = off), got {}", min_p);
   }
+  INGOT_CHECK(repetition_penalty > 0 && std::isfinite(repetition_penalty), ValueError,
+              "[generate] repetition_penalty must be a positive number (1 = off), got {}",
+              repetition_penalty);
 }
 
 const char* stop_reason_name(StopReason reason) {
@@ -183,7 +194,8 @@ GenerationResult generate(models::PretrainedModel& model, const Tensor& input_id
   const ForwardFn forward =
       options.forward ? options.forward
                       : [&model](const models::ModelInputs& in) { return model.forward(in); };
-  const SamplingParams params{config.temperature, config.top_k, config.top_p};
+  const SamplingParams params{config.temperature, config.top_k, config.top_p, config.min_p,
+                              config.repetition_penalty};
   const int64_t pad = config.pad_token_id.value_or(
       config.stop_token_ids.empty() ? 0 : config.stop_token_ids.front());
   Rng rng(config.seed);
@@ -204,10 +216,13 @@ GenerationResult generate(models::PretrainedModel& model, const Tensor& input_id
     INGOT_CHECK(logits.defined() && logits.dim() == 3, ShapeError,
                 "[generate] the forward must return logits [batch, q, vocab], got {}",
                 logits.defined() ? logits.shape_string() : "nothing");
-    Tensor last = contiguous(to(select(logits, 1, -1), DType::F32));  // [batch, vocab]
+    Tensor last = clone(to(select(logits, 1, -1), DType::F32));  // [batch, vocab], own copy
     const int64_t vocab = last.size(1);
-    if (config.do_sample) last = warp_logits(last, params);
-    const float* rows_logits = last.data<float>();
+    float* rows_logits = last.data<float>();
+    for (int64_t r = 0; r < batch; ++r) {  // every row, as transformers' scores show
+      process(std::span<float>(rows_logits + r * vocab, size_t(vocab)), rows.seen(r), params,
+              config.do_sample);
+    }
 
     std::vector<int64_t> next(size_t(batch), pad);
     bool keep_going = true;

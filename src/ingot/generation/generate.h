@@ -33,6 +33,10 @@ struct GenerationConfig {
   double temperature = 1.0;
   int64_t top_k = 50;
   double top_p = 1.0;
+  double min_p = 0.0;  // 0 = off
+  // 1 = off; applies to greedy decoding too, over each row's prompt (without its left
+  // padding) and new tokens, as transformers does.
+  double repetition_penalty = 1.0;
   uint64_t seed = 0;  // the sampling generator's seed (Rng)
   // A row that emits one of these stops (the stop token is kept in its sequence).
   std::vector<int64_t> stop_token_ids;

@@ -101,10 +101,49 @@ void top_p_filter(std::span<float> logits, double top_p) {
   }
 }
 
+void min_p_filter(std::span<float> logits, double min_p) {
+  INGOT_CHECK(min_p >= 0 && min_p <= 1, ValueError,
+              "[generate] min_p must be in [0, 1] (0 = off), got {}", min_p);
+  if (min_p == 0) return;
+  const std::vector<double> p = probabilities(logits);
+  const double threshold = min_p * *std::max_element(p.begin(), p.end());
+  for (size_t i = 0; i < logits.size(); ++i) {
+    if (p[i] < threshold) logits[i] = kRemoved;  // never the best: min_p <= 1
+  }
+}
+
 void warp(std::span<float> logits, const SamplingParams& params) {
   apply_temperature(logits, params.temperature);
   top_k_filter(logits, params.top_k);
   top_p_filter(logits, params.top_p);
+  min_p_filter(logits, params.min_p);
+}
+
+void apply_repetition_penalty(std::span<float> logits, std::span<const int64_t> seen,
+                              double penalty) {
+  INGOT_CHECK(penalty > 0 && std::isfinite(penalty), ValueError,
+              "[generate] repetition_penalty must be a positive number (1 = off), got {}", penalty);
+  if (penalty == 1.0) return;
+  const float f = float(penalty);  // float32 arithmetic, as torch does on float logits
+  std::vector<bool> done(logits.size(), false);
+  for (int64_t id : seen) {
+    if (id < 0 || id >= int64_t(logits.size()) || done[size_t(id)]) continue;
+    done[size_t(id)] = true;
+    float& x = logits[size_t(id)];
+    x = x < 0 ? x * f : x / f;
+  }
+}
+
+void process(std::span<float> logits, std::span<const int64_t> seen, const SamplingParams& params,
+             bool do_sample) {
+  apply_repetition_penalty(logits, seen, params.repetition_penalty);
+  if (do_sample) warp(logits, params);
+}
+
+int64_t next_token(std::span<float> logits, std::span<const int64_t> seen,
+                   const SamplingParams& params, bool do_sample, Rng& rng) {
+  process(logits, seen, params, do_sample);
+  return do_sample ? sample(logits, rng) : argmax(logits);
 }
 
 int64_t argmax(std::span<const float> logits) {

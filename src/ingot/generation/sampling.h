@@ -1,6 +1,8 @@
-// Choosing the next token from one row of logits: greedy argmax, or sampling after
-// transformers' warpers (temperature, then top-k, then top-p), with ingot's own
-// deterministic random generator (the same seed gives the same tokens on every machine).
+// Choosing the next token from one row of logits as transformers' generate does: the
+// logits processors that apply to greedy decoding too (repetition penalty), then, when
+// sampling, the warpers (temperature, top-k, top-p, min-p, in that order) and a draw from
+// ingot's own deterministic random generator (the same seed gives the same tokens on
+// every machine); else the argmax.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,10 @@ struct SamplingParams {
   double temperature = 1.0;  // > 0; logits are divided by it
   int64_t top_k = 50;        // keep tokens scoring at least the k-th best (ties kept); 0 = off
   double top_p = 1.0;        // keep the smallest top set whose probability reaches top_p; 1 = off
+  double min_p = 0.0;        // keep tokens with probability >= min_p * the best's; 0 = off
+  // > 0: the logits of every token seen so far (prompt + generated) are divided by it
+  // (multiplied when negative); 1 = off. Applies to greedy decoding too.
+  double repetition_penalty = 1.0;
 };
 
 // In place on one row of logits, as transformers' warpers do: removed tokens become -inf.
@@ -36,8 +42,26 @@ void top_k_filter(std::span<float> logits, int64_t k);
 // transformers' TopPLogitsWarper: sorted ascending, a token is removed when the
 // probability of it and every less likely token is <= 1 - top_p; the best always stays.
 void top_p_filter(std::span<float> logits, double top_p);
-// temperature, top-k, top-p in that order (each skipped when off).
+// transformers' MinPLogitsWarper (min_tokens_to_keep 1): a token is removed when its
+// probability is below min_p times the best token's; min_p in [0, 1].
+void min_p_filter(std::span<float> logits, double min_p);
+// temperature, top-k, top-p, min-p in that order (each skipped when off): the warpers,
+// for sampling only.
 void warp(std::span<float> logits, const SamplingParams& params);
+
+// transformers' RepetitionPenaltyLogitsProcessor: the logit of every distinct id of
+// `seen` is multiplied by `penalty` when negative, else divided by it. Ids outside
+// [0, logits.size()) are ignored (transformers drops ids beyond the vocabulary); penalty
+// must be > 0.
+void apply_repetition_penalty(std::span<float> logits, std::span<const int64_t> seen,
+                              double penalty);
+// All of transformers' processing of one row for the next token after `seen` (the ids so
+// far, without left padding): the repetition penalty, then warp() when `do_sample`.
+void process(std::span<float> logits, std::span<const int64_t> seen, const SamplingParams& params,
+             bool do_sample);
+// process() then sample() (do_sample) or argmax(): the next token after `seen`.
+int64_t next_token(std::span<float> logits, std::span<const int64_t> seen,
+                   const SamplingParams& params, bool do_sample, Rng& rng);
 
 // Index of the first maximum (torch.argmax).
 int64_t argmax(std::span<const float> logits);

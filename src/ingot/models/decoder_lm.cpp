@@ -12,6 +12,8 @@ DecoderConfig DecoderConfig::from_llama_like(const ConfigReader& c) {
   d.num_layers = c.get_int("num_hidden_layers");
   d.num_heads = c.get_int("num_attention_heads");
   d.num_kv_heads = c.get_int("num_key_value_heads", d.num_heads);
+  INGOT_CHECK(d.num_heads > 0, IoError, "[config] '{}': num_attention_heads must be > 0, got {}",
+              c.origin(), d.num_heads);
   d.head_dim = c.get_int("head_dim", d.hidden_size / d.num_heads);
   d.max_position_embeddings = c.get_int("max_position_embeddings", 2048);
   d.rms_norm_eps = c.get_double("rms_norm_eps", 1e-6);

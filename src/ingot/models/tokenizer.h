@@ -51,6 +51,17 @@ class Tokenizer {
   // Text of `ids`: tokens (unknown ids skipped; special added tokens skipped when asked)
   // through the decoder chain, or joined with spaces when the file has no decoder.
   std::string decode(std::span<const int64_t> ids, bool skip_special_tokens = false) const;
+  // decode() of ids that more ids will follow (for streaming): where the decoder renders
+  // the last token of a text specially (BPEDecoder drops its end-of-word suffix rather than
+  // turning it into a space), the last id is rendered like any other. Equals decode() when
+  // !decode_looks_ahead().
+  std::string decode_continued(std::span<const int64_t> ids,
+                               bool skip_special_tokens = false) const;
+  // Whether decode() renders a token differently when no token follows it.
+  bool decode_looks_ahead() const;
+  // Whether decode() ignores `id` entirely: an unknown id, or a special token when
+  // skipping them (the text of every sequence is the same without it).
+  bool decode_ignores(int64_t id, bool skip_special_tokens) const;
 
   // Added tokens first, then the model vocabulary.
   std::optional<int64_t> token_to_id(std::string_view token) const;

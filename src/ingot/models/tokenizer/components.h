@@ -76,6 +76,13 @@ class Decoder {
  public:
   virtual ~Decoder() = default;
   virtual void decode_chain(std::vector<std::string>& tokens) const = 0;
+  // decode_chain of tokens that more tokens will follow: a decoder that renders a text's
+  // last token specially (BPEDecoder) renders the last one like any other.
+  virtual void decode_chain_continued(std::vector<std::string>& tokens) const {
+    decode_chain(tokens);
+  }
+  // Whether decode_chain_continued can differ from decode_chain.
+  virtual bool looks_ahead() const { return false; }
 };
 
 std::unique_ptr<Normalizer> make_normalizer(const JsonNode& node);

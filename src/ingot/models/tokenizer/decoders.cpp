@@ -227,13 +227,19 @@ class ReplaceDecoder final : public Decoder {
 class BpeDecoder final : public Decoder {
  public:
   explicit BpeDecoder(const JsonNode& node) : suffix_(node.string("suffix", "</w>")) {}
-  void decode_chain(std::vector<std::string>& tokens) const override {
+  void decode_chain(std::vector<std::string>& tokens) const override { render(tokens, false); }
+  void decode_chain_continued(std::vector<std::string>& tokens) const override {
+    render(tokens, true);
+  }
+  bool looks_ahead() const override { return true; }
+
+ private:
+  void render(std::vector<std::string>& tokens, bool continued) const {
     for (size_t i = 0; i < tokens.size(); ++i) {
-      replace_all(tokens[i], suffix_, i + 1 == tokens.size() ? "" : " ");
+      replace_all(tokens[i], suffix_, i + 1 == tokens.size() && !continued ? "" : " ");
     }
   }
 
- private:
   std::string suffix_;
 };
 
@@ -245,6 +251,15 @@ class SequenceDecoder final : public Decoder {
   }
   void decode_chain(std::vector<std::string>& tokens) const override {
     for (const auto& d : parts_) d->decode_chain(tokens);
+  }
+  void decode_chain_continued(std::vector<std::string>& tokens) const override {
+    for (const auto& d : parts_) d->decode_chain_continued(tokens);
+  }
+  bool looks_ahead() const override {
+    for (const auto& d : parts_) {
+      if (d->looks_ahead()) return true;
+    }
+    return false;
   }
 
  private:

@@ -25,6 +25,7 @@ struct Tokenizer::Impl {
   AddedVocabulary added;
 
   void encode_text(std::string_view text, bool at_origin, std::vector<int64_t>& ids) const;
+  std::string decode(std::span<const int64_t> ids, bool skip_special_tokens, bool continued) const;
 };
 
 namespace {
@@ -142,16 +143,36 @@ std::vector<int64_t> Tokenizer::encode(std::string_view text, bool add_special_t
 }
 
 std::string Tokenizer::decode(std::span<const int64_t> ids, bool skip_special_tokens) const {
+  return impl_->decode(ids, skip_special_tokens, /*continued=*/false);
+}
+
+std::string Tokenizer::decode_continued(std::span<const int64_t> ids,
+                                        bool skip_special_tokens) const {
+  return impl_->decode(ids, skip_special_tokens, /*continued=*/true);
+}
+
+bool Tokenizer::decode_looks_ahead() const {
+  return impl_->decoder && impl_->decoder->looks_ahead();
+}
+
+bool Tokenizer::decode_ignores(int64_t id, bool skip_special_tokens) const {
+  const std::string* token = impl_->added.id_to_token(id);
+  if (!token) token = impl_->model->id_to_token(id);
+  return !token || (skip_special_tokens && impl_->added.is_special_token(*token));
+}
+
+std::string Tokenizer::Impl::decode(std::span<const int64_t> ids, bool skip_special_tokens,
+                                    bool continued) const {
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (int64_t id : ids) {
-    const std::string* token = impl_->added.id_to_token(id);
-    if (!token) token = impl_->model->id_to_token(id);
+    const std::string* token = added.id_to_token(id);
+    if (!token) token = model->id_to_token(id);
     if (!token) continue;
-    if (skip_special_tokens && impl_->added.is_special_token(*token)) continue;
+    if (skip_special_tokens && added.is_special_token(*token)) continue;
     tokens.push_back(*token);
   }
-  if (!impl_->decoder) {
+  if (!decoder) {
     std::string joined;
     for (size_t i = 0; i < tokens.size(); ++i) {
       if (i) joined += ' ';
@@ -159,7 +180,11 @@ std::string Tokenizer::decode(std::span<const int64_t> ids, bool skip_special_to
     }
     return joined;
   }
-  impl_->decoder->decode_chain(tokens);
+  if (continued) {
+    decoder->decode_chain_continued(tokens);
+  } else {
+    decoder->decode_chain(tokens);
+  }
   std::string joined;
   for (const std::string& t : tokens) joined += t;
   return joined;
