@@ -71,6 +71,11 @@ std::optional<int64_t> parse_int(const std::string& raw, int base) {
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   if (i == s.size()) return std::nullopt;
+  // int('0x1A', 16) accepts the prefix of its base.
+  if (i + 1 < s.size() && s[i] == '0') {
+    char p = static_cast<char>(s[i + 1] | 0x20);
+    if ((base == 16 && p == 'x') || (base == 8 && p == 'o') || (base == 2 && p == 'b')) i += 2;
+  }
   int64_t value = 0;
   bool last_digit = false;
   for (; i < s.size(); ++i) {
@@ -350,11 +355,13 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     const Value* rev = argument(args, 2, "reverse");
     bool by_value = by && by->is_string() && by->as_string() == "value";
     std::vector<std::pair<Value, Value>> items = v.as_dict().items;
+    bool reverse = rev && rev->truthy();
+    auto key = [&](const std::pair<Value, Value>& kv) {
+      return sort_key(by_value ? kv.second : kv.first, cs && cs->truthy());
+    };
     std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
-      return less_than(in, sort_key(by_value ? a.second : a.first, cs && cs->truthy()),
-                       sort_key(by_value ? b.second : b.first, cs && cs->truthy()));
+      return reverse ? less_than(in, key(b), key(a)) : less_than(in, key(a), key(b));
     });
-    if (rev && rev->truthy()) std::reverse(items.begin(), items.end());
     std::vector<Value> out;
     for (auto& [k, val] : items) out.push_back(Value::list({k, val}, true));
     return Value::list(std::move(out));
@@ -365,6 +372,11 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
   if (name == "attr") {
     auto attr = str_arg(0, "name");
     if (!attr) in.error("attr() needs an attribute name");
+    // Python getattr only: methods and namespace attributes, never dict items.
+    if (v.is_dict()) {
+      Value got = get_attribute(in, v, *attr);
+      return got.is_callable() ? got : Value::undefined(fmt::format("'dict object' has no attribute '{}'", *attr));
+    }
     return get_attribute(in, v, *attr);
   }
   if (name == "reverse") {
@@ -403,9 +415,11 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
                       : std::max_element(items.begin(), items.end(), [&](const Value& a, const Value& b) { return less_than(in, key(a), key(b)); });
       return *pick;
     }
-    std::stable_sort(items.begin(), items.end(),
-                     [&](const Value& a, const Value& b) { return less_than(in, key(a), key(b)); });
-    if (rev && rev->truthy()) std::reverse(items.begin(), items.end());
+    // Python's sorted(reverse=True) keeps equal items in their original order.
+    bool reverse = rev && rev->truthy();
+    std::stable_sort(items.begin(), items.end(), [&](const Value& a, const Value& b) {
+      return reverse ? less_than(in, key(b), key(a)) : less_than(in, key(a), key(b));
+    });
     return Value::list(std::move(items));
   }
   if (name == "sum") {

@@ -109,8 +109,12 @@ void Interpreter::assign(const Target& target, const Value& value) {
     return;
   }
   std::vector<Value> items = iterate(*this, value);
-  if (items.size() != target.names.size()) {
-    error(fmt::format("cannot unpack {} value(s) into {} names", items.size(), target.names.size()));
+  if (items.size() < target.names.size()) {
+    error(fmt::format("not enough values to unpack (expected {}, got {})", target.names.size(),
+                      items.size()));
+  }
+  if (items.size() > target.names.size()) {
+    error(fmt::format("too many values to unpack (expected {})", target.names.size()));
   }
   for (size_t i = 0; i < items.size(); ++i) set_variable(target.names[i], items[i]);
 }

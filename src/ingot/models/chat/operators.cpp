@@ -43,9 +43,12 @@ Value repeat(Interpreter& in, const Value& seq, int64_t times) {
 Value arithmetic(Interpreter& in, std::string_view op, const Value& a, const Value& b) {
   if (!a.is_float() && !b.is_float()) {
     int64_t x = a.integer(), y = b.integer(), r = 0;
-    if (op == "+") return checked(in, __builtin_add_overflow(x, y, &r), r);
-    if (op == "-") return checked(in, __builtin_sub_overflow(x, y, &r), r);
-    if (op == "*") return checked(in, __builtin_mul_overflow(x, y, &r), r);
+    if (op == "+" || op == "-" || op == "*") {
+      bool overflow = op == "+"   ? __builtin_add_overflow(x, y, &r)
+                      : op == "-" ? __builtin_sub_overflow(x, y, &r)
+                                  : __builtin_mul_overflow(x, y, &r);
+      return checked(in, overflow, r);
+    }
     if (op == "/") {
       if (y == 0) in.error("division by zero");
       return Value(static_cast<double>(x) / static_cast<double>(y));
@@ -142,7 +145,8 @@ Value negate(Interpreter& in, const Value& a) {
   if (a.is_float()) return Value(-a.as_float());
   if (!a.is_number()) in.error(fmt::format("bad operand type for unary -: '{}'", a.type_name()));
   int64_t r = 0;
-  return checked(in, __builtin_sub_overflow(int64_t{0}, a.integer(), &r), r);
+  bool overflow = __builtin_sub_overflow(int64_t{0}, a.integer(), &r);
+  return checked(in, overflow, r);
 }
 
 namespace {

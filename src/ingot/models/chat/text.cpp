@@ -236,6 +236,10 @@ const std::unordered_map<char32_t, char32_t>& uppercase_map() {
 }
 
 void append_upper(std::string& out, char32_t c) {
+  if (c == 0xDF) {  // ß: the one full uppercase mapping of Latin-1
+    out += "SS";
+    return;
+  }
   if (c < 0x80) {
     out.push_back(static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c));
     return;
@@ -276,9 +280,17 @@ std::string py_upper(std::string_view text) {
 }
 
 std::string py_capitalize(std::string_view text) {
+  // Python title-cases the first character (ß -> Ss), then lowers the rest.
   std::string out;
   size_t pos = 0;
-  if (pos < text.size()) append_upper(out, decode_utf8(text, pos));
+  if (pos < text.size()) {
+    char32_t c = decode_utf8(text, pos);
+    if (c == 0xDF) {
+      out += "Ss";
+    } else {
+      append_upper(out, c);
+    }
+  }
   while (pos < text.size()) append_lower(out, decode_utf8(text, pos));
   return out;
 }
@@ -314,7 +326,11 @@ std::string jinja_title(std::string_view text) {
       if (is_break(decode_utf8(text, next)) != breaking) break;
       pos = next;
     }
-    out += py_capitalize(text.substr(start, pos - start));
+    // item[0].upper() + item[1:].lower()
+    std::string_view piece = text.substr(start, pos - start);
+    size_t first = 0;
+    append_upper(out, decode_utf8(piece, first));
+    out += py_lower(piece.substr(first));
   }
   return out;
 }

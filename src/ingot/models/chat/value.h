@@ -39,6 +39,7 @@ struct DictData {
   std::vector<std::pair<Value, Value>> items;  // insertion order, unique keys
   const Value* find(const Value& key) const;
   const Value* find(std::string_view key) const;
+  const Value* find(const char* key) const { return find(std::string_view(key)); }
   // Inserts or replaces (keeping the first insertion's position, as Python does).
   void set(Value key, Value value);
 };
