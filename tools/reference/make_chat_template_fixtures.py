@@ -22,6 +22,8 @@ Outputs:
   conversations.json       the conversations (messages + extra template variables)
   constructs.json          small templates exercising one construct each, with variables
                            and jinja2's output or error (the engine's unit tests)
+and the seed corpus of the chat_template_fuzz target, fuzz/corpus/chat_template_fuzz/:
+every template and construct as one file.
 
 Run with the small jinja2 venv:
   $(tools/reference/setup-jinja-venv) tools/reference/make_chat_template_fixtures.py
@@ -39,6 +41,7 @@ from chat_template_constructs import CONSTRUCTS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "tests", "fixtures", "chat_templates")
+CORPUS = os.path.join(HERE, "..", "..", "fuzz", "corpus", "chat_template_fuzz")
 
 # name -> (special tokens of its tokenizer_config.json, where the template is stored)
 #   layout "jinja": chat_template.jinja; "config": tokenizer_config.json "chat_template"
@@ -228,6 +231,19 @@ def main():
                            **render(env, template, variables)})
     write_json(os.path.join(OUT, "constructs.json"), constructs)
     print(f"constructs: {len(constructs)}")
+    write_corpus([(n, open(os.path.join(OUT, "templates", n + ".jinja"), encoding="utf-8").read())
+                  for n in MODELS] +
+                 [(f"construct_{i:03d}", t) for i, (t, _) in enumerate(CONSTRUCTS)])
+
+
+def write_corpus(entries):
+    os.makedirs(CORPUS, exist_ok=True)
+    for old in os.listdir(CORPUS):
+        os.remove(os.path.join(CORPUS, old))
+    for name, text in entries:
+        with open(os.path.join(CORPUS, name + ".jinja"), "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    print(f"fuzz corpus: {len(entries)} files")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 // Loading a model folder's chat template and rendering conversations with it.
 #include "ingot/models/chat_template.h"
 
-#include <filesystem>
 #include <fmt/format.h>
+
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -41,15 +42,19 @@ std::string template_from_entry(const nlohmann::json& entry, const std::string& 
     for (const auto& item : entry) {
       if (!item.is_object() || !item.contains("name") || !item.contains("template") ||
           !item["name"].is_string() || !item["template"].is_string()) {
-        INGOT_THROW(IoError, "[chat_template] {}: each entry of the list must be an object with string "
-                    "'name' and 'template'", where);
+        INGOT_THROW(IoError,
+                    "[chat_template] {}: each entry of the list must be an object with string "
+                    "'name' and 'template'",
+                    where);
       }
       if (item["name"] == "default") return item["template"].get<std::string>();
       names += (names.empty() ? "" : ", ") + item["name"].get<std::string>();
     }
-    INGOT_THROW(IoError, "[chat_template] {} has no template named 'default' (it has: {})", where, names);
+    INGOT_THROW(IoError, "[chat_template] {} has no template named 'default' (it has: {})", where,
+                names);
   }
-  INGOT_THROW(IoError, "[chat_template] {} must be a string or a list of {{name, template}}", where);
+  INGOT_THROW(IoError, "[chat_template] {} must be a string or a list of {{name, template}}",
+              where);
 }
 
 chat::DictData special_tokens_of(const nlohmann::json& config) {
@@ -89,7 +94,8 @@ void check_utf8(const chat::Value& v, const std::string& where) {
 
 bool ChatTemplate::folder_has_template(const std::string& folder) {
   fs::path dir(folder);
-  if (fs::exists(dir / "chat_template.jinja") || fs::exists(dir / "chat_template.json")) return true;
+  if (fs::exists(dir / "chat_template.jinja") || fs::exists(dir / "chat_template.json"))
+    return true;
   fs::path config = dir / "tokenizer_config.json";
   if (!fs::exists(config)) return false;
   try {
@@ -103,7 +109,8 @@ bool ChatTemplate::folder_has_template(const std::string& folder) {
 ChatTemplate ChatTemplate::from_folder(const std::string& folder) {
   fs::path dir(folder);
   fs::path config_path = dir / "tokenizer_config.json";
-  nlohmann::json config = fs::exists(config_path) ? read_json(config_path) : nlohmann::json::object();
+  nlohmann::json config =
+      fs::exists(config_path) ? read_json(config_path) : nlohmann::json::object();
   chat::DictData tokens = special_tokens_of(config);
   fs::path jinja = dir / "chat_template.jinja";
   if (fs::exists(jinja)) return from_text(read_file(jinja), jinja.string(), std::move(tokens));
@@ -114,10 +121,11 @@ ChatTemplate ChatTemplate::from_folder(const std::string& folder) {
       INGOT_THROW(IoError, "[chat_template] '{}' has no 'chat_template' entry", json.string());
     }
     std::string where = fmt::format("'{}' entry 'chat_template'", json.string());
-    return from_text(template_from_entry(j["chat_template"], where), json.string() + ":chat_template",
-                     std::move(tokens));
+    return from_text(template_from_entry(j["chat_template"], where),
+                     json.string() + ":chat_template", std::move(tokens));
   }
-  if (config.is_object() && config.contains("chat_template") && !config["chat_template"].is_null()) {
+  if (config.is_object() && config.contains("chat_template") &&
+      !config["chat_template"].is_null()) {
     std::string where = fmt::format("'{}' entry 'chat_template'", config_path.string());
     return from_text(template_from_entry(config["chat_template"], where),
                      config_path.string() + ":chat_template", std::move(tokens));
@@ -138,7 +146,8 @@ std::string ChatTemplate::render(const std::vector<ChatMessage>& messages,
                                  bool add_generation_prompt, const chat::DictData& extra) const {
   std::vector<chat::Value> list;
   for (const ChatMessage& m : messages) {
-    list.push_back(chat::Value::dict({{"role", chat::Value(m.role)}, {"content", chat::Value(m.content)}}));
+    list.push_back(
+        chat::Value::dict({{"role", chat::Value(m.role)}, {"content", chat::Value(m.content)}}));
   }
   return render(chat::Value::list(std::move(list)), add_generation_prompt, extra);
 }
@@ -146,7 +155,8 @@ std::string ChatTemplate::render(const std::vector<ChatMessage>& messages,
 std::string ChatTemplate::render(const chat::Value& messages, bool add_generation_prompt,
                                  const chat::DictData& extra) const {
   if (!messages.is_list()) {
-    INGOT_THROW(ValueError, "[chat_template] messages must be a list, not {}", messages.type_name());
+    INGOT_THROW(ValueError, "[chat_template] messages must be a list, not {}",
+                messages.type_name());
   }
   check_utf8(messages, "messages");
   for (const auto& [k, v] : extra.items) check_utf8(v, "template variable " + chat::to_str(k));
@@ -172,7 +182,8 @@ chat::Value ChatTemplate::messages_from_json(std::string_view text, const std::s
   for (size_t i = 0; i < items.size(); ++i) {
     const chat::Value* role = items[i].is_dict() ? items[i].as_dict().find("role") : nullptr;
     if (!role || !role->is_string()) {
-      INGOT_THROW(IoError, "[chat_template] '{}': message {} must be an object with a string \"role\"",
+      INGOT_THROW(IoError,
+                  "[chat_template] '{}': message {} must be an object with a string \"role\"",
                   origin, i);
     }
   }

@@ -1,8 +1,9 @@
 // Attribute, item and slice access, str / dict / list methods, and the globals
 // (range, dict, namespace, raise_exception, strftime_now).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <ctime>
-#include <fmt/format.h>
 
 #include "ingot/models/chat/builtins.h"
 #include "ingot/models/chat/errors.h"
@@ -35,24 +36,26 @@ namespace {
 
 bool is_str_method(const std::string& name) {
   static const char* const names[] = {
-      "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find",
-      "format", "format_map", "index", "isalnum", "isalpha", "isascii", "isdecimal", "isdigit",
-      "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle", "isupper",
-      "join", "ljust", "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace",
-      "rfind", "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines",
-      "startswith", "strip", "swapcase", "title", "translate", "upper", "zfill"};
+      "capitalize", "casefold",    "center",     "count",      "encode",       "endswith",
+      "expandtabs", "find",        "format",     "format_map", "index",        "isalnum",
+      "isalpha",    "isascii",     "isdecimal",  "isdigit",    "isidentifier", "islower",
+      "isnumeric",  "isprintable", "isspace",    "istitle",    "isupper",      "join",
+      "ljust",      "lower",       "lstrip",     "partition",  "removeprefix", "removesuffix",
+      "replace",    "rfind",       "rindex",     "rjust",      "rpartition",   "rsplit",
+      "rstrip",     "split",       "splitlines", "startswith", "strip",        "swapcase",
+      "title",      "translate",   "upper",      "zfill"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
 bool is_dict_method(const std::string& name) {
-  static const char* const names[] = {"clear", "copy", "fromkeys", "get", "items", "keys",
-                                      "pop", "popitem", "setdefault", "update", "values"};
+  static const char* const names[] = {"clear", "copy",    "fromkeys",   "get",    "items", "keys",
+                                      "pop",   "popitem", "setdefault", "update", "values"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
 bool is_list_method(const std::string& name) {
-  static const char* const names[] = {"append", "clear", "copy", "count", "extend", "index",
-                                      "insert", "pop", "remove", "reverse", "sort"};
+  static const char* const names[] = {"append", "clear", "copy",   "count",   "extend", "index",
+                                      "insert", "pop",   "remove", "reverse", "sort"};
   return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
@@ -62,20 +65,22 @@ bool has_method(const Value& obj, const std::string& name) {
 }
 
 Value bound_method(const Value& obj, const std::string& name) {
-  return Value::callable(obj.type_name() + "." + name, [obj, name](Interpreter& in, CallArgs& args) {
-    return *call_method(in, obj, name, args);
-  });
+  return Value::callable(
+      obj.type_name() + "." + name,
+      [obj, name](Interpreter& in, CallArgs& args) { return *call_method(in, obj, name, args); });
 }
 
 std::optional<std::string> optional_string(Interpreter& in, const Value* v, std::string_view what) {
   if (v == nullptr || v->is_none()) return std::nullopt;
-  if (!v->is_string()) in.error(fmt::format("{} must be a string or None, not {}", what, v->type_name()));
+  if (!v->is_string())
+    in.error(fmt::format("{} must be a string or None, not {}", what, v->type_name()));
   return v->as_string();
 }
 
 int64_t optional_int(Interpreter& in, const Value* v, int64_t fallback, std::string_view what) {
   if (v == nullptr) return fallback;
-  if (!v->is_int() && !v->is_bool()) in.error(fmt::format("{} must be an integer, not {}", what, v->type_name()));
+  if (!v->is_int() && !v->is_bool())
+    in.error(fmt::format("{} must be an integer, not {}", what, v->type_name()));
   return v->integer();
 }
 
@@ -103,7 +108,8 @@ bool all_chars(const std::string& s, bool (*pred)(char32_t)) {
   return true;
 }
 
-Value string_method(Interpreter& in, const std::string& s, const std::string& name, CallArgs& args) {
+Value string_method(Interpreter& in, const std::string& s, const std::string& name,
+                    CallArgs& args) {
   if (name == "strip" || name == "lstrip" || name == "rstrip") {
     check_arguments(in, args, "str." + name, 1, {"chars"});
     auto chars = optional_string(in, argument(args, 0, "chars"), "str." + name + "() argument");
@@ -120,11 +126,14 @@ Value string_method(Interpreter& in, const std::string& s, const std::string& na
     check_arguments(in, args, "str." + name, 1, {});
     const Value* p = argument(args, 0, "");
     std::vector<Value> options;
-    if (p && p->is_list() && p->as_list().tuple) options = p->as_list().items;
-    else if (p) options.push_back(*p);
+    if (p && p->is_list() && p->as_list().tuple)
+      options = p->as_list().items;
+    else if (p)
+      options.push_back(*p);
     if (options.empty() && !p) in.error(fmt::format("str.{}() needs an argument", name));
     for (const Value& o : options) {
-      if (!o.is_string()) in.error(fmt::format("str.{}() argument must be str or a tuple of str", name));
+      if (!o.is_string())
+        in.error(fmt::format("str.{}() argument must be str or a tuple of str", name));
       const std::string& x = o.as_string();
       bool hit = x.size() <= s.size() &&
                  (name == "startswith" ? s.compare(0, x.size(), x) == 0
@@ -169,7 +178,8 @@ Value string_method(Interpreter& in, const std::string& s, const std::string& na
     std::string out;
     bool first = true;
     for (const Value& v : iterate(in, *seq)) {
-      if (!v.is_string()) in.error(fmt::format("str.join() expects strings, found {}", v.type_name()));
+      if (!v.is_string())
+        in.error(fmt::format("str.join() expects strings, found {}", v.type_name()));
       if (!first) out += s;
       first = false;
       out += v.as_string();
@@ -187,11 +197,13 @@ Value string_method(Interpreter& in, const std::string& s, const std::string& na
     }
     return Value(s);
   }
-  if (name == "isdigit") return Value(all_chars(s, [](char32_t c) { return c >= '0' && c <= '9'; }));
+  if (name == "isdigit")
+    return Value(all_chars(s, [](char32_t c) { return c >= '0' && c <= '9'; }));
   if (name == "isspace") return Value(all_chars(s, is_py_space));
   // isalpha / isalnum: ASCII letters only (Python counts every Unicode letter).
   if (name == "isalpha") {
-    return Value(all_chars(s, [](char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }));
+    return Value(
+        all_chars(s, [](char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }));
   }
   if (name == "isalnum") {
     return Value(all_chars(s, [](char32_t c) {
@@ -207,9 +219,10 @@ Value string_method(Interpreter& in, const std::string& s, const std::string& na
 }
 
 [[noreturn]] void immutable(Interpreter& in, const Value& obj, const std::string& name) {
-  in.error(fmt::format("'{}.{}()' modifies its object, which transformers' immutable sandbox "
-                       "forbids (use a namespace() or build a new value)",
-                       obj.type_name(), name));
+  in.error(
+      fmt::format("'{}.{}()' modifies its object, which transformers' immutable sandbox "
+                  "forbids (use a namespace() or build a new value)",
+                  obj.type_name(), name));
 }
 
 }  // namespace
@@ -295,8 +308,10 @@ Value get_item(Interpreter& in, const Value& obj, const Value& key) {
   } else if (obj.is_namespace() && key.is_string()) {
     if (const Value* found = obj.as_namespace().attrs.find(key)) return *found;
   }
-  if (key.is_string() && has_method(obj, key.as_string())) return bound_method(obj, key.as_string());
-  return Value::undefined(fmt::format("'{} object' has no element {}", obj.type_name(), to_repr(key)));
+  if (key.is_string() && has_method(obj, key.as_string()))
+    return bound_method(obj, key.as_string());
+  return Value::undefined(
+      fmt::format("'{} object' has no element {}", obj.type_name(), to_repr(key)));
 }
 
 Value get_slice(Interpreter& in, const Value& obj, const Value* start, const Value* stop,
@@ -362,7 +377,8 @@ namespace {
 
 Value make_dict(Interpreter& in, CallArgs& args, std::string_view function) {
   DictData d;
-  if (args.positional.size() > 1) in.error(fmt::format("{}() takes at most 1 positional argument", function));
+  if (args.positional.size() > 1)
+    in.error(fmt::format("{}() takes at most 1 positional argument", function));
   if (!args.positional.empty()) {
     const Value& src = args.positional[0];
     if (src.is_dict()) {
@@ -384,7 +400,8 @@ Value range_of(Interpreter& in, CallArgs& args) {
   check_arguments(in, args, "range", 3, {});
   std::vector<int64_t> n;
   for (const Value& v : args.positional) {
-    if (!v.is_int() && !v.is_bool()) in.error(fmt::format("range() needs integers, not {}", v.type_name()));
+    if (!v.is_int() && !v.is_bool())
+      in.error(fmt::format("range() needs integers, not {}", v.type_name()));
     n.push_back(v.integer());
   }
   if (n.empty()) in.error("range() needs at least 1 argument");
@@ -435,10 +452,12 @@ Value unsupported_global(std::string name) {
 Value builtin_global(const std::string& name) {
   static const std::vector<std::pair<std::string, Value>> globals = {
       {"range", Value::callable("range", range_of)},
-      {"dict", Value::callable("dict", [](Interpreter& in, CallArgs& a) { return make_dict(in, a, "dict"); })},
+      {"dict", Value::callable(
+                   "dict", [](Interpreter& in, CallArgs& a) { return make_dict(in, a, "dict"); })},
       {"namespace", Value::callable("namespace",
                                     [](Interpreter& in, CallArgs& a) {
-                                      return Value::namespace_(make_dict(in, a, "namespace").as_dict());
+                                      return Value::namespace_(
+                                          make_dict(in, a, "namespace").as_dict());
                                     })},
       {"raise_exception", Value::callable("raise_exception", raise_exception)},
       {"strftime_now", Value::callable("strftime_now", strftime_now)},

@@ -1,9 +1,10 @@
 // jinja2's builtin filters that chat templates use (jinja2/filters.py semantics), and
 // transformers' tojson override.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "ingot/models/chat/builtins.h"
 #include "ingot/models/chat/text.h"
@@ -13,14 +14,15 @@ namespace ingot::models::chat {
 namespace {
 
 const char* const kImplemented[] = {
-    "abs", "attr", "capitalize", "count", "d", "default", "dictsort", "e", "escape", "first",
-    "float", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max",
-    "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
-    "selectattr", "sort", "string", "sum", "title", "tojson", "trim", "unique", "upper"};
-const char* const kJinjaOnly[] = {"batch",     "center",   "filesizeformat", "forceescape",
-                                  "format",    "groupby",  "pprint",         "random",
-                                  "slice",     "striptags", "truncate",      "urlencode",
-                                  "urlize",    "wordcount", "wordwrap",      "xmlattr"};
+    "abs",     "attr",    "capitalize", "count",  "d",      "default",    "dictsort", "e",
+    "escape",  "first",   "float",      "indent", "int",    "items",      "join",     "last",
+    "length",  "list",    "lower",      "map",    "max",    "min",        "reject",   "rejectattr",
+    "replace", "reverse", "round",      "safe",   "select", "selectattr", "sort",     "string",
+    "sum",     "title",   "tojson",     "trim",   "unique", "upper"};
+const char* const kJinjaOnly[] = {"batch",  "center",    "filesizeformat", "forceescape",
+                                  "format", "groupby",   "pprint",         "random",
+                                  "slice",  "striptags", "truncate",       "urlencode",
+                                  "urlize", "wordcount", "wordwrap",       "xmlattr"};
 
 bool in_list(const std::string& name, const char* const* begin, const char* const* end) {
   return std::find_if(begin, end, [&](const char* n) { return name == n; }) != end;
@@ -47,8 +49,10 @@ Value attribute_path(Interpreter& in, const Value& item, const std::string& path
   size_t start = 0;
   while (true) {
     size_t dot = path.find('.', start);
-    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    bool digits = !part.empty() && std::all_of(part.begin(), part.end(),
+                                               [](char c) { return c >= '0' && c <= '9'; });
     v = digits && part.size() < 18 ? get_item(in, v, Value(static_cast<int64_t>(std::stoll(part))))
                                    : get_item(in, v, Value(part));
     if (dot == std::string::npos) return v;
@@ -84,7 +88,9 @@ std::optional<int64_t> parse_int(const std::string& raw, int base) {
       last_digit = false;
       continue;
     }
-    int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? (c | 0x20) - 'a' + 10 : 99;
+    int d = c >= '0' && c <= '9'                     ? c - '0'
+            : (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ? (c | 0x20) - 'a' + 10
+                                                     : 99;
     if (d >= base) return std::nullopt;
     if (__builtin_mul_overflow(value, base, &value) || __builtin_add_overflow(value, d, &value)) {
       return std::nullopt;
@@ -111,7 +117,8 @@ Value to_int(Interpreter& in, const Value& v, const Value& fallback, int base) {
   if (v.is_float()) {
     double d = v.as_float();
     if (!std::isfinite(d)) in.error("cannot convert an infinite or NaN float to an integer");
-    if (std::fabs(d) >= 9.2e18) in.unsupported("integer overflow: only 64-bit integers are supported");
+    if (std::fabs(d) >= 9.2e18)
+      in.unsupported("integer overflow: only 64-bit integers are supported");
     return Value(static_cast<int64_t>(d));
   }
   if (v.is_string()) {
@@ -163,12 +170,23 @@ std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -180,9 +198,12 @@ Value sort_key(const Value& v, bool case_sensitive) {
   return !case_sensitive && v.is_string() ? Value(py_lower(v.as_string())) : v;
 }
 
-bool less_than(Interpreter& in, const Value& a, const Value& b) { return compare_op(in, "<", a, b); }
+bool less_than(Interpreter& in, const Value& a, const Value& b) {
+  return compare_op(in, "<", a, b);
+}
 
-Value select_items(Interpreter& in, const Value& seq, CallArgs& args, bool by_attribute, bool keep) {
+Value select_items(Interpreter& in, const Value& seq, CallArgs& args, bool by_attribute,
+                   bool keep) {
   std::vector<Value> out;
   size_t next = 0;
   std::string attr;
@@ -200,8 +221,9 @@ Value select_items(Interpreter& in, const Value& seq, CallArgs& args, bool by_at
     ++next;
   }
   CallArgs test_args;
-  test_args.positional.assign(args.positional.begin() + static_cast<std::ptrdiff_t>(std::min(next, args.positional.size())),
-                              args.positional.end());
+  test_args.positional.assign(
+      args.positional.begin() + static_cast<std::ptrdiff_t>(std::min(next, args.positional.size())),
+      args.positional.end());
   test_args.keyword = args.keyword;
   for (const Value& item : iterate(in, seq)) {
     Value v = by_attribute ? attribute_path(in, item, attr) : item;
@@ -225,7 +247,8 @@ Value map_items(Interpreter& in, const Value& seq, CallArgs& args) {
   } else {
     if (!args.positional[0].is_string()) in.error("map() needs a filter name");
     std::string name = args.positional[0].as_string();
-    if (known_filter(name) != Known::Yes) in.error(fmt::format("map(): no filter named '{}'", name));
+    if (known_filter(name) != Known::Yes)
+      in.error(fmt::format("map(): no filter named '{}'", name));
     CallArgs rest;
     rest.positional.assign(args.positional.begin() + 1, args.positional.end());
     rest.keyword = args.keyword;
@@ -247,9 +270,11 @@ Value tojson(Interpreter& in, const Value& v, CallArgs& args) {
     if (ind->is_string()) {
       options.indent = ind->as_string();
     } else if (ind->is_int() || ind->is_bool()) {
-      options.indent = std::string(static_cast<size_t>(std::clamp<int64_t>(ind->integer(), 0, 1024)), ' ');
+      options.indent =
+          std::string(static_cast<size_t>(std::clamp<int64_t>(ind->integer(), 0, 1024)), ' ');
     } else {
-      in.error(fmt::format("tojson(): indent must be an integer or a string, not {}", ind->type_name()));
+      in.error(
+          fmt::format("tojson(): indent must be an integer or a string, not {}", ind->type_name()));
     }
     options.item_separator = ",";
   }
@@ -319,14 +344,16 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     auto old = str_arg(0, "old"), with = str_arg(1, "new");
     if (!old || !with) in.error("replace() needs the old and new strings");
     const Value* count = argument(args, 2, "count");
-    std::string out = py_replace(to_str(v), *old, *with, count && !count->is_none() ? count->integer() : -1);
+    std::string out =
+        py_replace(to_str(v), *old, *with, count && !count->is_none() ? count->integer() : -1);
     in.charge(out.size());
     return Value(std::move(out));
   }
   if (name == "int") {
     const Value* fallback = argument(args, 0, "default");
     const Value* base = argument(args, 1, "base");
-    int b = base && base->is_int() ? static_cast<int>(std::clamp<int64_t>(base->as_int(), 2, 36)) : 10;
+    int b =
+        base && base->is_int() ? static_cast<int>(std::clamp<int64_t>(base->as_int(), 2, 36)) : 10;
     return to_int(in, v, fallback ? *fallback : Value(int64_t{0}), b);
   }
   if (name == "float") {
@@ -344,7 +371,9 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
   }
   if (name == "items") {
     if (v.is_undefined()) return Value::list({});
-    if (!v.is_dict()) in.error(fmt::format("items(): can only get item pairs from a mapping, not {}", v.type_name()));
+    if (!v.is_dict())
+      in.error(
+          fmt::format("items(): can only get item pairs from a mapping, not {}", v.type_name()));
     CallArgs none;
     return *call_method(in, v, "items", none);
   }
@@ -366,8 +395,10 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     for (auto& [k, val] : items) out.push_back(Value::list({k, val}, true));
     return Value::list(std::move(out));
   }
-  if (name == "selectattr" || name == "rejectattr") return select_items(in, v, args, true, name == "selectattr");
-  if (name == "select" || name == "reject") return select_items(in, v, args, false, name == "select");
+  if (name == "selectattr" || name == "rejectattr")
+    return select_items(in, v, args, true, name == "selectattr");
+  if (name == "select" || name == "reject")
+    return select_items(in, v, args, false, name == "select");
   if (name == "map") return map_items(in, v, args);
   if (name == "attr") {
     auto attr = str_arg(0, "name");
@@ -375,7 +406,9 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     // Python getattr only: methods and namespace attributes, never dict items.
     if (v.is_dict()) {
       Value got = get_attribute(in, v, *attr);
-      return got.is_callable() ? got : Value::undefined(fmt::format("'dict object' has no attribute '{}'", *attr));
+      return got.is_callable()
+                 ? got
+                 : Value::undefined(fmt::format("'dict object' has no attribute '{}'", *attr));
     }
     return get_attribute(in, v, *attr);
   }
@@ -409,10 +442,16 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
       return Value::list(std::move(out));
     }
     if (!sorting) {
-      if (items.empty()) return Value::undefined(fmt::format("no {} item, sequence was empty", name));
-      auto pick = name == "min"
-                      ? std::min_element(items.begin(), items.end(), [&](const Value& a, const Value& b) { return less_than(in, key(a), key(b)); })
-                      : std::max_element(items.begin(), items.end(), [&](const Value& a, const Value& b) { return less_than(in, key(a), key(b)); });
+      if (items.empty())
+        return Value::undefined(fmt::format("no {} item, sequence was empty", name));
+      auto pick =
+          name == "min"
+              ? std::min_element(
+                    items.begin(), items.end(),
+                    [&](const Value& a, const Value& b) { return less_than(in, key(a), key(b)); })
+              : std::max_element(items.begin(), items.end(), [&](const Value& a, const Value& b) {
+                  return less_than(in, key(a), key(b));
+                });
       return *pick;
     }
     // Python's sorted(reverse=True) keeps equal items in their original order.
@@ -446,7 +485,8 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
       if (!v.is_float()) return Value(v.integer());
       return Value(round_float(v.as_float(), digits));
     }
-    if (method != "floor" && method != "ceil") in.error("round(): method must be 'common', 'ceil' or 'floor'");
+    if (method != "floor" && method != "ceil")
+      in.error("round(): method must be 'common', 'ceil' or 'floor'");
     double scale = std::pow(10.0, static_cast<double>(digits));
     double x = v.number() * scale;
     return Value((method == "floor" ? std::floor(x) : std::ceil(x)) / scale);
@@ -455,8 +495,11 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     const Value* w = argument(args, 0, "width");
     const Value* first = argument(args, 1, "first");
     const Value* blank = argument(args, 2, "blank");
-    std::string indention = w && w->is_string() ? w->as_string()
-                            : std::string(static_cast<size_t>(std::clamp<int64_t>(w && w->is_number() ? w->integer() : 4, 0, 1024)), ' ');
+    std::string indention = w && w->is_string()
+                                ? w->as_string()
+                                : std::string(static_cast<size_t>(std::clamp<int64_t>(
+                                                  w && w->is_number() ? w->integer() : 4, 0, 1024)),
+                                              ' ');
     std::vector<std::string> lines = split_lines(to_str(v) + "\n");
     std::string out;
     if (blank && blank->truthy()) {
@@ -474,7 +517,8 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     in.charge(out.size());
     return Value(std::move(out));
   }
-  if (known_filter(name) == Known::Unsupported) in.unsupported(fmt::format("the filter '{}'", name));
+  if (known_filter(name) == Known::Unsupported)
+    in.unsupported(fmt::format("the filter '{}'", name));
   in.error(fmt::format("no filter named '{}'", name));
 }
 

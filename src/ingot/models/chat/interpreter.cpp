@@ -19,7 +19,9 @@ Interpreter::DepthGuard::DepthGuard(Interpreter& interpreter) : in(interpreter) 
   }
 }
 
-void Interpreter::error(std::string_view message) const { fail(origin_, line_, message); }
+void Interpreter::error(std::string_view message) const {
+  fail(origin_, line_, message);
+}
 
 void Interpreter::unsupported(std::string_view message) const {
   fail_unsupported(origin_, line_, message);
@@ -201,7 +203,8 @@ Interpreter::Flow Interpreter::exec(const Stmt& s) {
     }
     case StmtKind::With: {
       Frame frame;
-      for (size_t i = 0; i < s.params.size(); ++i) frame.emplace_back(s.params[i], eval(*s.exprs[i]));
+      for (size_t i = 0; i < s.params.size(); ++i)
+        frame.emplace_back(s.params[i], eval(*s.exprs[i]));
       frames_.push_back(std::move(frame));
       Flow flow;
       try {
@@ -290,9 +293,8 @@ Interpreter::Flow Interpreter::exec_for(const Stmt& s) {
 
 Value Interpreter::define_macro(const Stmt& s) {
   const Stmt* macro = &s;
-  return Value::callable(s.text, [macro](Interpreter& in, CallArgs& args) {
-    return in.call_macro(*macro, args);
-  });
+  return Value::callable(
+      s.text, [macro](Interpreter& in, CallArgs& args) { return in.call_macro(*macro, args); });
 }
 
 Value Interpreter::call_macro(const Stmt& s, CallArgs& args) {
@@ -322,8 +324,9 @@ Value Interpreter::call_macro(const Stmt& s, CallArgs& args) {
     for (size_t i = 0; i < s.params.size(); ++i) {
       if (given[i]) continue;
       frames_.back()[i].second =
-          s.defaults[i] ? eval(*s.defaults[i])
-                        : Value::undefined(fmt::format("parameter '{}' was not provided", s.params[i]));
+          s.defaults[i]
+              ? eval(*s.defaults[i])
+              : Value::undefined(fmt::format("parameter '{}' was not provided", s.params[i]));
     }
     text = capture(s.bodies[0]);
   } catch (...) {
@@ -391,7 +394,8 @@ Value Interpreter::eval(const Expr& e) {
       for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
         Value k = eval(*e.args[i]);
         if (k.is_list() && !k.as_list().tuple) error("unhashable type: 'list' as a dict key");
-        if (k.is_dict() || k.is_undefined()) error(fmt::format("unhashable dict key of type '{}'", k.type_name()));
+        if (k.is_dict() || k.is_undefined())
+          error(fmt::format("unhashable dict key of type '{}'", k.type_name()));
         d.set(std::move(k), eval(*e.args[i + 1]));
       }
       charge(d.items.size() * 2 * sizeof(Value));
@@ -486,7 +490,8 @@ Value Interpreter::eval(const Expr& e) {
       if (eval(*e.args[1]).truthy()) return eval(*e.args[0]);
       if (e.args[2]) return eval(*e.args[2]);
       return Value::undefined(fmt::format(
-          "the inline if-expression on line {} evaluated to false and has no else section", e.line));
+          "the inline if-expression on line {} evaluated to false and has no else section",
+          e.line));
   }
   return Value();
 }

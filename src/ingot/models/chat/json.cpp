@@ -2,9 +2,10 @@
 // and reading JSON text into values.
 #include "ingot/models/chat/json.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "ingot/core/error.h"
@@ -21,14 +22,29 @@ void append_json_string(std::string& out, const std::string& s, bool ensure_asci
     size_t start = pos;
     char32_t c = decode_utf8(s, pos);
     switch (c) {
-      case '"': out += "\\\""; continue;
-      case '\\': out += "\\\\"; continue;
-      case '\n': out += "\\n"; continue;
-      case '\r': out += "\\r"; continue;
-      case '\t': out += "\\t"; continue;
-      case '\b': out += "\\b"; continue;
-      case '\f': out += "\\f"; continue;
-      default: break;
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      case '\b':
+        out += "\\b";
+        continue;
+      case '\f':
+        out += "\\f";
+        continue;
+      default:
+        break;
     }
     if (c < 0x20) {
       out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
@@ -95,7 +111,8 @@ class JsonWriter {
         return;
       default:
         if (v.is_undefined()) in_.undefined_error(v, "passed to tojson");
-        in_.error(fmt::format("tojson(): object of type {} is not JSON serializable", v.type_name()));
+        in_.error(
+            fmt::format("tojson(): object of type {} is not JSON serializable", v.type_name()));
     }
   }
 
@@ -157,7 +174,8 @@ class JsonWriter {
 
 Value from_json(const nlohmann::ordered_json& j, int level, const std::string& origin) {
   if (level > kMaxNesting) {
-    throw IoError(fmt::format("[chat_template] '{}': JSON nests deeper than {} levels", origin, kMaxNesting));
+    throw IoError(
+        fmt::format("[chat_template] '{}': JSON nests deeper than {} levels", origin, kMaxNesting));
   }
   switch (j.type()) {
     case nlohmann::ordered_json::value_t::null:

@@ -1,9 +1,10 @@
 // The chat-template lexer: jinja2's lexing rules with trim_blocks and lstrip_blocks.
 #include "ingot/models/chat/lexer.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "ingot/models/chat/errors.h"
 #include "ingot/models/chat/text.h"
@@ -66,9 +67,15 @@ std::string normalise_newlines(std::string_view source) {
   return out;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_name_char(char c) {
+  return is_name_start(c) || is_digit(c);
+}
 
 class Lexer {
  public:
@@ -342,7 +349,9 @@ class Lexer {
       base = b == 'x' ? 16 : b == 'o' ? 8 : b == 'b' ? 2 : 10;
     }
     auto digit_value = [&](char c) {
-      int v = is_digit(c) ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
+      int v = is_digit(c)                              ? c - '0'
+              : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
+                                                       : 99;
       return v < base ? v : -1;
     };
     int64_t value = 0;
@@ -362,15 +371,17 @@ class Lexer {
         add_digit(digit_value(src_[q]));
         ++q;
       }
-      if (q == first) base = 10;  // just "0", followed by a name
-      else p = q;
+      if (q == first)
+        base = 10;  // just "0", followed by a name
+      else
+        p = q;
     }
     if (base == 10) {
       if (src_[p] == '0') {
         // 0(_?0)*
         ++p;
-        while (p < src_.size() && (src_[p] == '0' || (src_[p] == '_' && p + 1 < src_.size() &&
-                                                      src_[p + 1] == '0'))) {
+        while (p < src_.size() &&
+               (src_[p] == '0' || (src_[p] == '_' && p + 1 < src_.size() && src_[p + 1] == '0'))) {
           ++p;
         }
       } else {
@@ -396,7 +407,9 @@ class Lexer {
       char32_t c = 0;
       for (size_t i = 0; i < count; ++i) {
         char h = pos_ < src_.size() ? src_[pos_] : 0;
-        int d = is_digit(h) ? h - '0' : (h | 0x20) >= 'a' && (h | 0x20) <= 'f' ? (h | 0x20) - 'a' + 10 : -1;
+        int d = is_digit(h)                              ? h - '0'
+                : (h | 0x20) >= 'a' && (h | 0x20) <= 'f' ? (h | 0x20) - 'a' + 10
+                                                         : -1;
         if (d < 0) error(start, fmt::format("truncated \\{} escape in a string literal", what));
         c = c * 16 + static_cast<char32_t>(d);
         ++pos_;
@@ -420,26 +433,54 @@ class Lexer {
       char e = src_[pos_ + 1];
       pos_ += 2;
       switch (e) {
-        case '\n': break;
-        case '\\': value += '\\'; break;
-        case '\'': value += '\''; break;
-        case '"': value += '"'; break;
-        case 'a': value += '\a'; break;
-        case 'b': value += '\b'; break;
-        case 'f': value += '\f'; break;
-        case 'n': value += '\n'; break;
-        case 'r': value += '\r'; break;
-        case 't': value += '\t'; break;
-        case 'v': value += '\v'; break;
-        case 'x': hex(2, "xXX"); break;
-        case 'u': hex(4, "uXXXX"); break;
-        case 'U': hex(8, "UXXXXXXXX"); break;
+        case '\n':
+          break;
+        case '\\':
+          value += '\\';
+          break;
+        case '\'':
+          value += '\'';
+          break;
+        case '"':
+          value += '"';
+          break;
+        case 'a':
+          value += '\a';
+          break;
+        case 'b':
+          value += '\b';
+          break;
+        case 'f':
+          value += '\f';
+          break;
+        case 'n':
+          value += '\n';
+          break;
+        case 'r':
+          value += '\r';
+          break;
+        case 't':
+          value += '\t';
+          break;
+        case 'v':
+          value += '\v';
+          break;
+        case 'x':
+          hex(2, "xXX");
+          break;
+        case 'u':
+          hex(4, "uXXXX");
+          break;
+        case 'U':
+          hex(8, "UXXXXXXXX");
+          break;
         case 'N':
           fail_unsupported(origin_, line_at(start), "\\N{...} escapes in string literals");
         default:
           if (e >= '0' && e <= '7') {
             char32_t o = static_cast<char32_t>(e - '0');
-            for (int i = 0; i < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7'; ++i) {
+            for (int i = 0; i < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7';
+                 ++i) {
               o = o * 8 + static_cast<char32_t>(src_[pos_++] - '0');
             }
             append_utf8_char(value, o);
@@ -468,7 +509,8 @@ class Lexer {
       char32_t cp = decode_utf8(src_, next);
       error(pos_, cp < 0x80 ? fmt::format("unexpected character '{}'", c)
                             : fmt::format("unexpected character U+{:04X} (only ASCII names are "
-                                          "supported)", static_cast<unsigned>(cp)));
+                                          "supported)",
+                                          static_cast<unsigned>(cp)));
     }
     if (c == '(' || c == '[' || c == '{') {
       brackets.push_back(c == '(' ? ')' : c == '[' ? ']' : '}');

@@ -22,11 +22,11 @@ enum class TokenType {
   BlockBegin,  // {%
   BlockEnd,    // %}
   Name,
-  String,      // value: the unescaped text
-  Integer,     // integer_value
-  Float,       // float_value
-  Operator,    // value: the operator text ("+", "//", "(", ...)
-  End,         // end of template
+  String,    // value: the unescaped text
+  Integer,   // integer_value
+  Float,     // float_value
+  Operator,  // value: the operator text ("+", "//", "(", ...)
+  End,       // end of template
 };
 
 struct Token {

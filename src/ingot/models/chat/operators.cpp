@@ -1,6 +1,7 @@
 // Python's arithmetic, comparison, membership and iteration over chat-template values.
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "ingot/models/chat/builtins.h"
 #include "ingot/models/chat/text.h"
@@ -33,7 +34,8 @@ Value repeat(Interpreter& in, const Value& seq, int64_t times) {
   }
   const ListData& list = seq.as_list();
   if (!list.items.empty()) {
-    in.charge(list.items.size() * sizeof(Value) * static_cast<size_t>(std::min<int64_t>(times, INT32_MAX)));
+    in.charge(list.items.size() * sizeof(Value) *
+              static_cast<size_t>(std::min<int64_t>(times, INT32_MAX)));
   }
   std::vector<Value> out;
   for (int64_t i = 0; i < times; ++i) out.insert(out.end(), list.items.begin(), list.items.end());
@@ -131,8 +133,10 @@ Value binary_op(Interpreter& in, std::string_view op, const Value& a, const Valu
     }
   }
   if (op == "*") {
-    if ((a.is_string() || a.is_list()) && (b.is_int() || b.is_bool())) return repeat(in, a, b.integer());
-    if ((b.is_string() || b.is_list()) && (a.is_int() || a.is_bool())) return repeat(in, b, a.integer());
+    if ((a.is_string() || a.is_list()) && (b.is_int() || b.is_bool()))
+      return repeat(in, a, b.integer());
+    if ((b.is_string() || b.is_list()) && (a.is_int() || a.is_bool()))
+      return repeat(in, b, a.integer());
   }
   if (op == "%" && a.is_string()) {
     in.unsupported("printf-style string formatting ('...' % values); use ~ or filters instead");
@@ -177,7 +181,8 @@ bool contains(Interpreter& in, const Value& container, const Value& item) {
   switch (container.kind()) {
     case Value::Kind::String:
       if (!item.is_string()) {
-        in.error(fmt::format("'in <string>' requires string as left operand, not {}", item.type_name()));
+        in.error(
+            fmt::format("'in <string>' requires string as left operand, not {}", item.type_name()));
       }
       return container.as_string().find(item.as_string()) != std::string::npos;
     case Value::Kind::List:

@@ -1,8 +1,9 @@
 // Recursive-descent parser for the chat-template engine (jinja2's grammar).
 #include "ingot/models/chat/parser.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <initializer_list>
 
 #include "ingot/models/chat/errors.h"
@@ -61,7 +62,8 @@ class Parser {
   }
   void expect_block_end(std::string_view tag) {
     if (cur().type != TokenType::BlockEnd) {
-      error(cur(), fmt::format("expected the end of the '{}' tag '%}}', got {}", tag, describe(cur())));
+      error(cur(),
+            fmt::format("expected the end of the '{}' tag '%}}', got {}", tag, describe(cur())));
     }
     advance();
   }
@@ -162,7 +164,8 @@ class Parser {
 
   std::unique_ptr<Stmt> parse_statement(std::initializer_list<std::string_view> ends) {
     const Token& t = cur();
-    if (t.type != TokenType::Name) error(t, fmt::format("expected a tag name, got {}", describe(t)));
+    if (t.type != TokenType::Name)
+      error(t, fmt::format("expected a tag name, got {}", describe(t)));
     Nest nest(*this, t);
     auto s = std::make_unique<Stmt>();
     s->line = t.line;
@@ -612,7 +615,8 @@ class Parser {
       }
       if (attr.type != TokenType::Integer) error(attr, "expected a name or number after '.'");
       advance();
-      return binary(ExprKind::GetItem, t.line, std::move(obj), literal(Value(attr.integer_value), t.line));
+      return binary(ExprKind::GetItem, t.line, std::move(obj),
+                    literal(Value(attr.integer_value), t.line));
     }
     Nest nest(*this, t);
     std::vector<ExprPtr> keys;
@@ -669,7 +673,8 @@ class Parser {
       if (is_op("*") || is_op("**")) {
         fail_unsupported(origin_, cur().line, "*args / **kwargs in calls");
       }
-      if (cur().type == TokenType::Name && peek().type == TokenType::Operator && peek().value == "=") {
+      if (cur().type == TokenType::Name && peek().type == TokenType::Operator &&
+          peek().value == "=") {
         std::string key = advance().value;
         advance();
         e.kwargs.emplace_back(std::move(key), parse_expression(true));

@@ -1,7 +1,8 @@
 // jinja2's builtin tests (`x is defined`, `x is sameas false`, ...), jinja2/tests.py
 // semantics.
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ingot/models/chat/builtins.h"
 #include "ingot/models/chat/text.h"
@@ -11,10 +12,12 @@ namespace ingot::models::chat {
 namespace {
 
 const char* const kTests[] = {
-    "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even",
-    "false", "filter", "float", "ge", "greaterthan", "gt", "in", "integer", "iterable", "le",
-    "lessthan", "lower", "lt", "mapping", "ne", "none", "number", "odd", "sameas", "sequence",
-    "string", "test", "true", "undefined", "upper", "==", "!=", "<", "<=", ">", ">="};
+    "boolean", "callable", "defined",  "divisibleby", "eq",       "equalto",     "escaped",
+    "even",    "false",    "filter",   "float",       "ge",       "greaterthan", "gt",
+    "in",      "integer",  "iterable", "le",          "lessthan", "lower",       "lt",
+    "mapping", "ne",       "none",     "number",      "odd",      "sameas",      "sequence",
+    "string",  "test",     "true",     "undefined",   "upper",    "==",          "!=",
+    "<",       "<=",       ">",        ">="};
 
 const Value& operand_arg(Interpreter& in, CallArgs& args, const std::string& test) {
   const Value* a = argument(args, 0, "other");
@@ -70,9 +73,9 @@ bool apply_test(Interpreter& in, const std::string& name, const Value& v, CallAr
   if (name == "sameas") return v.same_as(operand_arg(in, args, name));
   if (name == "in") return compare_op(in, "in", v, operand_arg(in, args, name));
   static const std::pair<const char*, const char*> comparisons[] = {
-      {"eq", "=="}, {"equalto", "=="}, {"==", "=="}, {"ne", "!="}, {"!=", "!="},
-      {"lt", "<"},  {"lessthan", "<"}, {"<", "<"},   {"le", "<="}, {"<=", "<="},
-      {"gt", ">"},  {"greaterthan", ">"}, {">", ">"}, {"ge", ">="}, {">=", ">="}};
+      {"eq", "=="}, {"equalto", "=="},    {"==", "=="}, {"ne", "!="}, {"!=", "!="},
+      {"lt", "<"},  {"lessthan", "<"},    {"<", "<"},   {"le", "<="}, {"<=", "<="},
+      {"gt", ">"},  {"greaterthan", ">"}, {">", ">"},   {"ge", ">="}, {">=", ">="}};
   for (const auto& [test, op] : comparisons) {
     if (name == test) return compare_op(in, op, v, operand_arg(in, args, name));
   }

@@ -27,8 +27,10 @@ void check_names(const Expr* e, const std::string& origin) {
   if (e->kind == ExprKind::Filter) {
     Known k = known_filter(e->name);
     if (k == Known::Unsupported) {
-      fail_unsupported(origin, e->line, fmt::format("the filter '{}' is not supported by ingot's "
-                                                    "chat-template engine", e->name));
+      fail_unsupported(origin, e->line,
+                       fmt::format("the filter '{}' is not supported by ingot's "
+                                   "chat-template engine",
+                                   e->name));
     }
     if (k == Known::Unknown) fail(origin, e->line, fmt::format("no filter named '{}'", e->name));
   }
@@ -70,6 +72,8 @@ std::string Template::render(const DictData& variables, const RenderLimits& limi
   return interpreter.render(impl_->body, variables);
 }
 
-const std::string& Template::origin() const { return impl_->origin; }
+const std::string& Template::origin() const {
+  return impl_->origin;
+}
 
 }  // namespace ingot::models::chat

@@ -33,9 +33,13 @@ char32_t decode_utf8(std::string_view text, size_t& pos) {
   return c;
 }
 
-void append_utf8_char(std::string& out, char32_t c) { tokenizer::append_utf8(out, c); }
+void append_utf8_char(std::string& out, char32_t c) {
+  tokenizer::append_utf8(out, c);
+}
 
-size_t find_invalid_utf8(std::string_view text) { return tokenizer::find_invalid_utf8(text); }
+size_t find_invalid_utf8(std::string_view text) {
+  return tokenizer::find_invalid_utf8(text);
+}
 
 bool is_py_space(char32_t c) {
   if (c < 0x80) return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20);

@@ -1,10 +1,11 @@
 // Value: construction, truth, equality and Python's str() / repr().
 #include "ingot/models/chat/value.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "ingot/models/chat/text.h"
 

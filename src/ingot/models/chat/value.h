@@ -121,9 +121,9 @@ class Value {
   std::string type_name() const;
 
  private:
-  std::variant<Undefined, None, bool, int64_t, double, std::string,
-               std::shared_ptr<const ListData>, std::shared_ptr<const DictData>,
-               std::shared_ptr<NamespaceData>, std::shared_ptr<const CallableData>>
+  std::variant<Undefined, None, bool, int64_t, double, std::string, std::shared_ptr<const ListData>,
+               std::shared_ptr<const DictData>, std::shared_ptr<NamespaceData>,
+               std::shared_ptr<const CallableData>>
       data_;
 };
 
