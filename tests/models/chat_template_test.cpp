@@ -55,13 +55,13 @@ TEST_P(ChatTemplateConformance, RendersLikeJinja2) {
     SCOPED_TRACE(fmt::format("{} / {} / add_generation_prompt={}", name,
                              c["conversation"].get<std::string>(), add_generation_prompt));
     if (c.contains("output")) {
-      EXPECT_EQ(tpl.render(messages, add_generation_prompt, extra), c["output"].get<std::string>());
+      EXPECT_EQ(tpl.render_values(messages, add_generation_prompt, extra), c["output"].get<std::string>());
       ++rendered;
       continue;
     }
     ASSERT_EQ(c["error"]["kind"], "raise_exception") << c.dump();
     try {
-      tpl.render(messages, add_generation_prompt, extra);
+      tpl.render_values(messages, add_generation_prompt, extra);
       ADD_FAILURE() << "expected raise_exception: " << c["error"]["message"];
     } catch (const chat::TemplateRaised& e) {
       EXPECT_EQ(e.template_message(), c["error"]["message"].get<std::string>());
@@ -89,7 +89,7 @@ TEST(ChatTemplate, ChatMessagesRenderLikeValues) {
   chat::Value as_values = ChatTemplate::messages_from_json(
       R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])",
       "m.json");
-  EXPECT_EQ(tpl.render(as_values, true), text);
+  EXPECT_EQ(tpl.render_values(as_values, true), text);
 }
 
 TEST(ChatTemplate, SpecialTokensFromTokenizerConfig) {
@@ -106,7 +106,7 @@ TEST(ChatTemplate, ExtraVariablesOverride) {
   ChatTemplate tpl = ChatTemplate::from_folder(fixture_path("chat_templates/qwen3"));
   chat::DictData extra;
   extra.set(chat::Value("enable_thinking"), chat::Value(false));
-  std::string text = tpl.render({{"user", "Hi"}}, true, extra);
+  std::string text = tpl.render({ChatMessage{"user", "Hi"}}, true, extra);
   EXPECT_EQ(text, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
 }
 
@@ -149,11 +149,11 @@ TEST(ChatTemplate, TemplateSourcesInOrder) {
   TempDir dir;
   dir.write("tokenizer_config.json", R"({"chat_template": "from config", "bos_token": "<s>"})");
   EXPECT_TRUE(ChatTemplate::folder_has_template(dir.path.string()));
-  EXPECT_EQ(ChatTemplate::from_folder(dir.path.string()).render({}, false), "from config");
+  EXPECT_EQ(ChatTemplate::from_folder(dir.path.string()).render(std::vector<ChatMessage>{}, false), "from config");
   dir.write("chat_template.json", R"({"chat_template": "from json {{ bos_token }}"})");
-  EXPECT_EQ(ChatTemplate::from_folder(dir.path.string()).render({}, false), "from json <s>");
+  EXPECT_EQ(ChatTemplate::from_folder(dir.path.string()).render(std::vector<ChatMessage>{}, false), "from json <s>");
   dir.write("chat_template.jinja", "from jinja {{ bos_token }}\n");
-  EXPECT_EQ(ChatTemplate::from_folder(dir.path.string()).render({}, false), "from jinja <s>");
+  EXPECT_EQ(ChatTemplate::from_folder(dir.path.string()).render(std::vector<ChatMessage>{}, false), "from jinja <s>");
 }
 
 TEST(ChatTemplate, NamedTemplatesNeedADefault) {
@@ -178,7 +178,7 @@ TEST(ChatTemplate, SyntaxErrorNamesFileAndLine) {
 
 TEST(ChatTemplate, RejectsBadMessages) {
   ChatTemplate tpl = ChatTemplate::from_text("{{ messages[0].content }}", "inline");
-  EXPECT_THROW(tpl.render({{"user", "bad \xff byte"}}, false), ValueError);
+  EXPECT_THROW(tpl.render({ChatMessage{"user", "bad \xff byte"}}, false), ValueError);
   EXPECT_THROW(ChatTemplate::messages_from_json("{\"role\": \"user\"}", "m.json"), IoError);
   EXPECT_THROW(ChatTemplate::messages_from_json("[{\"content\": \"x\"}]", "m.json"), IoError);
   EXPECT_THROW(ChatTemplate::messages_from_json("[{", "m.json"), IoError);

@@ -149,10 +149,10 @@ std::string ChatTemplate::render(const std::vector<ChatMessage>& messages,
     list.push_back(
         chat::Value::dict({{"role", chat::Value(m.role)}, {"content", chat::Value(m.content)}}));
   }
-  return render(chat::Value::list(std::move(list)), add_generation_prompt, extra);
+  return render_values(chat::Value::list(std::move(list)), add_generation_prompt, extra);
 }
 
-std::string ChatTemplate::render(const chat::Value& messages, bool add_generation_prompt,
+std::string ChatTemplate::render_values(const chat::Value& messages, bool add_generation_prompt,
                                  const chat::DictData& extra) const {
   if (!messages.is_list()) {
     INGOT_THROW(ValueError, "[chat_template] messages must be a list, not {}",

@@ -50,7 +50,7 @@ class ChatTemplate {
                      const chat::DictData& extra = {}) const;
   // The same with messages as values: a list of dicts whose content may also be a list
   // of parts, with tool_calls etc., as a messages JSON file holds them.
-  std::string render(const chat::Value& messages, bool add_generation_prompt,
+  std::string render_values(const chat::Value& messages, bool add_generation_prompt,
                      const chat::DictData& extra = {}) const;
 
   // Parses a messages JSON file's text ([{"role": ..., "content": ...}, ...]); IoError
