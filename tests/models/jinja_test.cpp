@@ -83,9 +83,10 @@ TEST(Jinja, ErrorsNameOriginAndLine) {
             "[chat_template] 't.jinja' line 3: unterminated string literal");
   EXPECT_EQ(error_of("x\n{# no end"),
             "[chat_template] 't.jinja' line 2: missing end of comment tag '#}'");
-  EXPECT_EQ(error_of("{% if a %}\n\n"),
-            "[chat_template] 't.jinja' line 1: unexpected end of template, expected 'elif' or "
-            "'else' or 'endif'");
+  EXPECT_EQ(
+      error_of("{% if a %}\nx\n"),
+      "[chat_template] 't.jinja' line 2: unexpected end of template: the '{% if %}' on line 1 "
+      "is never closed (expected 'elif' or 'else' or 'endif')");
   EXPECT_EQ(error_of("{{ x\n| frob }}"),
             "[chat_template] 't.jinja' line 2: no filter named 'frob'");
   EXPECT_EQ(

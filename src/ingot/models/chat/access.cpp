@@ -413,7 +413,10 @@ Value range_of(Interpreter& in, CallArgs& args) {
                                : (static_cast<long double>(start) - stop) / -step;
   if (count > 100000) in.error("range() is too big: jinja2's sandbox allows at most 100000 items");
   std::vector<Value> items;
-  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) items.emplace_back(i);
+  for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
+    items.emplace_back(i);
+    if (__builtin_add_overflow(i, step, &i)) break;
+  }
   in.charge(items.size() * sizeof(Value));
   return Value::list(std::move(items));
 }

@@ -103,6 +103,15 @@ void Interpreter::assign(const Target& target, const Value& value) {
       error(fmt::format("cannot assign attribute '{}' on '{}': it is not a namespace()",
                         target.attribute, target.names[0]));
     }
+    if (value.holds_namespace()) {
+      error(
+          fmt::format("cannot store a namespace in '{}.{}': a namespace() cannot hold another "
+                      "namespace",
+                      target.names[0], target.attribute));
+    }
+    if (value.depth() + 1 > kMaxValueNesting) {
+      error(fmt::format("a value nests deeper than {} levels", kMaxValueNesting));
+    }
     ns.as_namespace().attrs.set(Value(target.attribute), value);
     return;
   }

@@ -107,7 +107,9 @@ class Lexer {
     Token t{type, std::move(value), line_at(offset)};
     tokens_.push_back(std::move(t));
   }
-  bool at(size_t p, std::string_view s) const { return src_.compare(p, s.size(), s) == 0; }
+  bool at(size_t p, std::string_view s) const {
+    return p <= src_.size() && src_.compare(p, s.size(), s) == 0;
+  }
   // Length of the run of Python whitespace (\s) at p.
   size_t space_run(size_t p) const {
     size_t q = p;

@@ -16,7 +16,11 @@ Body Parser::parse_body(std::initializer_list<std::string_view> ends, std::strin
       if (ends.size() == 0) return body;
       std::string wanted;
       for (auto e : ends) wanted += (wanted.empty() ? "" : " or ") + fmt::format("'{}'", e);
-      error(t, fmt::format("unexpected end of template, expected {}", wanted));
+      std::string open = open_.empty() ? std::string("a block")
+                                       : fmt::format("the '{{% {} %}}' on line {}",
+                                                     open_.back().first, open_.back().second);
+      error(t, fmt::format("unexpected end of template: {} is never closed (expected {})", open,
+                           wanted));
     }
     if (t.type == TokenType::Text) {
       auto s = std::make_unique<Stmt>();
@@ -58,6 +62,7 @@ std::unique_ptr<Stmt> Parser::parse_statement(std::initializer_list<std::string_
   const Token& t = cur();
   if (t.type != TokenType::Name) error(t, fmt::format("expected a tag name, got {}", describe(t)));
   Nest nest(*this, t);
+  open_.emplace_back(t.value, t.line);
   auto s = std::make_unique<Stmt>();
   s->line = t.line;
   std::string tag = advance().value;
@@ -101,6 +106,7 @@ std::unique_ptr<Stmt> Parser::parse_statement(std::initializer_list<std::string_
                  : fmt::format("unexpected '{{% {} %}}': the innermost open block expects {}", tag,
                                wanted));
   }
+  open_.pop_back();
   return s;
 }
 

@@ -167,6 +167,7 @@ class Parser {
   size_t pos_ = 0;
   int nesting_ = 0;
   int loops_ = 0;
+  std::vector<std::pair<std::string, int>> open_;  // statement tags being parsed, for errors
 };
 
 }  // namespace ingot::models::chat

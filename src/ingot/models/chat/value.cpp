@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "ingot/core/error.h"
 #include "ingot/models/chat/text.h"
 
 namespace ingot::models::chat {
@@ -35,13 +36,37 @@ void DictData::set(Value key, Value value) {
   items.emplace_back(std::move(key), std::move(value));
 }
 
+namespace {
+
+void check_depth(int depth) {
+  if (depth > kMaxValueNesting) {
+    INGOT_THROW(ValueError, "[chat_template] a value nests deeper than {} levels",
+                kMaxValueNesting);
+  }
+}
+
+}  // namespace
+
 Value Value::list(std::vector<Value> items, bool tuple) {
+  ListData data{std::move(items), tuple};
+  for (const Value& item : data.items) {
+    data.depth = std::max(data.depth, item.depth() + 1);
+    data.holds_namespace = data.holds_namespace || item.holds_namespace();
+  }
+  check_depth(data.depth);
   Value v;
-  v.data_ = std::make_shared<const ListData>(ListData{std::move(items), tuple});
+  v.data_ = std::make_shared<const ListData>(std::move(data));
   return v;
 }
 
 Value Value::dict(DictData data) {
+  data.depth = 1;
+  data.holds_namespace = false;
+  for (const auto& [k, item] : data.items) {
+    data.depth = std::max({data.depth, k.depth() + 1, item.depth() + 1});
+    data.holds_namespace = data.holds_namespace || k.holds_namespace() || item.holds_namespace();
+  }
+  check_depth(data.depth);
   Value v;
   v.data_ = std::make_shared<const DictData>(std::move(data));
   return v;
@@ -54,6 +79,11 @@ Value Value::dict(std::vector<std::pair<std::string, Value>> items) {
 }
 
 Value Value::namespace_(DictData attrs) {
+  for (const auto& [k, item] : attrs.items) {
+    if (item.holds_namespace()) {
+      INGOT_THROW(ValueError, "[chat_template] a namespace() cannot hold another namespace");
+    }
+  }
   Value v;
   v.data_ = std::make_shared<NamespaceData>(NamespaceData{std::move(attrs)});
   return v;
@@ -63,6 +93,35 @@ Value Value::callable(std::string name, std::function<Value(Interpreter&, CallAr
   Value v;
   v.data_ = std::make_shared<const CallableData>(CallableData{std::move(name), std::move(fn)});
   return v;
+}
+
+int Value::depth() const {
+  switch (kind()) {
+    case Kind::List:
+      return as_list().depth;
+    case Kind::Dict:
+      return as_dict().depth;
+    case Kind::Namespace: {
+      int d = 1;
+      for (const auto& [k, item] : as_namespace().attrs.items) d = std::max(d, item.depth() + 1);
+      return d;
+    }
+    default:
+      return 0;
+  }
+}
+
+bool Value::holds_namespace() const {
+  switch (kind()) {
+    case Kind::List:
+      return as_list().holds_namespace;
+    case Kind::Dict:
+      return as_dict().holds_namespace;
+    case Kind::Namespace:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool Value::truthy() const {

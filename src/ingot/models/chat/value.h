@@ -30,13 +30,22 @@ struct Undefined {
 };
 struct None {};
 
+// Containers record how deeply they nest and whether a namespace is inside them. Values
+// nest at most kMaxValueNesting levels, and a namespace never holds another namespace:
+// so no value is cyclic or too deep to compare, print or destroy by recursion.
+inline constexpr int kMaxValueNesting = 200;
+
 struct ListData {
   std::vector<Value> items;
   bool tuple = false;  // printed as (a, b) instead of [a, b]
+  int depth = 1;       // set by Value::list
+  bool holds_namespace = false;
 };
 
 struct DictData {
   std::vector<std::pair<Value, Value>> items;  // insertion order, unique keys
+  int depth = 1;                               // set by Value::dict
+  bool holds_namespace = false;
   const Value* find(const Value& key) const;
   const Value* find(std::string_view key) const;
   const Value* find(const char* key) const { return find(std::string_view(key)); }
@@ -119,6 +128,10 @@ class Value {
 
   // Python's type name ("str", "int", "dict", ...), for errors.
   std::string type_name() const;
+
+  // Nesting levels (0 for scalars) and whether a namespace is this value or inside it.
+  int depth() const;
+  bool holds_namespace() const;
 
  private:
   std::variant<Undefined, None, bool, int64_t, double, std::string, std::shared_ptr<const ListData>,
