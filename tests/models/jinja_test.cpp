@@ -180,8 +180,10 @@ TEST(Jinja, LimitsStopRunawayTemplates) {
   EXPECT_NE(error_of("{{ 'x' * 9000000000000 }}").find("built more than"), std::string::npos);
   EXPECT_NE(error_of("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}").find("nests deeper"),
             std::string::npos);
-  std::string deep(5000, '(');
+  std::string deep = std::string(5000, '(') + "1" + std::string(5000, ')');
   EXPECT_NE(error_of("{{ " + deep + " }}").find("nests deeper than"), std::string::npos);
+  EXPECT_NE(error_of("{{ " + std::string(5000, '[') + " }}").find("unexpected '}', expected ']'"),
+            std::string::npos);
   std::string chain = "{{ 1";
   for (int i = 0; i < 5000; ++i) chain += " + 1";
   EXPECT_NE(error_of(chain + " }}").find("nests deeper than"), std::string::npos);
