@@ -1,16 +1,23 @@
-// `ingot generate (FOLDER | DIR) (--prompt TEXT | --input NAME=FILE.npy ...)`: greedy or
-// sampled generation that streams text, then prints prefill and decode tokens per second;
-// with --json one JSON object instead (documented in README.md).
+// `ingot generate (FOLDER | DIR) (--prompt TEXT | --chat MESSAGE [--system TEXT] |
+// --messages FILE.json | --input NAME=FILE.npy ...)`: greedy or sampled generation with
+// the model's generation_config.json defaults, streaming text as each token completes,
+// then prefill and decode tokens per second; with --json one JSON object instead
+// (documented in README.md).
 // FOLDER is a Hugging Face folder (exported in memory first); DIR holds the components
 // written by `ingot export FOLDER --task generation -o DIR`.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/exporters/generation_directory.h"
+#include "ingot/models/chat_template.h"
+#include "ingot/models/decode_stream.h"
+#include "ingot/models/generation_config.h"
 #include "ingot/models/npy.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
@@ -58,38 +65,69 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs) {
   return ids;
 }
 
+// The prompt text of --chat / --system / --messages: the model's chat template applied
+// with add_generation_prompt, as transformers' apply_chat_template(tokenize=False).
+std::string chat_prompt(const std::string& source, const std::string& chat,
+                        const std::string& system, const std::string& messages_file) {
+  models::ChatTemplate t = models::ChatTemplate::from_folder(source);
+  if (!messages_file.empty()) {
+    std::ifstream f(messages_file);
+    INGOT_CHECK(f.good(), IoError, "[ingot generate] cannot read --messages '{}'", messages_file);
+    std::stringstream text;
+    text << f.rdbuf();
+    return t.render_values(models::ChatTemplate::messages_from_json(text.str(), messages_file),
+                           true);
+  }
+  std::vector<models::ChatMessage> messages;
+  if (!system.empty()) messages.push_back({"system", system});
+  messages.push_back({"user", chat});
+  return t.render(messages, true);
+}
+
 }  // namespace
 
 int run_generate(int argc, char** argv) {
-  std::string source, prompt;
+  std::string source, prompt, chat, system, messages_file;
   std::vector<std::string> input_specs;
-  runtime::GenerateOptions go;
-  go.max_new_tokens = 64;
-  std::optional<int64_t> max_cache_len;
-  std::optional<double> temperature, top_p;
-  std::optional<int64_t> top_k;
-  bool ignore_eos = false, json = false;
+  std::optional<int64_t> max_new_tokens, max_cache_len, top_k;
+  std::optional<double> temperature, top_p, min_p, repetition_penalty;
+  std::optional<uint64_t> seed;
+  bool greedy = false, ignore_eos = false, json = false;
   CLI::App app{
       "Generates text with ingot's runtime: the prompt is prefilled in one call, then one token "
       "per "
-      "step over a static KV cache written in place. Greedy unless a sampling option is given.",
+      "step over a static KV cache written in place. Defaults come from the model's "
+      "generation_config.json (eos tokens, sampling, max_new_tokens); flags override them.",
       "ingot generate"};
   app.add_option("model", source,
                  "Hugging Face model folder, or a directory from ingot export --task generation")
       ->required();
   auto* text =
       app.add_option("--prompt", prompt, "the prompt text (encoded with the model's tokenizer)");
-  app.add_option("--input", input_specs,
-                 "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask)")
-      ->excludes(text);
-  app.add_option("--max-new-tokens", go.max_new_tokens, "tokens to generate at most (64)");
+  auto* chat_opt =
+      app.add_option("--chat", chat, "a user message, rendered with the model's chat template");
+  app.add_option("--system", system, "with --chat: a system message before it")->needs(chat_opt);
+  auto* messages_opt = app.add_option(
+      "--messages", messages_file, "a JSON list of {role, content} messages for the chat template");
+  auto* inputs = app.add_option("--input", input_specs,
+                                "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask)");
+  text->excludes(chat_opt, messages_opt, inputs);
+  chat_opt->excludes(messages_opt, inputs);
+  messages_opt->excludes(inputs);
+  app.add_option("--max-new-tokens", max_new_tokens,
+                 "tokens to generate at most (generation_config, else 64)");
   app.add_option("--max-cache-len", max_cache_len,
                  "KV cache slots: of the in-memory export of a FOLDER, or a dynamic-length DIR");
+  app.add_flag("--greedy", greedy, "greedy decoding even where generation_config.json samples");
   app.add_option("--temperature", temperature, "sample with this temperature");
   app.add_option("--top-k", top_k, "sample from the k most likely tokens");
   app.add_option("--top-p", top_p,
                  "sample from the smallest set of tokens reaching this probability");
-  app.add_option("--seed", go.seed, "seed of the sampler (0)");
+  app.add_option("--min-p", min_p,
+                 "sample from tokens at least this fraction as likely as the best");
+  app.add_option("--repetition-penalty", repetition_penalty,
+                 "divide the logits of tokens seen so far by this");
+  app.add_option("--seed", seed, "seed of the sampler (0)");
   app.add_flag("--ignore-eos", ignore_eos,
                "do not stop at end-of-sequence tokens (for benchmarks)");
   app.add_flag(
@@ -97,49 +135,66 @@ int run_generate(int argc, char** argv) {
       "print one JSON object (prompt_ids, generated_ids, text, stop_reason, timings) instead of "
       "streaming");
   if (!parse(app, argc, argv)) return 0;
-  INGOT_CHECK(!prompt.empty() || !input_specs.empty(), ValueError,
-              "[ingot generate] give --prompt TEXT or --input input_ids=FILE.npy (see 'ingot "
-              "generate --help')");
-  if (temperature) go.sampling.temperature = *temperature;
-  if (top_k) go.sampling.top_k = *top_k;
-  if (top_p) go.sampling.top_p = *top_p;
-  go.do_sample = temperature || top_k || top_p;
+  INGOT_CHECK(
+      !prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty(),
+      ValueError,
+      "[ingot generate] give --prompt TEXT, --chat MESSAGE, --messages FILE.json or --input "
+      "input_ids=FILE.npy (see 'ingot generate --help')");
 
   namespace fs = std::filesystem;
   const bool exported = fs::exists(fs::path(source) / "manifest.json");
   models::Tokenizer tokenizer = models::Tokenizer::from_folder(source);
-  std::vector<int64_t> ids =
-      input_specs.empty() ? tokenizer.encode(prompt, true) : prompt_from_inputs(input_specs);
+  const bool templated = !chat.empty() || !messages_file.empty();
+  if (templated) prompt = chat_prompt(source, chat, system, messages_file);
+  // A rendered template holds its special tokens (BOS) already, as transformers'
+  // apply_chat_template(tokenize=True) assumes.
+  std::vector<int64_t> ids = !input_specs.empty()
+                                 ? prompt_from_inputs(input_specs)
+                                 : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
+  const models::GenerationConfig defaults = models::GenerationConfig::from_folder(source);
+  const int64_t new_tokens =
+      max_new_tokens.value_or(defaults.new_token_limit(int64_t(ids.size())).value_or(64));
   auto make_generator = [&]() {
     if (exported) return runtime::Generator::load(source, max_cache_len);
     auto model = models::from_pretrained(source);
     exporters::GenerationExportOptions o;
-    o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + go.max_new_tokens + 1);
-    return runtime::Generator(
-        exporters::programs_of(exporters::NativeExporter().export_for_generation(
-            *model, exporters::NativeExportConfig(), o)));
+    o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + new_tokens + 1);
+    runtime::Generator g(exporters::programs_of(exporters::NativeExporter().export_for_generation(
+        *model, exporters::NativeExportConfig(), o)));
+    g.set_generation_config(defaults);
+    return g;
   };
   runtime::Generator gen = make_generator();
-  if (!ignore_eos) {
-    for (const char* eos : {"<|endoftext|>", "</s>"}) {
+  // The model's defaults, then the flags: a sampling flag samples, --greedy does not.
+  runtime::GenerateOptions go = gen.default_options(int64_t(ids.size()), 64);
+  go.max_new_tokens = new_tokens;
+  if (temperature) go.sampling.temperature = *temperature;
+  if (top_k) go.sampling.top_k = *top_k;
+  if (top_p) go.sampling.top_p = *top_p;
+  if (min_p) go.sampling.min_p = *min_p;
+  if (repetition_penalty) go.sampling.repetition_penalty = *repetition_penalty;
+  if (temperature || top_k || top_p || min_p) go.do_sample = true;
+  if (greedy) go.do_sample = false;
+  if (seed) go.seed = *seed;
+  if (!defaults.eos_token_ids) {
+    // No eos_token_id in generation_config.json or config.json: the usual end tokens.
+    for (const char* eos : {"<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>"}) {
       if (auto id = tokenizer.token_to_id(eos)) go.stop_tokens.push_back(*id);
     }
   }
-  // Stream: print the text of everything generated so far beyond what was printed.
+  if (ignore_eos) go.stop_tokens.clear();
+  // Streaming: each token's text as soon as it is complete (DecodeStream holds back a
+  // character split over tokens), continuing the prompt's text.
   std::vector<int64_t> generated;
-  std::string printed;
+  models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, ids);
   if (!json) std::printf("%s", prompt.c_str());
   go.on_token = [&](int64_t token) {
     generated.push_back(token);
     if (json) return;
-    std::string text = tokenizer.decode(generated, true);
-    if (text.size() > printed.size() && text.compare(0, printed.size(), printed) == 0) {
-      std::printf("%s", text.substr(printed.size()).c_str());
-      std::fflush(stdout);
-      printed = text;
-    }
+    std::printf("%s", stream.step(token).c_str());
+    std::fflush(stdout);
   };
   runtime::GenerationStats stats;
   gen.generate(ids, go, &stats);
@@ -158,10 +213,11 @@ int run_generate(int argc, char** argv) {
     return 0;
   }
   std::printf(
-      "\n\n[%lld prompt tokens, %lld new tokens (%s); prefill %.1f tokens/s, decode %.1f "
+      "%s\n\n[%lld prompt tokens, %lld new tokens (%s); prefill %.1f tokens/s, decode %.1f "
       "tokens/s]\n",
-      (long long)stats.prompt_tokens, (long long)stats.new_tokens, stats.stop_reason.c_str(),
-      stats.prefill_tokens_per_second(), stats.decode_tokens_per_second());
+      stream.flush().c_str(), (long long)stats.prompt_tokens, (long long)stats.new_tokens,
+      stats.stop_reason.c_str(), stats.prefill_tokens_per_second(),
+      stats.decode_tokens_per_second());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "ingot/export/serialize.h"
+#include "ingot/generation/model_defaults.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::runtime {
@@ -126,7 +127,20 @@ Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cac
         manifest_path.string(), name);
     components.emplace(name, ingot::load((fs::path(dir) / file.get<std::string>()).string()));
   }
-  return Generator(std::move(components), max_cache_len);
+  Generator gen(std::move(components), max_cache_len);
+  gen.generation_config_ = models::GenerationConfig::from_folder(dir);
+  return gen;
+}
+
+GenerateOptions Generator::default_options(int64_t prompt_tokens,
+                                           int64_t fallback_max_new_tokens) const {
+  GenerateOptions o;
+  const models::GenerationConfig& c = generation_config_;
+  if (c.eos_token_ids) o.stop_tokens = *c.eos_token_ids;
+  o.do_sample = c.do_sample.value_or(false);
+  o.sampling = generation::sampling_with_model_defaults(c);
+  o.max_new_tokens = c.new_token_limit(prompt_tokens).value_or(fallback_max_new_tokens);
+  return o;
 }
 
 Tensor Generator::run(ProgramModule& module, const Tensor& ids) {
@@ -151,11 +165,15 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
   st.prompt_tokens = int64_t(prompt.size());
   generation::Rng rng(o.seed);
   std::vector<float> row;
+  std::vector<int64_t> seen;  // prompt + generated: what the repetition penalty looks at
+  const bool plain_greedy = !o.do_sample && o.sampling.repetition_penalty == 1.0;
+  if (!plain_greedy) seen.assign(prompt.begin(), prompt.end());
   auto next_token = [&](const Tensor& logits) {
-    if (!o.do_sample) return argmax_last(logits);
+    if (plain_greedy) return argmax_last(logits);
     last_row(logits, row);
-    generation::warp(row, o.sampling);
-    return generation::sample(row, rng);
+    const int64_t token = generation::next_token(row, seen, o.sampling, o.do_sample, rng);
+    seen.push_back(token);
+    return token;
   };
   reset_cache();
   std::vector<int64_t> out;

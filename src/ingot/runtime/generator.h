@@ -13,14 +13,17 @@
 
 #include "ingot/export/program.h"
 #include "ingot/generation/sampling.h"
+#include "ingot/models/generation_config.h"
 #include "ingot/runtime/program_module.h"
 
 namespace ingot::runtime {
 
 struct GenerateOptions {
   int64_t max_new_tokens = 32;
-  // Greedy unless do_sample: then temperature / top-k / top-p filtering and a draw from
-  // a generator seeded with `seed` (the same seed gives the same tokens).
+  // Greedy unless do_sample: then temperature / top-k / top-p / min-p filtering and a
+  // draw from a generator seeded with `seed` (the same seed gives the same tokens).
+  // sampling.repetition_penalty applies to greedy decoding too (transformers' order:
+  // generation::process).
   bool do_sample = false;
   generation::SamplingParams sampling;
   uint64_t seed = 0;
@@ -50,9 +53,20 @@ class Generator {
   explicit Generator(std::map<std::string, ExportedProgram> components,
                      std::optional<int64_t> max_cache_len = std::nullopt);
   // Loads DIR/manifest.json and its components (a native generation directory, see
-  // exporters/generation_directory.h). IoError naming the file when it is malformed.
+  // exporters/generation_directory.h) and DIR's generation_config.json (the model's
+  // defaults, see default_options). IoError naming the file when one is malformed.
   static Generator load(const std::string& dir,
                         std::optional<int64_t> max_cache_len = std::nullopt);
+
+  // The model's generation defaults (generation_config.json of a loaded directory; empty
+  // for components given in memory unless set_generation_config was called).
+  const models::GenerationConfig& generation_config() const { return generation_config_; }
+  void set_generation_config(models::GenerationConfig c) { generation_config_ = std::move(c); }
+  // GenerateOptions from those defaults for a prompt of `prompt_tokens`: eos ids as stop
+  // tokens, do_sample and the sampling parameters, max_new_tokens from max_new_tokens or
+  // max_length (else `fallback_max_new_tokens`). Callers override fields afterwards.
+  GenerateOptions default_options(int64_t prompt_tokens,
+                                  int64_t fallback_max_new_tokens = 32) const;
 
   // Decoding of up to max_new_tokens after `prompt` (batch 1), greedy or sampled. Stops at a stop
   // token or when the cache is full (never writes past it). Empty prompt, or a prompt
@@ -73,6 +87,7 @@ class Generator {
   Tensor position_;            // the cache_position tensor (one of cache_)
   Tensor step_ids_;            // [1, 1] int64, rewritten every decode step
   int64_t max_cache_len_ = 0;
+  models::GenerationConfig generation_config_;
 };
 
 // Index of the largest value of the last row of logits [1, tokens, vocab].
