@@ -1,15 +1,15 @@
 // Exporting a Qwen3-0.6B-shaped model (28 layers, bf16 weights mapped from a synthetic
-// checkpoint) with dynamic batch and sequence: trace time and the peak RSS growth during export next to the weight
-// bytes. Export never reads weight data, so the mapped pages stay untouched: the goal is
-// a growth far below 1.2 x the weights.
+// checkpoint) with dynamic batch and sequence: trace time and the peak RSS growth during export
+// next to the weight bytes. Export never reads weight data, so the mapped pages stay untouched: the
+// goal is a growth far below 1.2 x the weights.
 #include <benchmark/benchmark.h>
 
-#include "bench_model.h"
 #include <filesystem>
 
+#include "bench_model.h"
 #include "ingot/export/export.h"
-#include "ingot/export/pretrained.h"
 #include "ingot/export/serialize.h"
+#include "ingot/exporters/pretrained.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
 
@@ -41,7 +41,8 @@ void BM_ExportQwen3_0_6B(benchmark::State& state) {
   state.counters["nodes"] = double(nodes);
   state.counters["weights_MB"] = double(file_bytes) / 1e6;
   state.counters["peak_rss_growth_MB"] = double(peak_growth_kb) * 1024 / 1e6;
-  state.counters["rss_growth_fraction_of_weights"] = double(peak_growth_kb) * 1024 / double(file_bytes);
+  state.counters["rss_growth_fraction_of_weights"] =
+      double(peak_growth_kb) * 1024 / double(file_bytes);
 }
 BENCHMARK(BM_ExportQwen3_0_6B)->Unit(benchmark::kMillisecond)->Iterations(5);
 
@@ -50,9 +51,9 @@ const ingot::ExportedProgram& qwen3_program() {
   static const ingot::ExportedProgram ep = [] {
     auto [dir, bytes] = ingot::bench::synthetic_qwen3_checkpoint();
     auto model = ingot::models::from_pretrained(dir, {ingot::DType::BF16});
-    ingot::PretrainedExportOptions o;
+    ingot::exporters::PretrainedExportOptions o;
     o.dynamic = true;
-    return ingot::export_pretrained(*model, o);
+    return ingot::exporters::export_pretrained(*model, o);
   }();
   return ep;
 }

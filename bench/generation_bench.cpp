@@ -6,7 +6,7 @@
 
 #include "bench_common.h"
 #include "bench_model.h"
-#include "ingot/export/generation_export.h"
+#include "ingot/exporters/generation_directory.h"
 #include "ingot/runtime/generator.h"
 
 namespace {
@@ -16,9 +16,11 @@ void BM_GenerateQwen3_0_6B(benchmark::State& state, ingot::DType dtype) {
   auto model = ingot::models::from_pretrained(dir, {dtype});
   int64_t weight_bytes = 0;
   for (const auto& [name, t] : model->state_dict()) weight_bytes += int64_t(t.nbytes());
-  ingot::GenerationExportOptions o;
+  ingot::exporters::GenerationExportOptions o;
   o.max_cache_len = 128;
-  ingot::runtime::Generator gen(ingot::export_for_generation(*model, o));
+  ingot::runtime::Generator gen(
+      ingot::exporters::programs_of(ingot::exporters::NativeExporter().export_for_generation(
+          *model, ingot::exporters::NativeExportConfig(), o)));
   std::vector<int64_t> prompt(16);
   for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = int64_t(i * 7 + 1);
   ingot::runtime::GenerateOptions go;
@@ -32,9 +34,14 @@ void BM_GenerateQwen3_0_6B(benchmark::State& state, ingot::DType dtype) {
   state.counters["decode_tok_s"] = stats.decode_tokens_per_second();
   state.counters["weights_MB"] = double(weight_bytes) / 1e6;
   state.counters["bandwidth_GBs"] = bandwidth / 1e9;
-  state.counters["decode_roofline_fraction"] = double(weight_bytes) * stats.decode_tokens_per_second() / bandwidth;
+  state.counters["decode_roofline_fraction"] =
+      double(weight_bytes) * stats.decode_tokens_per_second() / bandwidth;
 }
-BENCHMARK_CAPTURE(BM_GenerateQwen3_0_6B, f32, ingot::DType::F32)->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_CAPTURE(BM_GenerateQwen3_0_6B, bf16, ingot::DType::BF16)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_GenerateQwen3_0_6B, f32, ingot::DType::F32)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_GenerateQwen3_0_6B, bf16, ingot::DType::BF16)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace

@@ -18,10 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_model.h"
-#include "ingot/export/pretrained.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/program_module.h"
 
 namespace {
 
@@ -70,7 +71,7 @@ DecodeSetup& setup() {
 // One-token decode steps of `program` with its StaticCache written in place.
 void decode_steps(benchmark::State& state, const ingot::ExportedProgram& program) {
   DecodeSetup& s = setup();
-  auto mod = program.module();
+  auto mod = ingot::runtime::ProgramModule(program);
   ingot::nn::StaticCache cache(*s.model->cache_spec(), 1, kMaxCacheLen);
   ingot::Tensor prompt = ingot::models::load_npy((s.dir / "prompt.npy").string());
   ingot::Tensor token = ingot::zeros({1, 1}, ingot::DType::I64);

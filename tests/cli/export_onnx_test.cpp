@@ -76,11 +76,15 @@ TEST(CliExportOnnx, ConfigJsonPicksTheExporterAndItsOptions) {
 TEST(CliExportOnnx, GenerationTaskWritesTheDecodeGraphWithCachePairs) {
   const std::string dir = testing::fixture_path("models/llama");
   testing::ort::ScratchDir tmp("cli_decode");
-  const std::string out = (tmp.path() / "decode.onnx").string();
+  const std::string out = (tmp.path() / "generation").string();
   ASSERT_EQ(call(run_export, {dir, "--format", "onnx", "--dynamic", "--task", "generation",
-                              "--max-cache-len", "32", "-o", out}),
+                              "--multi-token-decode", "--max-cache-len", "32", "-o", out}),
             0);
-  auto m = exporters::onnx::load_model(out);
+  // A generation directory, like the native one: the components, a manifest that names
+  // their format, the tokenizer files.
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(out) / "manifest.json"));
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "prefill.onnx"));
+  auto m = exporters::onnx::load_model(out + "/decode.onnx");
   auto names = input_names(m);
   EXPECT_EQ(names.at(0), "input_ids");
   EXPECT_EQ(names.at(1), "input.key_cache.0");

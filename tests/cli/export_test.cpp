@@ -32,8 +32,9 @@ TEST(CliExport, ExportInspectAndRunTheArchiveMatchTransformers) {
   const std::string archive = (tmp / "qwen3.ingot").string();
   ASSERT_EQ(call(run_export, {dir, "--dynamic", "-o", archive}), 0);
   EXPECT_EQ(call(run_inspect, {archive}), 0);
-  ASSERT_EQ(call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
-                           "attention_mask=" + dir + "/attention_mask.npy", "-o", (tmp / "out").string()}),
+  ASSERT_EQ(call(run_run,
+                 {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
+                  "attention_mask=" + dir + "/attention_mask.npy", "-o", (tmp / "out").string()}),
             0);
   Tensor logits = models::load_npy((tmp / "out" / "logits.npy").string());
   Tensor expected = models::load_npy(dir + "/logits.npy");
@@ -41,10 +42,12 @@ TEST(CliExport, ExportInspectAndRunTheArchiveMatchTransformers) {
   testing::expect_close(logits, testing::values(expected), 1e-4, 0, "logits");
   // A missing input is named.
   try {
-    call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "-o", (tmp / "out2").string()});
+    call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "-o",
+                   (tmp / "out2").string()});
     FAIL();
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("needs input 'attention_mask'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("needs input 'attention_mask'"), std::string::npos)
+        << e.what();
   }
   fs::remove_all(tmp);
 }
@@ -59,7 +62,8 @@ TEST(CliExport, DynamicShapesFromJson) {
   ASSERT_EQ(call(run_export, {dir, "--dynamic-shapes", spec, "-o", archive}), 0);
   std::ofstream(spec) << R"({"pixel_values": {"0": "batch"}})";
   EXPECT_THROW(call(run_export, {dir, "--dynamic-shapes", spec, "-o", archive}), ValueError);
-  EXPECT_THROW(call(run_export, {dir, "--dynamic", "--dynamic-shapes", spec, "-o", archive}), ValueError);
+  EXPECT_THROW(call(run_export, {dir, "--dynamic", "--dynamic-shapes", spec, "-o", archive}),
+               ValueError);
   EXPECT_THROW(call(run_inspect, {(tmp / "missing.ingot").string()}), IoError);
   fs::remove_all(tmp);
 }
@@ -74,13 +78,29 @@ TEST(CliGenerate, ExportForGenerationThenGenerate) {
   const std::string dir = testing::fixture_path("models/qwen3");
   const fs::path tmp = fs::temp_directory_path() / ("ingot_cli_gen_" + std::to_string(::getpid()));
   const std::string out = (tmp / "gen").string();
-  std::vector<std::string> export_args{dir, "--task", "generation", "--multi-token-decode", "--max-cache-len",
-                                       "32", "-o", out};
+  std::vector<std::string> export_args{
+      dir, "--task", "generation", "--multi-token-decode", "--max-cache-len", "32", "-o", out};
   std::vector<char*> argv;
   for (auto& a : export_args) argv.push_back(a.data());
   ASSERT_EQ(run_export(int(argv.size()), argv.data()), 0);
   EXPECT_TRUE(fs::exists(fs::path(out) / "manifest.json"));
   EXPECT_TRUE(fs::exists(fs::path(out) / "decode.ingot"));
+  EXPECT_FALSE(fs::exists(fs::path(out) / "prefill.ingot"));
+  // Without --multi-token-decode: a prefill and a one-token decode component, which
+  // ingot generate runs.
+  const std::string split = (tmp / "split").string();
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");  // has a tokenizer
+  std::vector<std::string> split_args{demo, "--task", "generation", "--max-cache-len",
+                                      "32", "-o",     split};
+  argv.clear();
+  for (auto& a : split_args) argv.push_back(a.data());
+  ASSERT_EQ(run_export(int(argv.size()), argv.data()), 0);
+  EXPECT_TRUE(fs::exists(fs::path(split) / "prefill.ingot"));
+  EXPECT_TRUE(fs::exists(fs::path(split) / "decode.ingot"));
+  std::vector<std::string> generate_args{split, "--prompt", "Hello", "--max-new-tokens", "4"};
+  argv.clear();
+  for (auto& a : generate_args) argv.push_back(a.data());
+  EXPECT_EQ(run_generate(int(argv.size()), argv.data()), 0);
   std::vector<std::string> bad{dir, "--task", "translation", "-o", out};
   argv.clear();
   for (auto& a : bad) argv.push_back(a.data());

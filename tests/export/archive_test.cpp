@@ -17,6 +17,7 @@
 #include "ingot/export/archive_codec.h"
 #include "ingot/export/serialize.h"
 #include "ingot/ops/registry.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot {
 namespace {
@@ -238,7 +239,8 @@ TEST(Archive, EveryProgramRoundTripsExactly) {
     expect_same_program(ep, loaded);
     // Saving the loaded program writes the same bytes.
     EXPECT_EQ(save_to_bytes(loaded), read_bytes(p));
-    ProgramModule original = ep.module(), reloaded = loaded.module();
+    ingot::runtime::ProgramModule original(ep);
+    ingot::runtime::ProgramModule reloaded(loaded);
     for (const std::vector<Tensor>& in : new_inputs(name)) {
       std::vector<Tensor> want = original.run(in), got = reloaded.run(in);
       ASSERT_EQ(want.size(), got.size());
@@ -295,7 +297,8 @@ TEST(Archive, MutatedBuffersCarryAcrossCallsAfterLoading) {
   const fs::path p = temp_dir() / "stateful_calls.ingot";
   save(ep, p.string());
   ExportedProgram loaded = load(p.string());
-  ProgramModule original = ep.module(), reloaded = loaded.module();
+  ingot::runtime::ProgramModule original(ep);
+  ingot::runtime::ProgramModule reloaded(loaded);
   Tensor x = rand_tensor({2, 3}, 40);
   std::vector<Tensor> out;
   for (int call = 0; call < 3; ++call) {
@@ -314,7 +317,7 @@ TEST(Archive, DynamicProgramKeepsItsInputChecks) {
   save(programs().at("dynamic"), p.string());
   ExportedProgram loaded = load(p.string());
   EXPECT_TRUE(contains(loaded.print(), "batch: [1, 64]")) << loaded.print();
-  ProgramModule m = loaded.module();
+  ingot::runtime::ProgramModule m(loaded);
   try {
     m.run({rand_tensor({65, 8}, 1), rand_tensor({65, 8}, 2)});
     FAIL() << "batch 65 is outside [1, 64]";

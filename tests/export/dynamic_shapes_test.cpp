@@ -7,6 +7,7 @@
 #include "ingot/export/export.h"
 #include "ingot/export/passes.h"
 #include "ingot/nn/module.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot {
 namespace {
@@ -24,11 +25,12 @@ ExportOptions batch_dynamic(const Dim& batch) {
 
 TEST(DynamicShapes, NamedDimRunsAtOtherSizesAndChecksItsRange) {
   auto fn = [](const Tensor& x) { return mul(sum(x, {1}), Scalar(2)); };
-  ExportedProgram ep = export_(nullptr, fn, std::tuple{rand_tensor({4, 3}, 1)}, batch_dynamic(Dim("batch", 1, 64)));
+  ExportedProgram ep =
+      export_(nullptr, fn, std::tuple{rand_tensor({4, 3}, 1)}, batch_dynamic(Dim("batch", 1, 64)));
   const std::string p = ep.print();
   EXPECT_TRUE(contains(p, "def forward(x: f32[batch, 3])")) << p;
   EXPECT_TRUE(contains(p, "batch: [1, 64]")) << p;
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   for (int64_t b : {1, 7, 64}) {
     Tensor x = rand_tensor({b, 3}, uint32_t(b));
     expect_near_tensors(mod(x).at(0), fn(x), 1e-6);
@@ -43,7 +45,8 @@ TEST(DynamicShapes, NamedDimRunsAtOtherSizesAndChecksItsRange) {
     mod(rand_tensor({5, 4}, 1));
     FAIL();
   } catch (const ShapeError& e) {
-    EXPECT_TRUE(contains(e.what(), "input 'x' dim 1 is 4, but the program was exported for 3")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "input 'x' dim 1 is 4, but the program was exported for 3"))
+        << e.what();
   }
 }
 
@@ -79,17 +82,19 @@ TEST(DynamicShapes, SpecialisationOfANamedDimIsAnErrorWithTheFix) {
   d.prefer_deferred_runtime_asserts_over_guards = true;
   ExportedProgram deferred = export_(m, std::tuple{rand_tensor({4, 3}, 1)}, d);
   Tensor x4 = rand_tensor({4, 3}, 2);
-  expect_near_tensors(deferred.module()(x4).at(0), add(x4, Scalar(1)));
-  EXPECT_THROW(deferred.module()(rand_tensor({5, 3}, 1)), ShapeError);
+  expect_near_tensors(ingot::runtime::ProgramModule{deferred}(x4).at(0), add(x4, Scalar(1)));
+  EXPECT_THROW(ingot::runtime::ProgramModule{deferred}(rand_tensor({5, 3}, 1)), ShapeError);
 }
 
 TEST(DynamicShapes, SameDimMeansEqualSizesAndRangeGuardsSuggestASpec) {
   auto fn = [](const Tensor& a, const Tensor& b) { return add(a, b); };
   Dim n("n", 1, 32);
   ExportOptions o;
-  o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor({{0, n}}), DynamicShapes::tensor({{0, n}})});
-  ExportedProgram ep = export_(nullptr, fn, std::tuple{rand_tensor({5, 2}, 1), rand_tensor({5, 2}, 2)}, o);
-  auto mod = ep.module();
+  o.dynamic_shapes =
+      DynamicShapes::tuple({DynamicShapes::tensor({{0, n}}), DynamicShapes::tensor({{0, n}})});
+  ExportedProgram ep =
+      export_(nullptr, fn, std::tuple{rand_tensor({5, 2}, 1), rand_tensor({5, 2}, 2)}, o);
+  auto mod = ingot::runtime::ProgramModule(ep);
   expect_near_tensors(mod(rand_tensor({9, 2}, 1), rand_tensor({9, 2}, 1)).at(0),
                       mul(rand_tensor({9, 2}, 1), Scalar(2)), 1e-6);
   try {
@@ -100,8 +105,8 @@ TEST(DynamicShapes, SameDimMeansEqualSizesAndRangeGuardsSuggestASpec) {
   }
   // Two different Dims that the code forces equal: the error says to share the Dim.
   ExportOptions two;
-  two.dynamic_shapes = DynamicShapes::tuple(
-      {DynamicShapes::tensor({{0, Dim("a", 2, 32)}}), DynamicShapes::tensor({{0, Dim("b", 2, 32)}})});
+  two.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor({{0, Dim("a", 2, 32)}}),
+                                             DynamicShapes::tensor({{0, Dim("b", 2, 32)}})});
   try {
     export_(nullptr, fn, std::tuple{rand_tensor({5, 2}, 1), rand_tensor({5, 2}, 2)}, two);
     FAIL();
@@ -112,13 +117,15 @@ TEST(DynamicShapes, SameDimMeansEqualSizesAndRangeGuardsSuggestASpec) {
 
 TEST(DynamicShapes, MapAndWhileLoop) {
   auto fn = [](const Tensor& xs, const Tensor& y) {
-    Tensor mapped = map([](const TensorList& in) { return TensorList{add(mul(in[0], in[1]), Scalar(1))}; },
-                        {xs}, {y})[0];
+    Tensor mapped =
+        map([](const TensorList& in) { return TensorList{add(mul(in[0], in[1]), Scalar(1))}; },
+            {xs}, {y})[0];
     // Doubles the counter until it exceeds the limit.
     Tensor limit = full({}, 10.0);
-    Tensor counted = while_loop([](const TensorList& s) { return TensorList{lt(s[0], s[1])}; },
-                                [](const TensorList& s) { return TensorList{mul(s[0], Scalar(2))}; },
-                                {full({}, 1.0)}, {limit})[0];
+    Tensor counted =
+        while_loop([](const TensorList& s) { return TensorList{lt(s[0], s[1])}; },
+                   [](const TensorList& s) { return TensorList{mul(s[0], Scalar(2))}; },
+                   {full({}, 1.0)}, {limit})[0];
     return std::tuple{mapped, counted};
   };
   Tensor xs = rand_tensor({4, 3}, 1), y = rand_tensor({3}, 2);
@@ -129,7 +136,7 @@ TEST(DynamicShapes, MapAndWhileLoop) {
   EXPECT_TRUE(contains(p, "map: f32[n, 3] = map(1, arg0, arg1)")) << p;
   EXPECT_TRUE(contains(p, "while_loop")) << p;
   Tensor xs2 = rand_tensor({6, 3}, 3);
-  auto out = ep.module()(xs2, y);
+  auto out = ingot::runtime::ProgramModule{ep}(xs2, y);
   expect_near_tensors(out.at(0), add(mul(xs2, y), Scalar(1)), 1e-6);
   expect_near_tensors(out.at(1), full({}, 16.0));
 }
@@ -153,7 +160,7 @@ TEST(DynamicShapes, SliceAssignmentThroughAViewOfABuffer) {
   const std::string p = ep.print();
   EXPECT_TRUE(contains(p, "slice_scatter")) << p;
   EXPECT_TRUE(contains(p, "BUFFER_MUTATION target='cache'")) << p;
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   expect_near_tensors(mod(x).at(0), x);
   expect_near_tensors(slice(mod.buffer("cache"), 0, 1, 2), x);
   expect_near_tensors(slice(mod.buffer("cache"), 0, 0, 1), zeros({1, 3}));
@@ -167,7 +174,7 @@ TEST(DynamicShapes, CommonSubexpressionsAreMerged) {
   EXPECT_EQ(ep.graph->nodes().size(), 2u);
   ep.verify();
   Tensor x = rand_tensor({3}, 2);
-  expect_near_tensors(ep.module()(x).at(0), add(exp(x), exp(x)), 1e-6);
+  expect_near_tensors(ingot::runtime::ProgramModule{ep}(x).at(0), add(exp(x), exp(x)), 1e-6);
 }
 
 }  // namespace
@@ -179,8 +186,10 @@ namespace {
 TEST(Passes, DecomposeToCoreReplacesCompositesAndKeepsSemantics) {
   auto fn = [](const Tensor& x) {
     Tensor y = softmax(mul(x, Scalar(2)), -1);
-    return cond(gt(sum(x), Scalar(0)), [](const TensorList& in) { return TensorList{log_softmax(in[0], 0)}; },
-                [](const TensorList& in) { return TensorList{in[0]}; }, {y})[0];
+    return cond(
+        gt(sum(x), Scalar(0)),
+        [](const TensorList& in) { return TensorList{log_softmax(in[0], 0)}; },
+        [](const TensorList& in) { return TensorList{in[0]}; }, {y})[0];
   };
   Tensor x = testing::rand_tensor({3, 5}, 1);
   ExportOptions o;
@@ -195,7 +204,7 @@ TEST(Passes, DecomposeToCoreReplacesCompositesAndKeepsSemantics) {
   EXPECT_TRUE(testing::contains(p, "dynamic_shapes_test.cpp")) << p;  // user lines kept
   for (int64_t rows : {1, 4, 8}) {
     Tensor xi = testing::rand_tensor({rows, 5}, uint32_t(rows));
-    testing::expect_near_tensors(ep.module()(xi).at(0), fn(xi), 1e-6);
+    testing::expect_near_tensors(ingot::runtime::ProgramModule{ep}(xi).at(0), fn(xi), 1e-6);
   }
 }
 

@@ -4,12 +4,13 @@
 
 #include <cmath>
 
+#include "export_test_util.h"
 #include "ingot/export/control_flow.h"
 #include "ingot/export/custom_op.h"
 #include "ingot/export/export.h"
 #include "ingot/nn/module.h"
 #include "ingot/ops/functional.h"
-#include "export_test_util.h"
+#include "ingot/runtime/program_module.h"
 #include "seed_programs.h"
 
 namespace ingot {
@@ -17,7 +18,9 @@ namespace {
 
 using testing::contains;
 using testing::rand_tensor;
-void expect_equal(const Tensor& a, const Tensor& b) { testing::expect_near_tensors(a, b); }
+void expect_equal(const Tensor& a, const Tensor& b) {
+  testing::expect_near_tensors(a, b);
+}
 
 // z = y + 7 with static y = 3 is folded: the graph adds the constant 10.
 using testing::AddStatic;
@@ -32,7 +35,7 @@ TEST(SeedExamples, StaticValuesAreFoldedIntoTheGraph) {
   EXPECT_TRUE(contains(p, "add: f32[1] = add.Scalar(x, 10, 1)")) << p;
   EXPECT_TRUE(contains(p, "y = 3")) << p;
   ASSERT_EQ(ep.graph->nodes().size(), 1u) << p;
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   Tensor x2 = rand_tensor({1}, 2);
   expect_equal(mod(x2, 3).at(0), add(x2, Scalar(10)));
   try {
@@ -59,14 +62,14 @@ TEST(SeedExamples, OptionalInputPassedOrSpecialisedToNone) {
   o.input_names = {"x", "y"};
   ExportedProgram with_y = export_(m, std::tuple{x, std::optional<Tensor>(y)}, o);
   EXPECT_TRUE(contains(with_y.print(), "mul: f32[3, 3] = mul.Tensor(y, x)")) << with_y.print();
-  expect_equal(with_y.module()(x, std::optional<Tensor>(y)).at(0), mul(y, x));
+  expect_equal(ingot::runtime::ProgramModule{with_y}(x, std::optional<Tensor>(y)).at(0), mul(y, x));
 
   ExportedProgram without = export_(m, std::tuple{x, std::optional<Tensor>()}, o);
   const std::string p = without.print();
   EXPECT_TRUE(contains(p, "def forward(x: f32[3, 3], y = None)")) << p;
   EXPECT_TRUE(contains(p, "add: f32[3, 3] = add.Tensor(x, x, 1)")) << p;
   EXPECT_FALSE(contains(p, "mul")) << p;
-  expect_equal(without.module()(x, std::optional<Tensor>()).at(0), add(x, x));
+  expect_equal(ingot::runtime::ProgramModule{without}(x, std::optional<Tensor>()).at(0), add(x, x));
 }
 
 // Branching in C++ on data is a data-dependent error naming the expression and line.
@@ -109,12 +112,11 @@ TEST(SeedExamples, CondTracesBothBranches) {
   EXPECT_TRUE(contains(p, "= cond(gt")) << p;
   EXPECT_TRUE(contains(p, "sin(arg0)")) << p;
   EXPECT_TRUE(contains(p, "cos(arg0)")) << p;
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   Tensor pos = abs(rand_tensor({3}, 2)), neg = ingot::neg(pos);
   expect_equal(mod(pos).at(0), sin(pos));
   expect_equal(mod(neg).at(0), cos(neg));
 }
-
 
 // nonzero's size is data-dependent: branching on it needs check().
 struct NonzeroBranch : nn::Module {
@@ -145,7 +147,7 @@ TEST(SeedExamples, NonzeroNeedsCheckAndBecomesARuntimeAssert) {
   EXPECT_TRUE(contains(p, "nonzero: i64[u0, 2] = nonzero(arg0)")) << p;
   EXPECT_TRUE(contains(p, "assert")) << p;
   EXPECT_TRUE(contains(p, "sin")) << p;
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   testing::expect_near_tensors(mod(x).at(0), sin(x));
   try {
     mod(zeros({3, 2}));
@@ -166,12 +168,15 @@ const bool kRegisteredSin = [] {
         for (int64_t i = 0; i < x.numel(); ++i) out.data<float>()[i] = std::sin(x.data<float>()[i]);
         return std::vector<Tensor>{out};
       },
-      [](const OpArgs& a) { return std::vector<OutputMeta>{{a.tensor(0).dtype(), a.tensor(0).sym_sizes()}}; });
+      [](const OpArgs& a) {
+        return std::vector<OutputMeta>{{a.tensor(0).dtype(), a.tensor(0).sym_sizes()}};
+      });
   register_custom_op(
       "mylib::custom_nonzero(Tensor x) -> Tensor",
       [](const OpArgs& a) { return std::vector<Tensor>{nonzero(a.tensor(0))}; },
       [](const OpArgs& a) {
-        return std::vector<OutputMeta>{{DType::I64, {new_dynamic_size(), SymInt(a.tensor(0).dim())}}};
+        return std::vector<OutputMeta>{
+            {DType::I64, {new_dynamic_size(), SymInt(a.tensor(0).dim())}}};
       });
   register_custom_op("mylib::no_fake(Tensor x) -> Tensor",
                      [](const OpArgs& a) { return std::vector<Tensor>{clone(a.tensor(0))}; });
@@ -183,7 +188,7 @@ TEST(SeedExamples, CustomOpWithFakeRunsByName) {
   auto fn = [](const Tensor& t) { return call_custom_op("mylib::sin", {t})[0]; };
   ExportedProgram ep = export_(nullptr, fn, std::tuple{x});
   EXPECT_TRUE(contains(ep.print(), "sin: f32[4, 3] = mylib::sin(arg0)")) << ep.print();
-  testing::expect_near_tensors(ep.module()(x).at(0), sin(x), 1e-6);
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{ep}(x).at(0), sin(x), 1e-6);
 }
 
 TEST(SeedExamples, CustomOpWithoutFakeIsAnExportErrorNamingIt) {
@@ -203,11 +208,11 @@ TEST(SeedExamples, CustomNonzeroWithNewDynamicSize) {
   Tensor x = rand_tensor({3, 4}, 1);
   auto fn = [](const Tensor& t) { return call_custom_op("mylib::custom_nonzero", {t})[0]; };
   ExportedProgram ep = export_(nullptr, fn, std::tuple{x});
-  EXPECT_TRUE(contains(ep.print(), "custom_nonzero: i64[u0, 2] = mylib::custom_nonzero(arg0)")) << ep.print();
+  EXPECT_TRUE(contains(ep.print(), "custom_nonzero: i64[u0, 2] = mylib::custom_nonzero(arg0)"))
+      << ep.print();
   Tensor y = where(gt(x, Scalar(0.5)), x, zeros({3, 4}));
-  testing::expect_near_tensors(ep.module()(y).at(0), nonzero(y));
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{ep}(y).at(0), nonzero(y));
 }
-
 
 TEST(SeedExamples, UserTypeAsPytreeInput) {
   testing::SeedInput in{rand_tensor({10, 4}, 1), rand_tensor({10, 4}, 2)};
@@ -219,7 +224,8 @@ TEST(SeedExamples, UserTypeAsPytreeInput) {
   EXPECT_TRUE(contains(p, "def forward(x_f: f32[10, 4], x_p: f32[10, 4])")) << p;
   EXPECT_TRUE(contains(p, "add.Scalar(x_f, 1, 1)")) << p;
   testing::SeedInput other{rand_tensor({10, 4}, 3), rand_tensor({10, 4}, 4)};
-  testing::expect_near_tensors(ep.module()(other).at(0), add(other.f, Scalar(1)));
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{ep}(other).at(0),
+                               add(other.f, Scalar(1)));
 }
 
 // Buffers may be updated (functionalised into BUFFER_MUTATION); parameters may not.
@@ -236,7 +242,7 @@ TEST(SeedExamples, BufferUpdateIsAMutationOutputSeenByTheNextCall) {
   // The eager model is untouched: real tensors back in its slots, count still zero.
   EXPECT_TRUE(m.count->has_storage());
   testing::expect_near_tensors(*m.count, zeros({3}));
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   testing::expect_near_tensors(mod(x).at(0), add(x, Scalar(1)));
   testing::expect_near_tensors(mod(x).at(0), add(x, Scalar(2)));
   testing::expect_near_tensors(mod.buffer("count"), full({3}, 2.0));
@@ -244,7 +250,9 @@ TEST(SeedExamples, BufferUpdateIsAMutationOutputSeenByTheNextCall) {
 
 struct UpdatesParameter : nn::Module {
   Tensor* weight;
-  UpdatesParameter() : Module("UpdatesParameter") { weight = register_parameter("weight", ones({3})); }
+  UpdatesParameter() : Module("UpdatesParameter") {
+    weight = register_parameter("weight", ones({3}));
+  }
   Tensor forward(const Tensor& x) {
     mul_(*weight, Scalar(2));
     return add(x, *weight);
@@ -257,7 +265,8 @@ TEST(SeedExamples, ParameterUpdateIsAnError) {
     export_(m, std::tuple{rand_tensor({3}, 1)});
     FAIL();
   } catch (const ValueError& e) {
-    EXPECT_TRUE(contains(e.what(), "parameter 'weight' is updated in place by 'mul_.Scalar'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "parameter 'weight' is updated in place by 'mul_.Scalar'"))
+        << e.what();
     EXPECT_TRUE(contains(e.what(), "seed_examples_test.cpp")) << e.what();
   }
   EXPECT_TRUE(m.weight->has_storage());  // restored after the failed trace

@@ -5,7 +5,10 @@
 
 #include "../models/fixture_path.h"
 #include "export_test_util.h"
-#include "ingot/export/pretrained.h"
+#include "ingot/export/static_cache_pytree.h"
+#include "ingot/export/export.h"
+#include "ingot/models/model.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot {
 namespace {
@@ -24,15 +27,17 @@ TEST_P(StaticCacheExport, MultiTokenDecodeGraphMatchesEagerAndWritesTheCacheInPl
   };
   ExportOptions o;
   o.input_names = {"input_ids", "cache"};
-  o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor({{1, Dim("tokens", 1, max_len)}}), {}});
+  o.dynamic_shapes =
+      DynamicShapes::tuple({DynamicShapes::tensor({{1, Dim("tokens", 1, max_len)}}), {}});
   nn::StaticCache example_cache(spec, 1, max_len);
-  ExportedProgram ep = export_(nullptr, step, std::tuple{zeros({1, 3}, DType::I64), example_cache}, o);
+  ExportedProgram ep =
+      export_(nullptr, step, std::tuple{zeros({1, 3}, DType::I64), example_cache}, o);
   const std::string p = ep.print();
   EXPECT_TRUE(testing::contains(p, "USER_INPUT_MUTATION target='cache.key_cache.0'")) << p;
   EXPECT_TRUE(testing::contains(p, "USER_INPUT_MUTATION target='cache.cache_position'")) << p;
   EXPECT_TRUE(testing::contains(p, "assert")) << p;  // the room check
 
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   // Every layer's key and value write, and the position update, run in place.
   EXPECT_EQ(mod.num_inplace_writes(), size_t(2 * spec.num_layers + 1));
   nn::StaticCache exported_cache(spec, 1, max_len), eager_cache(spec, 1, max_len);
@@ -58,7 +63,8 @@ TEST_P(StaticCacheExport, MultiTokenDecodeGraphMatchesEagerAndWritesTheCacheInPl
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, StaticCacheExport,
-                         ::testing::Values("llama", "mistral_sliding_window", "qwen2_linear_rope", "qwen3", "gpt2"));
+                         ::testing::Values("llama", "mistral_sliding_window", "qwen2_linear_rope",
+                                           "qwen3", "gpt2"));
 
 }  // namespace
 }  // namespace ingot

@@ -14,6 +14,7 @@
 #include "ingot/exporters/skips.h"
 #include "ingot/exporters/tool_versions.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot::exporters {
 namespace {
@@ -115,7 +116,7 @@ TEST(ExporterPatches, OpPatchAppliesOnlyWhileItsBackendTraces) {
   EXPECT_TRUE(contains(p, "cos(arg0)")) << p;
   EXPECT_FALSE(contains(p, "sin(")) << p;
   EXPECT_TRUE(has_note(*a, "patch regtest_sin_as_cos"));
-  testing::expect_near_tensors(a->program.module()(x).at(0), cos(x), 1e-6);
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{a->program}(x).at(0), cos(x), 1e-6);
   // Eager calls and other backends keep the op.
   testing::expect_near_tensors(sin(x), fn(x));
   EXPECT_EQ(current_interceptor(), nullptr);
@@ -130,7 +131,8 @@ TEST(ExporterPatches, OpPatchCanCallTheOriginal) {
   const std::string p = a->program.print();
   EXPECT_TRUE(contains(p, "exp(arg0)")) << p;
   EXPECT_TRUE(contains(p, "add.Scalar(exp, 1, 1)")) << p;
-  testing::expect_near_tensors(a->program.module()(x).at(0), add(exp(x), Scalar(1)), 1e-6);
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{a->program}(x).at(0),
+                               add(exp(x), Scalar(1)), 1e-6);
 }
 
 TEST(ExporterPatches, OpPatchesAreRemovedWhenTheTraceThrows) {
@@ -184,7 +186,8 @@ TEST(ExporterFixes, NodeFixesRewriteAndForward) {
   EXPECT_TRUE(contains(p, "mul.Scalar(arg0, -1)")) << p;
   EXPECT_TRUE(has_note(*a, "regtest_neg_as_mul: neg -> mul"));
   EXPECT_TRUE(has_note(*a, "regtest_count_nodes: 3 nodes"));
-  testing::expect_near_tensors(a->program.module()(x).at(0), zeros({5}), 1e-6);
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{a->program}(x).at(0), zeros({5}),
+                               1e-6);
 }
 
 TEST(ExporterFixes, NodeFixesReachSubgraphs) {
@@ -197,8 +200,9 @@ TEST(ExporterFixes, NodeFixesReachSubgraphs) {
   auto a = RegTestExporter().export_fn(nullptr, fn, std::tuple{x}, NativeExportConfig());
   const std::string p = a->program.print();
   EXPECT_FALSE(contains(p, "neg(")) << p;
-  testing::expect_near_tensors(a->program.module()(x).at(0), neg(x), 1e-6);
-  testing::expect_near_tensors(a->program.module()(ingot::neg(x)).at(0), ingot::neg(x), 1e-6);
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{a->program}(x).at(0), neg(x), 1e-6);
+  testing::expect_near_tensors(ingot::runtime::ProgramModule{a->program}(ingot::neg(x)).at(0),
+                               ingot::neg(x), 1e-6);
 }
 
 // The real program fix: a bound on one input size becomes its range.
@@ -213,7 +217,7 @@ TEST(ExporterFixes, FoldBoundAssertsNarrowsTheRange) {
   EXPECT_FALSE(contains(a->program.print(), "assert")) << a->program.print();
   EXPECT_EQ(a->program.range_constraints.at("n").range.hi, 16);
   EXPECT_TRUE(has_note(*a, "fold_bound_asserts: n <= 16 is now a range: n in [1, 16]"));
-  auto mod = a->program.module();
+  auto mod = ingot::runtime::ProgramModule(a->program);
   testing::expect_near_tensors(mod(rand_tensor({16, 2}, 8)).at(0),
                                add(rand_tensor({16, 2}, 8), Scalar(1)));
   try {

@@ -16,11 +16,13 @@
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/control_flow.h"
-#include "ingot/export/pretrained.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/onnx/optimize.h"
+#include "ingot/export/static_cache_pytree.h"
+#include "ingot/exporters/pretrained.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/program_module.h"
 #include "ort_harness.h"
 
 namespace ingot::exporters {
@@ -42,7 +44,7 @@ OnnxProgram& onnx_of(ExportArtifact& a) {
 // Runs ingot's runtime on `inputs` (by user-input name) and returns its user outputs by
 // ONNX output name; `feeds` receives the inputs by ONNX input name (a mutated input is
 // input.<name>).
-std::map<std::string, Tensor> run_ingot(const OnnxProgram& p, ProgramModule& mod,
+std::map<std::string, Tensor> run_ingot(const OnnxProgram& p, ingot::runtime::ProgramModule& mod,
                                         const std::map<std::string, Tensor>& inputs,
                                         std::map<std::string, Tensor>& feeds) {
   const GraphSignature& sig = p.program.signature;
@@ -83,7 +85,7 @@ TEST_P(OnnxFixtureConformance, DynamicBatchAndSequenceAtThreeShapesWithAndWithou
     OnnxProgram& p = onnx_of(*artifact);
     const fs::path file = dir.path() / (optimize ? "optimized.onnx" : "model.onnx");
     p.save(file.string());
-    auto mod = p.program.module();
+    auto mod = ingot::runtime::ProgramModule(p.program);
     ort::Cases cases(dir.path() / (optimize ? "cases_opt" : "cases"));
     for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
       models::ModelInputs in = example_model_inputs(*model, b, s);
@@ -125,7 +127,7 @@ TEST_P(OnnxFixtureConformance, StaticShapesFoldedByTheOptimizer) {
     nodes[optimize] = onnx::count_nodes(p.model);
     const fs::path file = dir.path() / (optimize ? "optimized.onnx" : "model.onnx");
     p.save(file.string());
-    auto mod = p.program.module();
+    auto mod = ingot::runtime::ProgramModule(p.program);
     ort::Cases cases(dir.path() / (optimize ? "cases_opt" : "cases"));
     std::map<std::string, Tensor> feeds;
     std::map<std::string, Tensor> want = run_ingot(p, mod, inputs, feeds);
@@ -154,7 +156,7 @@ std::unique_ptr<ExportArtifact> check_program(
   OnnxProgram& p = onnx_of(*artifact);
   ort::ScratchDir dir(name);
   p.save((dir.path() / "model.onnx").string());
-  auto mod = p.program.module();
+  auto mod = ingot::runtime::ProgramModule(p.program);
   ort::Cases cases(dir.path());
   for (const auto& inputs : input_sets) {
     std::map<std::string, Tensor> feeds;
@@ -381,7 +383,7 @@ TEST_P(OnnxDecodeLoop, GreedyTokensEqualIngotsRuntimeWithTheCacheBoundInPlace) {
   models::save_npy((dir.path() / "prompt.npy").string(), prompt);
 
   // ingot's runtime on the same program: prompt once, then one token per step.
-  auto mod = p.program.module();
+  auto mod = ingot::runtime::ProgramModule(p.program);
   nn::StaticCache cache(*model->cache_spec(), 1, max_len);
   std::vector<int64_t> tokens;
   std::vector<Tensor> last_logits;

@@ -55,7 +55,7 @@ TEST(Layers, RmsNormAndGemmaOffsetVariant) {
 // Partial rotary: only the first rotary_dim channels of each head rotate, pairing
 // channel i with i + rotary_dim / 2; the rest pass through unchanged.
 TEST(Rotary, PartialRotaryRotatesLeadingChannelsOnly) {
-  models::RopeConfig rope;
+  RopeConfig rope;
   rope.partial_rotary_factor = 0.5;
   RotaryEmbedding rotary(8, rope, 64);
   EXPECT_EQ(rotary.rotary_dim(), 4);
@@ -78,7 +78,7 @@ TEST(Rotary, PartialRotaryRotatesLeadingChannelsOnly) {
 }
 
 TEST(Rotary, RejectsUnsupportedRotaryDims) {
-  models::RopeConfig rope;
+  RopeConfig rope;
   rope.partial_rotary_factor = 0.3;  // 8 * 0.3 = 2.4 -> 2: fine
   EXPECT_NO_THROW(RotaryEmbedding(8, rope, 16));
   rope.partial_rotary_factor = 0.1;  // 0 channels

@@ -2,17 +2,34 @@
 // (fixtures from tools/reference/make_generation_fixtures.py) for every decoder, for the
 // merged multi-token decode graph and for separate prefill / decode graphs, with the
 // cache allocated once and written in place.
+#include "ingot/runtime/generator.h"
+
 #include <gtest/gtest.h>
 
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
-#include "ingot/export/generation_export.h"
+#include "ingot/exporters/generation_directory.h"
 #include "ingot/generation/generate.h"
 #include "ingot/models/npy.h"
-#include "ingot/runtime/generator.h"
 
 namespace ingot {
 namespace {
+
+using exporters::decompose_for_generation;
+using exporters::GenerationExportOptions;
+
+// The native components of the framework's export_for_generation / export_captured.
+std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedModel& model,
+                                                             const GenerationExportOptions& o) {
+  return exporters::programs_of(
+      exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(), o));
+}
+std::map<std::string, ExportedProgram> export_captured(
+    models::PretrainedModel& model, const std::map<std::string, exporters::CapturedCall>& calls,
+    const GenerationExportOptions& o) {
+  return exporters::programs_of(exporters::NativeExporter().export_captured(
+      model, calls, exporters::NativeExportConfig(), o));
+}
 
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
@@ -33,7 +50,8 @@ TEST_P(GeneratorTest, GreedyTokensEqualTransformers) {
   std::vector<int64_t> prompt = ints(models::load_npy(fixtures + "/prompt.npy"));
   std::vector<int64_t> expected = ints(models::load_npy(fixtures + "/greedy.npy"));
   // The fixture holds prompt + new tokens.
-  if (expected.size() > prompt.size() && std::equal(prompt.begin(), prompt.end(), expected.begin())) {
+  if (expected.size() > prompt.size() &&
+      std::equal(prompt.begin(), prompt.end(), expected.begin())) {
     expected.erase(expected.begin(), expected.begin() + long(prompt.size()));
   }
   ASSERT_GE(expected.size(), 32u);
@@ -60,12 +78,15 @@ TEST_P(GeneratorTest, GreedyTokensEqualTransformers) {
 // separate prefill / decode components.
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, GeneratorTest,
-    ::testing::Values(Case{"llama", true}, Case{"llama", false}, Case{"llama_llama3_rope_tied_bf16", true},
-                      Case{"llama_llama3_rope_tied_bf16", false}, Case{"mistral_sliding_window", true},
-                      Case{"mistral_sliding_window", false}, Case{"qwen2_linear_rope", true},
-                      Case{"qwen2_linear_rope", false}, Case{"qwen2_yarn_rope", true}, Case{"qwen2_yarn_rope", false},
-                      Case{"qwen3", true}, Case{"qwen3", false}, Case{"qwen3_dynamic_rope_f16", true},
-                      Case{"qwen3_dynamic_rope_f16", false}, Case{"gpt2", true}, Case{"gpt2", false}));
+    ::testing::Values(Case{"llama", true}, Case{"llama", false},
+                      Case{"llama_llama3_rope_tied_bf16", true},
+                      Case{"llama_llama3_rope_tied_bf16", false},
+                      Case{"mistral_sliding_window", true}, Case{"mistral_sliding_window", false},
+                      Case{"qwen2_linear_rope", true}, Case{"qwen2_linear_rope", false},
+                      Case{"qwen2_yarn_rope", true}, Case{"qwen2_yarn_rope", false},
+                      Case{"qwen3", true}, Case{"qwen3", false},
+                      Case{"qwen3_dynamic_rope_f16", true}, Case{"qwen3_dynamic_rope_f16", false},
+                      Case{"gpt2", true}, Case{"gpt2", false}));
 
 TEST(Generator, CacheLimitsAndEmptyPrompt) {
   auto model = models::from_pretrained(testing::fixture_path("models/qwen3"));
@@ -107,7 +128,8 @@ TEST(Generator, DecodeStepsAllocateNothingProportionalToTheCache) {
   // After a few warm-up steps the pool serves every intermediate: what is left per step
   // (0-d scalar operands) is a tiny fraction of the cache.
   for (size_t i = 4; i < per_step.size(); ++i) {
-    EXPECT_LT(per_step[i], cache_bytes / 100) << "step " << i << " allocated " << per_step[i] << " bytes";
+    EXPECT_LT(per_step[i], cache_bytes / 100)
+        << "step " << i << " allocated " << per_step[i] << " bytes";
   }
 }
 

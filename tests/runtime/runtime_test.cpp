@@ -6,6 +6,7 @@
 #include "ingot/export/export.h"
 #include "ingot/nn/module.h"
 #include "ingot/runtime/interpreter.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot {
 namespace {
@@ -18,8 +19,8 @@ struct CacheWriter : nn::Module {
   Tensor* cache;
   CacheWriter() : Module("CacheWriter") { cache = register_buffer("cache", zeros({2, 8, 4})); }
   Tensor forward(const Tensor& x, const Tensor& pos) {
-    index_copy_(*cache, 1, pos, x);                 // cache[:, pos] = x
-    return sum(mul(*cache, Scalar(2)), {1});        // [2, 4]
+    index_copy_(*cache, 1, pos, x);           // cache[:, pos] = x
+    return sum(mul(*cache, Scalar(2)), {1});  // [2, 4]
   }
 };
 
@@ -28,7 +29,7 @@ TEST(Runtime, BufferWriteRunsInPlaceWithoutAllocationsInSteadyState) {
   Tensor x = rand_tensor({2, 1, 4}, 1);
   Tensor pos = Tensor::from_vector<int64_t>({0}, {1});
   ExportedProgram ep = export_(m, std::tuple{x, pos});
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   EXPECT_EQ(mod.num_inplace_writes(), 1u);  // index_copy runs as index_copy_ on the buffer
   const void* cache_data = mod.buffer("cache").raw_data();
   // Reference: the same writes applied eagerly to a copy of the buffer.
@@ -52,7 +53,8 @@ TEST(Runtime, BufferWriteRunsInPlaceWithoutAllocationsInSteadyState) {
 
 TEST(Runtime, CompileMarksOnlySafeWritesInPlace) {
   CacheWriter m;
-  ExportedProgram ep = export_(m, std::tuple{rand_tensor({2, 1, 4}, 1), Tensor::from_vector<int64_t>({0}, {1})});
+  ExportedProgram ep =
+      export_(m, std::tuple{rand_tensor({2, 1, 4}, 1), Tensor::from_vector<int64_t>({0}, {1})});
   // Without permission to write the buffer, nothing runs in place.
   EXPECT_EQ(runtime::num_reinplaced(*runtime::compile(*ep.graph)), 0u);
   std::map<ir::ValueId, ir::ValueId> writable{{ep.graph->inputs.at(0), ep.graph->outputs.at(0)}};
@@ -65,7 +67,7 @@ struct ReadsOldValue : nn::Module {
   ReadsOldValue() : Module("ReadsOldValue") { cache = register_buffer("cache", ones({4})); }
   Tensor forward(const Tensor& x) {
     Tensor before = mul(*cache, Scalar(1));
-    Tensor old_sum = sum(*cache);   // graph: reads the input value
+    Tensor old_sum = sum(*cache);  // graph: reads the input value
     copy_(*cache, x);
     return add(add(before, old_sum), *cache);
   }
@@ -75,7 +77,7 @@ TEST(Runtime, WriteIsNotInPlacedWhenTheOldValueIsReadLater) {
   ReadsOldValue m;
   Tensor x = rand_tensor({4}, 1);
   ExportedProgram ep = export_(m, std::tuple{x});
-  auto mod = ep.module();
+  auto mod = ingot::runtime::ProgramModule(ep);
   expect_near_tensors(mod(x).at(0), add(add(ones({4}), full({}, 4.0)), x), 1e-6);
   expect_near_tensors(mod.buffer("cache"), x);
 }

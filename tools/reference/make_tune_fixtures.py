@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference outputs for the torchtune-style modules of src/ingot/nn/tune (seed 000).
+"""Reference outputs for the torchtune-style modules of src/ingot/tune (seed 000).
 
 torchtune is not a dependency: its reference computations are re-implemented here in
 plain torch, following torchtune's modules (MultiHeadAttention with GQA, KVCache,

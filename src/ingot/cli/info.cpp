@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/models/checkpoint.h"
 #include "ingot/models/model.h"
@@ -10,9 +11,15 @@
 namespace ingot::cli {
 
 int run_info(int argc, char** argv) {
-  INGOT_CHECK(argc == 1, ValueError, "usage: ingot info FOLDER");
-  const std::string folder = argv[0];
-  auto config = models::ConfigReader::from_file((std::filesystem::path(folder) / "config.json").string());
+  std::string folder;
+  CLI::App app{
+      "Describes a Hugging Face model folder (architecture, parameters, dtypes, sizes) without "
+      "running it.",
+      "ingot info"};
+  app.add_option("folder", folder, "Hugging Face model folder")->required();
+  if (!parse(app, argc, argv)) return 0;
+  auto config =
+      models::ConfigReader::from_file((std::filesystem::path(folder) / "config.json").string());
   models::Checkpoint checkpoint = models::Checkpoint::open_folder(folder);
   std::map<DType, std::pair<int64_t, int64_t>> by_dtype;  // dtype -> (tensors, elements)
   int64_t elements = 0;
@@ -32,9 +39,10 @@ int run_info(int argc, char** argv) {
     std::printf("  %-10s  %lld tensors, %lld elements\n", std::string(dtype_name(dtype)).c_str(),
                 (long long)counts.first, (long long)counts.second);
   }
-  for (const char* key : {"num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads",
-                          "n_head", "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
-                          "max_position_embeddings", "n_positions"}) {
+  for (const char* key :
+       {"num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads", "n_head",
+        "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size",
+        "max_position_embeddings", "n_positions"}) {
     if (config.has(key)) std::printf("%-24s %lld\n", key, (long long)config.get_int(key));
   }
   std::printf("supported     %s\n", [&] {

@@ -1,41 +1,62 @@
-// The `ingot` command.
+// The `ingot` command: dispatches to a subcommand (cli/commands.h). `ingot --help` lists
+// them; `ingot <command> --help` gives each one's options.
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
+#include <vector>
 
+#include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"export", ingot::cli::run_export,
+     "export a model folder: .ingot archive, ONNX model or generation directory"},
+    {"generate", ingot::cli::run_generate,
+     "generate text from a model folder or generation directory"},
+    {"run", ingot::cli::run_run, "forward of a model folder or .ingot program on .npy inputs"},
+    {"inspect", ingot::cli::run_inspect,
+     "graph, signature, ranges and guards of an .ingot program"},
+    {"info", ingot::cli::run_info, "describe a Hugging Face model folder"},
+    {"demo", ingot::cli::run_demo,
+     "run the committed tiny checkpoints against transformers' outputs"},
+};
+
+void print_help() {
+  std::printf(
+      "usage: ingot <command> [options]   (ingot <command> --help lists its "
+      "options)\n\ncommands:\n");
+  for (const Command& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
-    std::printf(
-        "usage: ingot <command> [args]\n\ncommands:\n"
-        "  demo                               run the built-in demo\n"
-        "  info FOLDER                        describe a Hugging Face model folder\n"
-        "  run (FOLDER | model.ingot) --input NAME=FILE.npy -o OUTDIR\n"
-        "                                     forward (eager, or the exported program) on .npy "
-        "inputs\n"
-        "  export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes spec.json]\n"
-        "         [--config config.json] [--task forward|generation] [--max-cache-len N]\n"
-        "         [--opset N] [--optimize] [--external-data auto|always|never]\n"
-        "                                     export a model: an .ingot archive or an ONNX model\n"
-        "  inspect model.ingot                graph, signature, ranges and guards of an archive\n"
-        "  export FOLDER --task generation [--multi-token-decode] [--max-cache-len N] -o DIR\n"
-        "                                     decode components with a static KV cache (native)\n"
-        "  generate (FOLDER | DIR) --prompt TEXT [--max-new-tokens N] [--temperature T --top-k K --seed S]\n"
-        "                                     generation, streamed, with tokens/s\n");
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    print_help();
     return argc < 2 ? 1 : 0;
   }
-  try {
-    if (std::strcmp(argv[1], "demo") == 0) return ingot::cli::run_demo(argc - 2, argv + 2);
-    if (std::strcmp(argv[1], "info") == 0) return ingot::cli::run_info(argc - 2, argv + 2);
-    if (std::strcmp(argv[1], "run") == 0) return ingot::cli::run_run(argc - 2, argv + 2);
-    if (std::strcmp(argv[1], "export") == 0) return ingot::cli::run_export(argc - 2, argv + 2);
-    if (std::strcmp(argv[1], "inspect") == 0) return ingot::cli::run_inspect(argc - 2, argv + 2);
-    if (std::strcmp(argv[1], "generate") == 0) return ingot::cli::run_generate(argc - 2, argv + 2);
-    std::fprintf(stderr, "ingot: unknown command '%s' (see ingot --help)\n", argv[1]);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ingot: %s\n", e.what());
-    return 1;
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) {
+    names.push_back(c.name);
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    try {
+      return c.run(argc - 2, argv + 2);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ingot: %s\n", e.what());
+      return 1;
+    }
   }
+  const std::string close = ingot::cli::closest_word(argv[1], names);
+  std::fprintf(stderr, "ingot: unknown command '%s'%s (see ingot --help)\n", argv[1],
+               close.empty() ? "" : (" (did you mean '" + close + "'?)").c_str());
+  return 2;
 }

@@ -6,7 +6,6 @@
 
 #include "ingot/export/passes.h"
 #include "ingot/export/tracer.h"
-#include "ingot/runtime/interpreter.h"
 #include "ingot/sym/sym_node.h"
 
 namespace ingot {
@@ -36,12 +35,14 @@ class Retracer {
 
   Value to_value(const ir::Argument& a, const std::vector<Tensor>& values) {
     return ir::argument_to_value(
-        a, [&](ir::ValueId v) { return values[size_t(v)]; }, [this](const sym::Expr& e) { return symint(e); });
+        a, [&](ir::ValueId v) { return values[size_t(v)]; },
+        [this](const sym::Expr& e) { return symint(e); });
   }
 
   TensorList tensors(const ir::Node& n, size_t from, const std::vector<Tensor>& values) {
     TensorList ts;
-    for (size_t i = from; i < n.args.size(); ++i) ts.push_back(values[size_t(std::get<ir::TensorRef>(n.args[i]).id)]);
+    for (size_t i = from; i < n.args.size(); ++i)
+      ts.push_back(values[size_t(std::get<ir::TensorRef>(n.args[i]).id)]);
     return ts;
   }
 
@@ -56,7 +57,8 @@ class Retracer {
       return;
     }
     if (n.target == "item") {
-      tracer_.item(values[size_t(std::get<ir::TensorRef>(n.args[0]).id)], std::source_location::current());
+      tracer_.item(values[size_t(std::get<ir::TensorRef>(n.args[0]).id)],
+                   std::source_location::current());
       return;
     }
     if (n.target == "cond") {
@@ -73,12 +75,14 @@ class Retracer {
     } else if (n.target == "map") {
       const size_t num_xs = size_t(std::get<sym::Expr>(n.args[0]).value());
       TensorList all = tensors(n, 1, values);
-      TensorList xs(all.begin(), all.begin() + long(num_xs)), rest(all.begin() + long(num_xs), all.end());
+      TensorList xs(all.begin(), all.begin() + long(num_xs)),
+          rest(all.begin() + long(num_xs), all.end());
       outs = tracer_.map(sub(*n.subgraphs[0]), xs, rest, std::source_location::current());
     } else if (n.target == "while_loop") {
       const size_t num_carried = size_t(std::get<sym::Expr>(n.args[0]).value());
       TensorList all = tensors(n, 1, values);
-      TensorList carried(all.begin(), all.begin() + long(num_carried)), rest(all.begin() + long(num_carried), all.end());
+      TensorList carried(all.begin(), all.begin() + long(num_carried)),
+          rest(all.begin() + long(num_carried), all.end());
       outs = tracer_.while_loop(sub(*n.subgraphs[0]), sub(*n.subgraphs[1]), carried, rest,
                                 std::source_location::current());
     } else {
@@ -87,8 +91,9 @@ class Retracer {
       for (const ir::Argument& a : n.args) vals.push_back(to_value(a, values));
       // A decomposition calls other ops, which the active tracer records as they are;
       // decompose_to_core repeats until no composite op is left.
-      outs = op.decomposition_fn && op.cpu_kernel ? op.decomposition_fn(normalize_args(op, std::move(vals)))
-                                                  : call_op(op, std::move(vals));
+      outs = op.decomposition_fn && op.cpu_kernel
+                 ? op.decomposition_fn(normalize_args(op, std::move(vals)))
+                 : call_op(op, std::move(vals));
     }
     for (size_t i = 0; i < n.outputs.size(); ++i) values[size_t(n.outputs[i])] = outs.at(i);
   }
@@ -120,7 +125,8 @@ void decompose_once(ExportedProgram& ep) {
     const InputSpec& spec = ep.signature.inputs[i];
     Shape sizes;
     for (const sym::Expr& e : v.sizes) sizes.push_back(sym::make_symint(*env, e));
-    inputs.push_back(tracer.add_input(v.name, v.dtype, sizes, spec.kind, spec.target, spec.persistent));
+    inputs.push_back(
+        tracer.add_input(v.name, v.dtype, sizes, spec.kind, spec.target, spec.persistent));
   }
   TensorList outputs;
   {
@@ -129,7 +135,8 @@ void decompose_once(ExportedProgram& ep) {
     outputs = r.replay(*ep.graph, inputs);
     for (const Tensor& t : outputs) graph->outputs.push_back(tracer.value_of(t));
   }
-  for (size_t i = 0; i < graph->outputs.size(); ++i) ep.signature.outputs[i].name = graph->value(graph->outputs[i]).name;
+  for (size_t i = 0; i < graph->outputs.size(); ++i)
+    ep.signature.outputs[i].name = graph->value(graph->outputs[i]).name;
   ep.graph = graph;
   ep.trace_context = env;
   eliminate_dead_code(ep);

@@ -2,28 +2,35 @@
 
 #include <fmt/format.h>
 
+#include "ingot/export/input_binding.h"
 #include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
-#include "ingot/runtime/interpreter.h"
 #include "ingot/sym/sym_node.h"
 
 namespace ingot {
 
 const char* input_kind_name(InputKind k) {
   switch (k) {
-    case InputKind::UserInput: return "USER_INPUT";
-    case InputKind::Parameter: return "PARAMETER";
-    case InputKind::Buffer: return "BUFFER";
-    case InputKind::ConstantTensor: return "CONSTANT_TENSOR";
+    case InputKind::UserInput:
+      return "USER_INPUT";
+    case InputKind::Parameter:
+      return "PARAMETER";
+    case InputKind::Buffer:
+      return "BUFFER";
+    case InputKind::ConstantTensor:
+      return "CONSTANT_TENSOR";
   }
   return "?";
 }
 
 const char* output_kind_name(OutputKind k) {
   switch (k) {
-    case OutputKind::UserOutput: return "USER_OUTPUT";
-    case OutputKind::BufferMutation: return "BUFFER_MUTATION";
-    case OutputKind::UserInputMutation: return "USER_INPUT_MUTATION";
+    case OutputKind::UserOutput:
+      return "USER_OUTPUT";
+    case OutputKind::BufferMutation:
+      return "BUFFER_MUTATION";
+    case OutputKind::UserInputMutation:
+      return "USER_INPUT_MUTATION";
   }
   return "?";
 }
@@ -65,14 +72,15 @@ std::string ExportedProgram::print() const {
   collect(in_spec);
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (leaves[i]->type == "static") {
-      params += fmt::format("{}{} = {}", params.empty() ? "" : ", ", i < paths.size() ? paths[i] : "?",
-                            static_value_str(leaves[i]->value));
+      params += fmt::format("{}{} = {}", params.empty() ? "" : ", ",
+                            i < paths.size() ? paths[i] : "?", static_value_str(leaves[i]->value));
     }
   }
   std::string out = fmt::format("ExportedProgram:\n  def forward({}):\n", params);
   out += g.print("    ");
   std::string rets;
-  for (size_t i = 0; i < g.outputs.size(); ++i) rets += (i ? ", " : "") + g.value(g.outputs[i]).name;
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    rets += (i ? ", " : "") + g.value(g.outputs[i]).name;
   out += fmt::format("    return ({})\n\n", rets);
   out += signature.str();
   out += "Range constraints:";
@@ -88,11 +96,14 @@ std::shared_ptr<sym::ShapeEnv> ExportedProgram::make_shape_env(bool with_unbacke
   std::vector<Tensor> inputs;
   size_t next_user = 0;
   for (const InputSpec& in : signature.inputs) {
-    if (in.kind == InputKind::UserInput) inputs.push_back(example_inputs.at(next_user++));
-    else if (in.kind == InputKind::ConstantTensor) inputs.push_back(constants.at(in.target));
-    else inputs.push_back(state.at(in.target));
+    if (in.kind == InputKind::UserInput)
+      inputs.push_back(example_inputs.at(next_user++));
+    else if (in.kind == InputKind::ConstantTensor)
+      inputs.push_back(constants.at(in.target));
+    else
+      inputs.push_back(state.at(in.target));
   }
-  sym::Bindings hints = runtime::bind_inputs(*this, inputs);
+  sym::Bindings hints = bind_inputs(*this, inputs);
   auto env = std::make_shared<sym::ShapeEnv>();
   for (const auto& [name, r] : range_constraints) {
     if (!r.backed && !with_unbacked) continue;
@@ -145,7 +156,8 @@ class ShapeChecker : public ShapeContext {
       }
       INGOT_CHECK(same, InternalError,
                   "[verify] {}: node {} ({}) records {} but its shape function gives {}[{}]", where,
-                  rec.name, n.target, ir::meta_str(rec), dtype_name(metas[i].dtype), shape_str(metas[i].sizes));
+                  rec.name, n.target, ir::meta_str(rec), dtype_name(metas[i].dtype),
+                  shape_str(metas[i].sizes));
     }
   }
 
@@ -178,34 +190,37 @@ void verify_graph(const ir::Graph& g, std::vector<bool> defined, const std::stri
     const bool control = n.target == "cond" || n.target == "map" || n.target == "while_loop";
     if (!control && n.target != "assert" && n.target != "item") {
       const OpDef* op = OpRegistry::instance().find(n.target);
-      INGOT_CHECK(op != nullptr, InternalError, "[verify] {}: node calls unknown op '{}'", where, n.target);
+      INGOT_CHECK(op != nullptr, InternalError, "[verify] {}: node calls unknown op '{}'", where,
+                  n.target);
       INGOT_CHECK(n.args.size() == op->schema.arguments.size(), InternalError,
-                  "[verify] {}: node {} has {} arguments, its schema {}", where, n.target, n.args.size(),
-                  op->schema.arguments.size());
-      INGOT_CHECK(!op->is_inplace(), InternalError, "[verify] {}: in-place op {} left in a functional graph",
-                  where, n.target);
+                  "[verify] {}: node {} has {} arguments, its schema {}", where, n.target,
+                  n.args.size(), op->schema.arguments.size());
+      INGOT_CHECK(!op->is_inplace(), InternalError,
+                  "[verify] {}: in-place op {} left in a functional graph", where, n.target);
       if (shapes) shapes->check(g, n, *op, where);
     }
     if (n.target == "cond") {
-      INGOT_CHECK(n.subgraphs.size() == 2, InternalError, "[verify] {}: cond needs two branches", where);
+      INGOT_CHECK(n.subgraphs.size() == 2, InternalError, "[verify] {}: cond needs two branches",
+                  where);
     }
     for (const auto& sub : n.subgraphs) {
       // Every control-flow node has one leading argument (predicate or count), then the
       // operands its subgraphs take.
       INGOT_CHECK(sub->inputs.size() + 1 == n.args.size(), InternalError,
-                  "[verify] {}: {} passes {} operands to a subgraph with {} inputs", where, n.target,
-                  n.args.size() - 1, sub->inputs.size());
-      verify_graph(*sub, std::vector<bool>(sub->num_values(), false), where + "/" + n.target, shapes);
+                  "[verify] {}: {} passes {} operands to a subgraph with {} inputs", where,
+                  n.target, n.args.size() - 1, sub->inputs.size());
+      verify_graph(*sub, std::vector<bool>(sub->num_values(), false), where + "/" + n.target,
+                   shapes);
     }
     for (ir::ValueId o : n.outputs) {
-      INGOT_CHECK(!defined.at(size_t(o)), InternalError, "[verify] {}: value {} defined twice", where,
-                  g.value(o).name);
+      INGOT_CHECK(!defined.at(size_t(o)), InternalError, "[verify] {}: value {} defined twice",
+                  where, g.value(o).name);
       defined[size_t(o)] = true;
     }
   }
   for (ir::ValueId v : g.outputs) {
-    INGOT_CHECK(defined.at(size_t(v)), InternalError, "[verify] {}: output {} is never defined", where,
-                g.value(v).name);
+    INGOT_CHECK(defined.at(size_t(v)), InternalError, "[verify] {}: output {} is never defined",
+                where, g.value(v).name);
   }
 }
 
@@ -221,10 +236,12 @@ void ExportedProgram::verify() const {
               graph->outputs.size());
   for (const InputSpec& in : signature.inputs) {
     if (in.kind == InputKind::Parameter || in.kind == InputKind::Buffer) {
-      INGOT_CHECK(state.contains(in.target), InternalError, "[verify] state '{}' missing", in.target);
+      INGOT_CHECK(state.contains(in.target), InternalError, "[verify] state '{}' missing",
+                  in.target);
     }
     if (in.kind == InputKind::ConstantTensor) {
-      INGOT_CHECK(constants.contains(in.target), InternalError, "[verify] constant '{}' missing", in.target);
+      INGOT_CHECK(constants.contains(in.target), InternalError, "[verify] constant '{}' missing",
+                  in.target);
     }
   }
   // Shapes are re-derived where the example inputs allow binding every symbol (a
@@ -233,126 +250,8 @@ void ExportedProgram::verify() const {
   if (example_inputs.size() == num_user_inputs()) env = make_shape_env(true);
   std::optional<ShapeChecker> shapes;
   if (env) shapes.emplace(*env, range_constraints);
-  verify_graph(*graph, std::vector<bool>(graph->num_values(), false), "graph", shapes ? &*shapes : nullptr);
-}
-
-ProgramModule ExportedProgram::module() const {
-  return ProgramModule(std::make_shared<const ExportedProgram>(*this));
-}
-
-// --- ProgramModule ---------------------------------------------------------------------
-
-ProgramModule::ProgramModule(std::shared_ptr<const ExportedProgram> program) : program_(std::move(program)) {
-  // Buffers the program writes get an owned, writable copy (the originals may be mapped
-  // read-only and belong to the eager model).
-  for (const OutputSpec& o : program_->signature.outputs) {
-    if (o.kind == OutputKind::BufferMutation) buffers_[o.target] = clone(program_->state.at(o.target));
-  }
-  // Graph input -> its new value, for every mutated buffer and user input.
-  const ir::Graph& g = *program_->graph;
-  std::map<ir::ValueId, ir::ValueId> writable;
-  for (size_t o = 0; o < program_->signature.outputs.size(); ++o) {
-    const OutputSpec& out = program_->signature.outputs[o];
-    if (out.kind == OutputKind::UserOutput) continue;
-    for (size_t i = 0; i < program_->signature.inputs.size(); ++i) {
-      const InputSpec& in = program_->signature.inputs[i];
-      const bool match = in.target == out.target &&
-                         (out.kind == OutputKind::BufferMutation ? in.kind == InputKind::Buffer
-                                                                 : in.kind == InputKind::UserInput);
-      if (match) writable[g.inputs[i]] = g.outputs[o];
-    }
-  }
-  compiled_ = runtime::compile(g, writable);
-  pool_ = std::make_shared<runtime::StoragePool>();
-}
-
-int64_t ProgramModule::pooled_bytes() const { return pool_->pooled_bytes(); }
-size_t ProgramModule::num_inplace_writes() const { return runtime::num_reinplaced(*compiled_); }
-
-const Tensor& ProgramModule::buffer(const std::string& name) const {
-  auto it = buffers_.find(name);
-  if (it != buffers_.end()) return it->second;
-  auto st = program_->state.find(name);
-  INGOT_CHECK(st != program_->state.end(), ValueError, "[ProgramModule] no buffer named '{}'", name);
-  return st->second;
-}
-
-std::vector<Tensor> ProgramModule::check_call(const TreeSpec& spec, const std::vector<Leaf>& leaves) const {
-  const TreeSpec& expected = program_->in_spec;
-  std::vector<std::string> paths = expected.leaf_paths("", program_->input_names);
-  // Structure first (ignoring static values), then static values.
-  std::function<bool(const TreeSpec&, const TreeSpec&)> same_shape = [&](const TreeSpec& a, const TreeSpec& b) {
-    if (a.type != b.type || a.keys != b.keys || a.children.size() != b.children.size()) return false;
-    for (size_t i = 0; i < a.children.size(); ++i) {
-      if (!same_shape(a.children[i], b.children[i])) return false;
-    }
-    return true;
-  };
-  INGOT_CHECK(same_shape(spec, expected), ValueError,
-              "[ProgramModule] the inputs have structure {}, the program was exported with {}", spec.str(),
-              expected.str());
-  std::vector<const TreeSpec*> want;
-  std::function<void(const TreeSpec&)> collect = [&](const TreeSpec& s) {
-    if (s.is_leaf()) want.push_back(&s);
-    for (const TreeSpec& c : s.children) collect(c);
-  };
-  collect(expected);
-  std::vector<Tensor> tensors;
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    if (leaves[i].is_tensor()) {
-      tensors.push_back(leaves[i].tensor);
-      continue;
-    }
-    INGOT_CHECK(leaves[i].value == want[i]->value, ValueError,
-                "[ProgramModule] input '{}' was specialised to {} at export; got {} (export again "
-                "with this value, or make it a tensor)",
-                paths[i], static_value_str(want[i]->value), static_value_str(leaves[i].value));
-  }
-  return tensors;
-}
-
-std::vector<Tensor> ProgramModule::run(const std::vector<Tensor>& user_inputs) {
-  const ExportedProgram& p = *program_;
-  std::vector<Tensor> inputs;
-  size_t next_user = 0;
-  for (const InputSpec& in : p.signature.inputs) {
-    switch (in.kind) {
-      case InputKind::Parameter: inputs.push_back(p.state.at(in.target)); break;
-      case InputKind::Buffer: inputs.push_back(buffer(in.target)); break;
-      case InputKind::ConstantTensor: inputs.push_back(p.constants.at(in.target)); break;
-      case InputKind::UserInput:
-        INGOT_CHECK(next_user < user_inputs.size(), ValueError,
-                    "[ProgramModule] the program takes {} user inputs, got {}", p.num_user_inputs(),
-                    user_inputs.size());
-        inputs.push_back(user_inputs[next_user++]);
-        break;
-    }
-  }
-  INGOT_CHECK(next_user == user_inputs.size(), ValueError,
-              "[ProgramModule] the program takes {} user inputs, got {}", p.num_user_inputs(), user_inputs.size());
-  sym::Bindings bindings = runtime::bind_inputs(p, inputs);
-  std::vector<Tensor> outputs = runtime::run_graph(*compiled_, inputs, bindings, p.range_constraints, pool_.get());
-  std::vector<Tensor> user_outputs;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const OutputSpec& o = p.signature.outputs[i];
-    if (o.kind == OutputKind::UserOutput) {
-      user_outputs.push_back(outputs[i]);
-    } else if (o.kind == OutputKind::BufferMutation) {
-      Tensor& b = buffers_.at(o.target);
-      if (!outputs[i].is_same(b)) copy_(b, outputs[i]);
-    } else {
-      // The user input with this path: write the new value into the caller's tensor.
-      size_t k = 0;
-      for (const InputSpec& in : p.signature.inputs) {
-        if (in.kind != InputKind::UserInput) continue;
-        if (in.target == o.target) break;
-        ++k;
-      }
-      const Tensor& target = user_inputs.at(k);
-      if (!outputs[i].is_same(target)) copy_(target, outputs[i]);
-    }
-  }
-  return user_outputs;
+  verify_graph(*graph, std::vector<bool>(graph->num_values(), false), "graph",
+               shapes ? &*shapes : nullptr);
 }
 
 }  // namespace ingot

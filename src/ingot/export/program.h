@@ -22,11 +22,6 @@
 #include "ingot/sym/shape_env.h"
 #include "ingot/sym/value_ranges.h"
 
-namespace ingot::runtime {
-struct CompiledGraph;
-class StoragePool;
-}  // namespace ingot::runtime
-
 namespace ingot {
 
 enum class InputKind { UserInput, Parameter, Buffer, ConstantTensor };
@@ -36,8 +31,8 @@ const char* output_kind_name(OutputKind k);  // "USER_OUTPUT", "BUFFER_MUTATION"
 
 struct InputSpec {
   InputKind kind;
-  std::string name;    // the graph placeholder's name
-  std::string target;  // state name ("layers.0.weight") or the user input's path ("x")
+  std::string name;        // the graph placeholder's name
+  std::string target;      // state name ("layers.0.weight") or the user input's path ("x")
   bool persistent = true;  // buffers: part of the state dict
 };
 
@@ -60,20 +55,18 @@ struct SymbolRange {
   bool backed = true;  // an input size (vs. a data-dependent size)
 };
 
-class ProgramModule;
-
 class ExportedProgram {
  public:
   std::shared_ptr<ir::Graph> graph;
   GraphSignature signature;
-  std::map<std::string, Tensor> state;      // parameters and buffers by target name
-  std::map<std::string, Tensor> constants;  // lifted tensor constants by target name
+  std::map<std::string, Tensor> state;                   // parameters and buffers by target name
+  std::map<std::string, Tensor> constants;               // lifted tensor constants by target name
   std::map<std::string, SymbolRange> range_constraints;  // by symbol name
   TreeSpec in_spec;   // the user inputs (tensor leaves are the USER_INPUT placeholders)
   TreeSpec out_spec;  // the user outputs
   std::vector<std::string> input_names;  // names of the top-level arguments
-  std::vector<std::string> guards;  // the decisions the trace took, for inspection
-  std::vector<Tensor> example_inputs;  // tensor leaves of the example inputs
+  std::vector<std::string> guards;       // the decisions the trace took, for inspection
+  std::vector<Tensor> example_inputs;    // tensor leaves of the example inputs
   std::string ingot_version;
   // Keeps symbolic metadata of tensors made during tracing valid (sym/ nodes point to it).
   std::shared_ptr<void> trace_context;
@@ -84,50 +77,12 @@ class ExportedProgram {
   // use, output metadata equal to what the op's shape function gives. Throws
   // InternalError naming the node.
   void verify() const;
-  // A callable that owns a copy of the mutable state: buffers updated by one call are
-  // seen by the next.
-  ProgramModule module() const;
 
   size_t num_user_inputs() const;
   // A ShapeEnv holding the program's symbols (names and ranges; hints from the example
   // inputs), for passes that re-run shape functions. Data-dependent symbols are included
   // (with their lower bound as hint) when `with_unbacked`.
   std::shared_ptr<sym::ShapeEnv> make_shape_env(bool with_unbacked) const;
-};
-
-// Runs an ExportedProgram with its state (implemented in runtime/).
-class ProgramModule {
- public:
-  explicit ProgramModule(std::shared_ptr<const ExportedProgram> program);
-  // Bytes of intermediate memory the module keeps for reuse.
-  int64_t pooled_bytes() const;
-  // Nodes that write a buffer or user input in place instead of producing a copy.
-  size_t num_inplace_writes() const;
-
-  // Flat user tensors in in_spec order -> flat user outputs. Mutated user inputs are
-  // updated in place; mutated buffers persist in this module.
-  std::vector<Tensor> run(const std::vector<Tensor>& user_inputs);
-
-  // Typed call: flattens args like export did (static leaves must equal the exported
-  // values) and returns the flat user outputs.
-  template <typename... Args>
-  std::vector<Tensor> operator()(const Args&... args) {
-    std::vector<Leaf> leaves;
-    TreeSpec spec = tree_flatten(std::tuple<Args...>(args...), leaves);
-    return run(check_call(spec, leaves));
-  }
-
-  const ExportedProgram& program() const { return *program_; }
-  // The current value of a buffer (after mutations).
-  const Tensor& buffer(const std::string& name) const;
-
- private:
-  std::vector<Tensor> check_call(const TreeSpec& spec, const std::vector<Leaf>& leaves) const;
-  std::shared_ptr<const ExportedProgram> program_;
-  std::map<std::string, Tensor> buffers_;  // owned, writable copies of mutated buffers
-  // Compiled once: mutated buffers and user inputs are written in place.
-  std::shared_ptr<const runtime::CompiledGraph> compiled_;
-  std::shared_ptr<runtime::StoragePool> pool_;  // intermediate memory, reused across runs
 };
 
 }  // namespace ingot

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 
+#include "ingot/core/progress.h"
 #include "ingot/core/storage.h"
 #include "ingot/export/archive_codec.h"
 #include "ingot/export/archive_header.h"
@@ -396,8 +397,9 @@ void save(const ExportedProgram& program, const std::string& path) {
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   INGOT_CHECK(f != nullptr, IoError, "[save] cannot create '{}': {}", tmp, std::strerror(errno));
   bool ok = true;
+  ProgressLine progress("writing " + path, int64_t(plan.data_length + plan.json.size()));
   write_archive(
-      plan, [&](const void* p, size_t n) { ok = ok && (n == 0 || std::fwrite(p, 1, n, f) == n); });
+      plan, [&](const void* p, size_t n) { ok = ok && write_with_progress(f, p, n, progress); });
   const int err = ok ? 0 : errno;
   if (std::fclose(f) != 0) ok = false;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {

@@ -3,19 +3,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "ingot/core/error.h"
-#include "ingot/exporters/onnx/version.h"
+#include "ingot/exporters/config_json.h"
 
 namespace ingot::exporters {
 
-namespace {
-
 using json = nlohmann::ordered_json;
 
-json native_fields(const NativeExportConfig& c) {
+json native_config_json(const NativeExportConfig& c) {
   json j;
   j["export_format"] = c.export_format();
   j["dynamic"] = c.dynamic;
@@ -29,27 +28,16 @@ json native_fields(const NativeExportConfig& c) {
   return j;
 }
 
-// Reads `key` of `j` into `out` when present, checking its JSON type.
-template <typename T>
-void read(const json& j, const char* key, T& out, const std::string& origin) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const json::exception&) {
-    INGOT_THROW(ValueError, "[AutoExportConfig] {}: '{}' has the wrong type ({})", origin, key,
-                it->dump());
-  }
-}
+namespace {
 
 void read_native(const json& j, NativeExportConfig& c, const std::string& origin) {
-  read(j, "dynamic", c.dynamic, origin);
-  read(j, "max_batch", c.max_batch, origin);
-  read(j, "max_seq", c.max_seq, origin);
-  read(j, "prefer_deferred_runtime_asserts_over_guards",
-       c.prefer_deferred_runtime_asserts_over_guards, origin);
-  read(j, "example_batch", c.example_batch, origin);
-  read(j, "example_seq", c.example_seq, origin);
+  read_config_key(j, "dynamic", c.dynamic, origin);
+  read_config_key(j, "max_batch", c.max_batch, origin);
+  read_config_key(j, "max_seq", c.max_seq, origin);
+  read_config_key(j, "prefer_deferred_runtime_asserts_over_guards",
+                  c.prefer_deferred_runtime_asserts_over_guards, origin);
+  read_config_key(j, "example_batch", c.example_batch, origin);
+  read_config_key(j, "example_seq", c.example_seq, origin);
   if (auto it = j.find("dynamic_shapes"); it != j.end() && !it->is_null()) {
     INGOT_CHECK(it->is_object(), ValueError,
                 "[AutoExportConfig] {}: 'dynamic_shapes' must be an object by input name, got {}",
@@ -75,16 +63,9 @@ const std::vector<std::string>& native_keys() {
   return keys;
 }
 
-const std::vector<std::string>& onnx_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k = native_keys();
-    for (const char* extra :
-         {"opset", "external_data", "external_threshold", "optimize", "output_path"}) {
-      k.push_back(extra);
-    }
-    return k;
-  }();
-  return keys;
+std::map<std::string, ConfigFormat>& formats() {
+  static std::map<std::string, ConfigFormat> f;
+  return f;
 }
 
 void check_keys(const json& j, const std::vector<std::string>& known, const std::string& format,
@@ -105,21 +86,19 @@ std::optional<DynamicShapes> NativeExportConfig::dynamic_shapes() const {
 }
 
 std::string NativeExportConfig::to_json() const {
-  return native_fields(*this).dump(2);
+  return native_config_json(*this).dump(2);
 }
 
-std::string OnnxConfig::to_json() const {
-  json j = native_fields(*this);
-  j["opset"] = opset;
-  j["external_data"] = external_data;
-  j["external_threshold"] = external_threshold;
-  j["optimize"] = optimize;
-  j["output_path"] = output_path;
-  return j.dump(2);
+void register_config_format(const std::string& format, ConfigFormat f) {
+  INGOT_CHECK(format != "native" && !formats().contains(format), InternalError,
+              "[AutoExportConfig] export_format '{}' is registered twice", format);
+  formats().emplace(format, std::move(f));
 }
 
 std::vector<std::string> AutoExportConfig::known_formats() {
-  return {"native", "onnx"};
+  std::vector<std::string> out = {"native"};
+  for (const auto& [name, f] : formats()) out.push_back(name);
+  return out;
 }
 
 std::unique_ptr<NativeExportConfig> AutoExportConfig::from_json(const std::string& text,
@@ -142,23 +121,13 @@ std::unique_ptr<NativeExportConfig> AutoExportConfig::from_json(const std::strin
     read_native(j, *c, origin);
     return c;
   }
-  if (format == "onnx") {
-    check_keys(j, onnx_keys(), format, origin);
-    auto c = std::make_unique<OnnxConfig>();
+  if (auto it = formats().find(format); it != formats().end()) {
+    std::vector<std::string> keys = native_keys();
+    keys.insert(keys.end(), it->second.extra_keys.begin(), it->second.extra_keys.end());
+    check_keys(j, keys, format, origin);
+    std::unique_ptr<NativeExportConfig> c = it->second.make();
     read_native(j, *c, origin);
-    read(j, "opset", c->opset, origin);
-    read(j, "external_data", c->external_data, origin);
-    read(j, "external_threshold", c->external_threshold, origin);
-    read(j, "optimize", c->optimize, origin);
-    read(j, "output_path", c->output_path, origin);
-    onnx::ir_version_for_opset(c->opset);  // range check with the supported opsets
-    INGOT_CHECK(
-        c->external_data == "auto" || c->external_data == "always" || c->external_data == "never",
-        ValueError,
-        "[AutoExportConfig] {}: external_data is \"auto\", \"always\" or \"never\", got \"{}\"",
-        origin, c->external_data);
-    INGOT_CHECK(c->external_threshold >= 0, ValueError,
-                "[AutoExportConfig] {}: external_threshold must be >= 0", origin);
+    it->second.read_extra(j, *c, origin);
     return c;
   }
   INGOT_THROW(ValueError, "[AutoExportConfig] {}: unknown export_format '{}' (known formats: {})",

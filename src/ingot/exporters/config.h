@@ -3,7 +3,7 @@
 //
 //   NativeExportConfig c;                 // the ExportedProgram itself (.ingot)
 //   c.dynamic = true;                     // batch and seq dims of every input are dynamic
-//   OnnxConfig o;                         // adds opset, external data, optimize, output path
+//   OnnxConfig o;                         // (onnx/onnx_config.h) adds opset, external data, ...
 //   auto any = AutoExportConfig::from_json(R"({"export_format": "onnx", "dynamic": true})");
 //   std::string back = any->to_json();    // the same settings, every field spelled out
 //
@@ -12,7 +12,9 @@
 // ValueError that lists the known ones.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +30,7 @@ struct NativeExportConfig {
   NativeExportConfig(const NativeExportConfig&) = default;
   NativeExportConfig& operator=(const NativeExportConfig&) = default;
 
-  // "native" or "onnx": which exporter reads this config.
+  // "native", "onnx", ...: which exporter reads this config.
   virtual std::string export_format() const { return "native"; }
   virtual std::unique_ptr<NativeExportConfig> clone() const {
     return std::make_unique<NativeExportConfig>(*this);
@@ -55,31 +57,25 @@ struct NativeExportConfig {
   std::optional<DynamicShapes> dynamic_shapes() const;
 };
 
-// ONNX: the native fields plus what the ONNX exporter and its writer need.
-struct OnnxConfig : NativeExportConfig {
-  std::string export_format() const override { return "onnx"; }
-  std::unique_ptr<NativeExportConfig> clone() const override {
-    return std::make_unique<OnnxConfig>(*this);
-  }
-  std::string to_json() const override;
-
-  int64_t opset = 18;  // kDefaultOpset; 17..28
-  // "auto": initializers go to `<model>.data` when the weights exceed 1 GiB (protobuf
-  // cannot hold 2 GiB); "always" / "never".
-  std::string external_data = "auto";
-  // Initializers of at least this many bytes go to the external file.
-  int64_t external_threshold = 1024;
-  // Runs the ONNX-level optimiser (constant folding of shape computations, dead-node
-  // removal) after translation.
-  bool optimize = false;
-  // Where save() writes by default (the CLI's -o); may be empty.
-  std::string output_path;
+// How AutoExportConfig reads one export_format: its config class and the keys it adds to
+// the native ones. Each backend registers its format next to its config class
+// (exporters/onnx/onnx_config.cpp); "native" is built in.
+struct ConfigFormat {
+  std::vector<std::string> extra_keys;
+  std::function<std::unique_ptr<NativeExportConfig>()> make;
+  // Reads the extra keys of the JSON object into the config made by `make` (the native
+  // keys are read already) and checks their values; errors name `origin`.
+  std::function<void(const nlohmann::ordered_json& j, NativeExportConfig& config,
+                     const std::string& origin)>
+      read_extra;
 };
+void register_config_format(const std::string& format, ConfigFormat f);
 
 // Picks the config class from the "export_format" key.
 class AutoExportConfig {
  public:
-  // `origin` names the JSON's source (a file) in errors. The formats: native, onnx.
+  // `origin` names the JSON's source (a file) in errors. The formats: native and the
+  // registered ones (onnx).
   static std::unique_ptr<NativeExportConfig> from_json(const std::string& text,
                                                        const std::string& origin = "config");
   static std::vector<std::string> known_formats();

@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "ingot/export/generation_export.h"
 #include "ingot/export/passes.h"
-#include "ingot/export/pretrained.h"
 #include "ingot/export/serialize.h"
 #include "ingot/exporters/fixes.h"
+#include "ingot/exporters/pretrained.h"
 #include "ingot/exporters/skips.h"
 #include "ingot/ops/functional.h"
 
@@ -125,53 +124,6 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
                                                   const NativeExportConfig& config) {
   return export_(model, example_model_inputs(model, config.example_batch, config.example_seq),
                  config);
-}
-
-std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_generation(
-    models::PretrainedModel& model, const ComponentConfigs& configs,
-    const GenerationExportOptions& g) {
-  const NativeExportConfig& config = configs.at("decode");
-  check_not_skipped(model.architecture(), backend(), "generation");
-  auto spec = model.cache_spec();
-  INGOT_CHECK(spec.has_value(), NotSupportedError,
-              "[export_for_generation] {} has no KV cache: there is no decode step to export",
-              model.architecture());
-  INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
-              "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
-              g.max_cache_len, g.batch);
-  const bool symbolic_tokens =
-      g.multi_token_decode && (config.dynamic || !config.dynamic_shapes_json.empty());
-  // The example arguments are the real ones: generate() runs a few tokens with a hook
-  // around forward (decompose_for_generation); the prompt call is the example of the
-  // multi-token graph, the first single-token call that of the one-token graph.
-  ingot::GenerationExportOptions capture;
-  capture.max_cache_len = g.max_cache_len;
-  capture.batch = g.batch;
-  const CapturedCall call =
-      decompose_for_generation(model, example_generation_prompt(g.batch), capture).at(g.multi_token_decode ? "prefill" : "decode");
-  ExportOptions o;
-  o.input_names = {"input_ids",
-                   ""};  // cache tensors are named key_cache.N, value_cache.N, cache_position
-  o.prefer_deferred_runtime_asserts_over_guards =
-      config.prefer_deferred_runtime_asserts_over_guards;
-  if (symbolic_tokens) {
-    o.dynamic_shapes = DynamicShapes::tuple(
-        {DynamicShapes::tensor({{1, Dim("tokens", 1, g.max_cache_len)}}), DynamicShapes()});
-  }
-  TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
-    auto step = [&model](const Tensor& input_ids, nn::StaticCache cache) {
-      models::ModelInputs in;
-      in.input_ids = input_ids;
-      in.cache = &cache;
-      return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
-    };
-    nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(call.cache);
-    return ingot::export_(&model, with_patches(patches, step), std::tuple{call.input_ids, example_cache},
-                          opts);
-  };
-  std::map<std::string, std::unique_ptr<ExportArtifact>> out;
-  out["decode"] = run_stages(model.architecture(), "generation", &model, trace, config, o);
-  return out;
 }
 
 std::unique_ptr<ExportArtifact> Exporter::lower(ExportedProgram program,

@@ -23,6 +23,7 @@
 
 #include "ingot/export/export.h"
 #include "ingot/exporters/config.h"
+#include "ingot/exporters/generation_capture.h"
 #include "ingot/exporters/patches.h"
 #include "ingot/models/model.h"
 
@@ -34,6 +35,8 @@ class ExportArtifact {
  public:
   virtual ~ExportArtifact() = default;
   virtual std::string format() const = 0;  // "native", "onnx"
+  // The file name extension save() expects (".ingot", ".onnx").
+  virtual std::string file_extension() const = 0;
   // Writes the artifact (an .ingot archive, an .onnx file with its data file).
   virtual void save(const std::string& path) const = 0;
 
@@ -45,20 +48,12 @@ class ExportArtifact {
 class NativeArtifact final : public ExportArtifact {
  public:
   std::string format() const override { return "native"; }
+  std::string file_extension() const override { return ".ingot"; }
   void save(const std::string& path) const override;
 };
 
-// Options of export_for_generation.
-struct GenerationExportOptions {
-  int64_t max_cache_len = 256;  // the StaticCache's slots
-  int64_t batch = 1;            // the StaticCache's batch
-  // One decode graph with a symbolic number of new tokens (with dynamic shapes): it
-  // serves the prompt (prefill) and single-token steps. Otherwise the decode graph takes
-  // exactly one token.
-  bool multi_token_decode = true;
-};
-
-// Configs per generation component ("decode"); a single config serves every component.
+// Configs per generation component ("prefill", "decode"); a single config serves every
+// component.
 class ComponentConfigs {
  public:
   ComponentConfigs(const NativeExportConfig& config);  // NOLINT: one config for all
@@ -88,13 +83,22 @@ class Exporter {
   std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model,
                                           const NativeExportConfig& config);
 
-  // Generation components of a decoder: {"decode": the multi-token decode step over a
-  // StaticCache}, whose cache tensors are mutated user inputs (written in place). The
-  // graph's inputs are input_ids and the cache (key_cache.N, value_cache.N,
-  // cache_position); its output is logits. Encoders are in the skip table.
+  // Generation components of a decoder (seed 003), the one generation export every
+  // backend shares: decompose_for_generation captures generate()'s real forward calls
+  // on example_generation_prompt(options.batch), then export_captured traces them.
   std::map<std::string, std::unique_ptr<ExportArtifact>> export_for_generation(
       models::PretrainedModel& model, const ComponentConfigs& configs,
       const GenerationExportOptions& options = {});
+  // Traces captured calls (decompose_for_generation's, possibly edited) into the
+  // components of `options`: {"decode"} with multi_token_decode, else {"prefill",
+  // "decode"}. Each is the step (input_ids [batch, tokens], StaticCache) -> logits
+  // [batch, tokens, vocab] through this backend's stages; the cache tensors (key_cache.N,
+  // value_cache.N, cache_position) are mutated user inputs, written in place, and the
+  // mask and positions come from the cache. `configs.at(component)` gives each one's
+  // config. Encoders are in the skip table.
+  std::map<std::string, std::unique_ptr<ExportArtifact>> export_captured(
+      models::PretrainedModel& model, const std::map<std::string, CapturedCall>& calls,
+      const ComponentConfigs& configs, const GenerationExportOptions& options);
 
   // Exports `fn(args...)` (lifting the state of `module`, which may be null) through the
   // same stages: any program of seed 001.

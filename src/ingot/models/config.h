@@ -5,33 +5,18 @@
 //   "[config] 'qwen3/config.json': key 'num_attention_heads' is missing (an integer)".
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ingot/nn/rope_config.h"
+
 namespace ingot::models {
 
-// Rotary position embedding parameters, from `rope_parameters` (transformers 5) or the
-// older `rope_theta` + `rope_scaling` keys.
-struct RopeConfig {
-  std::string type = "default";  // default | linear | dynamic | llama3 | yarn
-  double theta = 10000.0;
-  double factor = 1.0;
-  double partial_rotary_factor = 1.0;
-  // llama3
-  double low_freq_factor = 1.0;
-  double high_freq_factor = 4.0;
-  std::optional<int64_t> original_max_position_embeddings;
-  // yarn
-  double beta_fast = 32.0;
-  double beta_slow = 1.0;
-  std::optional<double> attention_factor;
-  std::optional<double> mscale;
-  std::optional<double> mscale_all_dim;
-  bool truncate = true;
-};
+// The rotary parameters nn/ builds embeddings from; ConfigReader::rope() reads them.
+using RopeConfig = nn::RopeConfig;
 
 class ConfigReader {
  public:

@@ -23,7 +23,7 @@ double yarn_mscale(double scale, double mscale = 1.0) {
 
 }  // namespace
 
-RotaryEmbedding::RotaryEmbedding(int64_t head_dim, const models::RopeConfig& rope,
+RotaryEmbedding::RotaryEmbedding(int64_t head_dim, const RopeConfig& rope,
                                  int64_t max_position_embeddings)
     : Module("RotaryEmbedding"),
       rope_(rope),
@@ -31,12 +31,15 @@ RotaryEmbedding::RotaryEmbedding(int64_t head_dim, const models::RopeConfig& rop
       max_position_embeddings_(max_position_embeddings) {
   INGOT_CHECK(rotary_dim_ > 0 && rotary_dim_ % 2 == 0 && rotary_dim_ <= head_dim, ValueError,
               "[RotaryEmbedding] rotary dim {} (head_dim {} x partial_rotary_factor {}) must be "
-              "even and in (0, head_dim]", rotary_dim_, head_dim, rope.partial_rotary_factor);
+              "even and in (0, head_dim]",
+              rotary_dim_, head_dim, rope.partial_rotary_factor);
   if (rope_.type == "yarn") {
     const double factor = rope_.factor;
-    if (rope_.attention_factor) attention_scaling_ = *rope_.attention_factor;
+    if (rope_.attention_factor)
+      attention_scaling_ = *rope_.attention_factor;
     else if (rope_.mscale && rope_.mscale_all_dim && *rope_.mscale && *rope_.mscale_all_dim) {
-      attention_scaling_ = yarn_mscale(factor, *rope_.mscale) / yarn_mscale(factor, *rope_.mscale_all_dim);
+      attention_scaling_ =
+          yarn_mscale(factor, *rope_.mscale) / yarn_mscale(factor, *rope_.mscale_all_dim);
     } else {
       attention_scaling_ = yarn_mscale(factor);
     }
@@ -53,9 +56,10 @@ Tensor RotaryEmbedding::compute_inv_freq(int64_t seq_len) const {
   } else if (rope_.type == "dynamic") {
     // NTK-aware base growth once the sequence outgrows the trained context.
     const int64_t len = std::max(seq_len, max_position_embeddings_);
-    const double scaled = base * std::pow(rope_.factor * double(len) / double(max_position_embeddings_) -
-                                              (rope_.factor - 1),
-                                          double(dim) / double(dim - 2));
+    const double scaled =
+        base *
+        std::pow(rope_.factor * double(len) / double(max_position_embeddings_) - (rope_.factor - 1),
+                 double(dim) / double(dim - 2));
     inv = base_inv_freq(scaled, dim);
   } else if (rope_.type == "llama3") {
     const double factor = rope_.factor;
@@ -75,9 +79,11 @@ Tensor RotaryEmbedding::compute_inv_freq(int64_t seq_len) const {
     }
   } else if (rope_.type == "yarn") {
     const double factor = rope_.factor;
-    const double orig = double(rope_.original_max_position_embeddings.value_or(max_position_embeddings_));
+    const double orig =
+        double(rope_.original_max_position_embeddings.value_or(max_position_embeddings_));
     auto correction_dim = [&](double rotations) {
-      return (double(dim) * std::log(orig / (rotations * 2 * std::numbers::pi))) / (2 * std::log(base));
+      return (double(dim) * std::log(orig / (rotations * 2 * std::numbers::pi))) /
+             (2 * std::log(base));
     };
     double low = correction_dim(rope_.beta_fast), high = correction_dim(rope_.beta_slow);
     if (rope_.truncate) {
@@ -91,7 +97,8 @@ Tensor RotaryEmbedding::compute_inv_freq(int64_t seq_len) const {
       const float pos_freq = std::pow(float(base), float(2 * i) / float(dim));
       const float extrapolation = 1.0f / pos_freq;
       const float interpolation = 1.0f / (float(factor) * pos_freq);
-      const float ramp = std::clamp((float(i) - float(low)) / (float(high) - float(low)), 0.0f, 1.0f);
+      const float ramp =
+          std::clamp((float(i) - float(low)) / (float(high) - float(low)), 0.0f, 1.0f);
       const float extrapolation_factor = 1 - ramp;
       inv[i] = interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor;
     }
@@ -107,8 +114,8 @@ std::pair<Tensor, Tensor> RotaryEmbedding::forward(const Tensor& position_ids, D
   }
   // freqs[b, s, i] = position[b, s] * inv_freq[i], in float32.
   Tensor pos = to(unsqueeze(position_ids, -1), DType::F32);  // [b, s, 1]
-  Tensor freqs = mul(pos, inv_freq);                          // [b, s, rotary_dim / 2]
-  Tensor emb = cat({freqs, freqs}, -1);                       // [b, s, rotary_dim]
+  Tensor freqs = mul(pos, inv_freq);                         // [b, s, rotary_dim / 2]
+  Tensor emb = cat({freqs, freqs}, -1);                      // [b, s, rotary_dim]
   Tensor c = cos(emb), s = sin(emb);
   if (attention_scaling_ != 1.0) {
     c = mul(c, attention_scaling_);

@@ -8,15 +8,14 @@
 
 #include <utility>
 
-#include "ingot/models/config.h"
 #include "ingot/nn/module.h"
+#include "ingot/nn/rope_config.h"
 
 namespace ingot::nn {
 
 class RotaryEmbedding : public Module {
  public:
-  RotaryEmbedding(int64_t head_dim, const models::RopeConfig& rope,
-                  int64_t max_position_embeddings);
+  RotaryEmbedding(int64_t head_dim, const RopeConfig& rope, int64_t max_position_embeddings);
 
   // position_ids [batch, seq] (int64) -> cos, sin [batch, seq, rotary_dim] in `dtype`.
   std::pair<Tensor, Tensor> forward(const Tensor& position_ids, DType dtype) const;
@@ -27,7 +26,7 @@ class RotaryEmbedding : public Module {
   // inv_freq [rotary_dim / 2] for sequences up to seq_len (only dynamic NTK uses it).
   Tensor compute_inv_freq(int64_t seq_len) const;
 
-  models::RopeConfig rope_;
+  RopeConfig rope_;
   int64_t rotary_dim_;
   int64_t max_position_embeddings_;
   double attention_scaling_ = 1.0;

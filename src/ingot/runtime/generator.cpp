@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "ingot/export/serialize.h"
 #include "ingot/ops/functional.h"
@@ -38,17 +39,22 @@ void last_row(const Tensor& logits, std::vector<float>& row) {
   row.assign(r.data<float>(), r.data<float>() + r.numel());
 }
 
-Generator::Generator(std::map<std::string, ExportedProgram> components, std::optional<int64_t> max_cache_len) {
+Generator::Generator(std::map<std::string, ExportedProgram> components,
+                     std::optional<int64_t> max_cache_len) {
   auto decode = components.find("decode");
   INGOT_CHECK(decode != components.end(), ValueError,
-              "[Generator] the components have no 'decode' program (got {} components)", components.size());
+              "[Generator] the components have no 'decode' program (got {} components)",
+              components.size());
   const ExportedProgram& ep = decode->second;
-  // Allocate the cache from the program's cache inputs ("cache.<name>"); a symbolic
-  // length takes max_cache_len.
+  // Allocate the cache from the program's cache inputs (every user input after
+  // input_ids: key_cache.N, value_cache.N, cache_position); a symbolic length takes
+  // max_cache_len.
   const ir::Graph& g = *ep.graph;
+  bool first_user_input = true;
   for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
     const InputSpec& in = ep.signature.inputs[i];
-    if (in.kind != InputKind::UserInput || in.target.rfind("cache.", 0) != 0) continue;
+    if (in.kind != InputKind::UserInput) continue;
+    if (std::exchange(first_user_input, false)) continue;  // input_ids
     const ir::ValueInfo& v = g.value(g.inputs[i]);
     IntShape sizes;
     for (const sym::Expr& e : v.sizes) {
@@ -57,23 +63,28 @@ Generator::Generator(std::map<std::string, ExportedProgram> components, std::opt
         continue;
       }
       INGOT_CHECK(max_cache_len.has_value(), ValueError,
-                  "[Generator] the program's cache length is dynamic ({}); pass max_cache_len", e.str());
+                  "[Generator] the program's cache length is dynamic ({}); pass max_cache_len",
+                  e.str());
       auto range = ep.range_constraints.find(e.name());
-      INGOT_CHECK(range == ep.range_constraints.end() || range->second.range.contains(*max_cache_len), ValueError,
-                  "[Generator] max_cache_len {} is outside the exported range {}", *max_cache_len,
-                  range->second.range.str());
+      INGOT_CHECK(
+          range == ep.range_constraints.end() || range->second.range.contains(*max_cache_len),
+          ValueError, "[Generator] max_cache_len {} is outside the exported range {}",
+          *max_cache_len, range->second.range.str());
       sizes.push_back(*max_cache_len);
     }
     cache_.push_back(zeros(sizes, v.dtype));
-    if (in.target == "cache.cache_position") position_ = cache_.back();
-    else max_cache_len_ = sizes.at(2);
+    if (in.target == "cache_position")
+      position_ = cache_.back();
+    else
+      max_cache_len_ = sizes.at(2);
   }
-  INGOT_CHECK(!cache_.empty() && position_.defined(), ValueError,
-              "[Generator] the decode program takes no StaticCache input (expected inputs named "
-              "cache.key_cache.N, cache.value_cache.N, cache.cache_position)");
-  decode_ = std::make_unique<ProgramModule>(ep.module());
+  INGOT_CHECK(!cache_.empty() && position_.defined() && max_cache_len_ > 0, ValueError,
+              "[Generator] the decode program takes no StaticCache input (expected inputs "
+              "input_ids, key_cache.N, value_cache.N, cache_position; export it with "
+              "exporters::Exporter::export_for_generation)");
+  decode_ = std::make_unique<ProgramModule>(ep);
   if (auto prefill = components.find("prefill"); prefill != components.end()) {
-    prefill_ = std::make_unique<ProgramModule>(prefill->second.module());
+    prefill_ = std::make_unique<ProgramModule>(prefill->second);
   }
   step_ids_ = zeros({1, 1}, DType::I64);
 }
@@ -82,17 +93,37 @@ Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cac
   namespace fs = std::filesystem;
   const fs::path manifest_path = fs::path(dir) / "manifest.json";
   std::ifstream f(manifest_path);
-  INGOT_CHECK(f.good(), IoError, "[Generator] no manifest.json in '{}' (export with --task generation)", dir);
+  INGOT_CHECK(f.good(), IoError,
+              "[Generator] no manifest.json in '{}' (export with --task generation)", dir);
   nlohmann::json manifest;
   try {
     manifest = nlohmann::json::parse(f);
   } catch (const nlohmann::json::exception& e) {
-    INGOT_THROW(IoError, "[Generator] '{}' is not valid JSON: {}", manifest_path.string(), e.what());
+    INGOT_THROW(IoError, "[Generator] '{}' is not valid JSON: {}", manifest_path.string(),
+                e.what());
   }
-  INGOT_CHECK(manifest.value("format", "") == "ingot-generation" && manifest.contains("components"), IoError,
-              "[Generator] '{}' is not an ingot generation manifest", manifest_path.string());
+  // A string field of the manifest, `fallback` when absent.
+  auto text = [&](const char* key, const char* fallback) -> std::string {
+    if (!manifest.is_object() || !manifest.contains(key)) return fallback;
+    INGOT_CHECK(manifest[key].is_string(), IoError, "[Generator] '{}': \"{}\" must be a string",
+                manifest_path.string(), key);
+    return manifest[key].get<std::string>();
+  };
+  INGOT_CHECK(text("format", "") == "ingot-generation" && manifest.contains("components") &&
+                  manifest["components"].is_object(),
+              IoError, "[Generator] '{}' is not an ingot generation manifest",
+              manifest_path.string());
+  const std::string format = text("export_format", "native");
+  INGOT_CHECK(format == "native", NotSupportedError,
+              "[Generator] '{}' holds {} components, which ingot's runtime does not run; export "
+              "with --format native (or run them with their own runtime)",
+              dir, format);
   std::map<std::string, ExportedProgram> components;
   for (const auto& [name, file] : manifest["components"].items()) {
+    INGOT_CHECK(
+        file.is_string() && fs::path(file.get<std::string>()).filename() == file.get<std::string>(),
+        IoError, "[Generator] '{}': components.{} must be a file name in the directory",
+        manifest_path.string(), name);
     components.emplace(name, ingot::load((fs::path(dir) / file.get<std::string>()).string()));
   }
   return Generator(std::move(components), max_cache_len);
@@ -104,11 +135,14 @@ Tensor Generator::run(ProgramModule& module, const Tensor& ids) {
   return module.run(inputs).at(0);
 }
 
-void Generator::reset_cache() { position_.data<int64_t>()[0] = 0; }
+void Generator::reset_cache() {
+  position_.data<int64_t>()[0] = 0;
+}
 
-std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt, const GenerateOptions& o,
-                                         GenerationStats* stats) {
-  INGOT_CHECK(!prompt.empty(), ValueError, "[Generator] the prompt is empty; give at least one token");
+std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
+                                         const GenerateOptions& o, GenerationStats* stats) {
+  INGOT_CHECK(!prompt.empty(), ValueError,
+              "[Generator] the prompt is empty; give at least one token");
   INGOT_CHECK(int64_t(prompt.size()) < max_cache_len_, ValueError,
               "[Generator] the prompt has {} tokens but the cache holds {}; export with a larger "
               "--max-cache-len or shorten the prompt",

@@ -13,6 +13,7 @@
 
 #include "ingot/export/program.h"
 #include "ingot/generation/sampling.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot::runtime {
 
@@ -33,7 +34,9 @@ struct GenerationStats {
   int64_t new_tokens = 0;
   double prefill_seconds = 0, decode_seconds = 0;
   std::string stop_reason;  // "max_new_tokens", "stop_token", "cache_full"
-  double prefill_tokens_per_second() const { return prompt_tokens / std::max(prefill_seconds, 1e-12); }
+  double prefill_tokens_per_second() const {
+    return prompt_tokens / std::max(prefill_seconds, 1e-12);
+  }
   // Decode steps are the new tokens after the first (which the prefill produces).
   double decode_tokens_per_second() const {
     return double(std::max<int64_t>(new_tokens - 1, 0)) / std::max(decode_seconds, 1e-12);
@@ -46,8 +49,10 @@ class Generator {
   // chooses the cache length of a program exported with a dynamic one.
   explicit Generator(std::map<std::string, ExportedProgram> components,
                      std::optional<int64_t> max_cache_len = std::nullopt);
-  // Loads DIR/manifest.json and its components (see save_generation_components).
-  static Generator load(const std::string& dir, std::optional<int64_t> max_cache_len = std::nullopt);
+  // Loads DIR/manifest.json and its components (a native generation directory, see
+  // exporters/generation_directory.h). IoError naming the file when it is malformed.
+  static Generator load(const std::string& dir,
+                        std::optional<int64_t> max_cache_len = std::nullopt);
 
   // Decoding of up to max_new_tokens after `prompt` (batch 1), greedy or sampled. Stops at a stop
   // token or when the cache is full (never writes past it). Empty prompt, or a prompt

@@ -2,98 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "ingot/export/input_binding.h"
 #include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
 
 namespace ingot::runtime {
 
-namespace {
-
-int64_t eval(const sym::Expr& e, const sym::Bindings& b) {
-  return sym::evaluate(e, [&](const sym::Expr& s) -> int64_t {
-    auto it = b.find(s.name());
-    INGOT_CHECK(it != b.end(), ValueError,
-                "[runtime] symbol '{}' is not bound (no input or earlier value defines it)", s.name());
-    return it->second;
-  });
-}
-
-std::string range_str(const std::string& name, const sym::ValueRange& r) {
-  if (r.hi == sym::ValueRange::kPosInf) return fmt::format("{} >= {}", name, r.lo);
-  return fmt::format("{} in [{}, {}]", name, r.lo, r.hi);
-}
-
-// Binds symbol `e` (a bare symbol) to `actual`, or checks it; for other expressions,
-// records the check for after every symbol is bound.
-void bind_dim(const sym::Expr& e, int64_t actual, const std::string& what, sym::Bindings& b,
-              std::vector<std::pair<sym::Expr, std::pair<int64_t, std::string>>>& deferred) {
-  if (e.is_integer()) {
-    INGOT_CHECK(e.value() == actual, ShapeError, "[runtime] {} is {}, but the program was exported for {}",
-                what, actual, e.value());
-    return;
-  }
-  if (e.is_symbol()) {
-    auto [it, inserted] = b.emplace(e.name(), actual);
-    INGOT_CHECK(inserted || it->second == actual, ShapeError,
-                "[runtime] {} is {}, but it must equal the other sizes marked '{}' ({})", what,
-                actual, e.name(), it->second);
-    return;
-  }
-  deferred.push_back({e, {actual, what}});
-}
-
-}  // namespace
-
-sym::Bindings bind_inputs(const ExportedProgram& p, const std::vector<Tensor>& inputs) {
-  const ir::Graph& g = *p.graph;
-  INGOT_CHECK(inputs.size() == g.inputs.size(), ValueError, "[runtime] the program takes {} inputs, got {}",
-              g.inputs.size(), inputs.size());
-  sym::Bindings b;
-  std::vector<std::pair<sym::Expr, std::pair<int64_t, std::string>>> deferred;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const ir::ValueInfo& v = g.value(g.inputs[i]);
-    const std::string& who = p.signature.inputs[i].target;
-    const Tensor& t = inputs[i];
-    INGOT_CHECK(t.defined() && t.has_storage(), ValueError, "[runtime] input '{}' has no data", who);
-    INGOT_CHECK(t.dtype() == v.dtype, DTypeError, "[runtime] input '{}' is {}, the program expects {}", who,
-                dtype_name(t.dtype()), dtype_name(v.dtype));
-    INGOT_CHECK(t.dim() == int64_t(v.sizes.size()), ShapeError,
-                "[runtime] input '{}' has {} dims {}, the program expects {} ({})", who, t.dim(),
-                t.shape_string(), v.sizes.size(), ir::meta_str(v));
-    for (size_t d = 0; d < v.sizes.size(); ++d) {
-      bind_dim(v.sizes[d], t.size(int64_t(d)), fmt::format("input '{}' dim {}", who, d), b, deferred);
-    }
-  }
-  for (const auto& [name, r] : p.range_constraints) {
-    auto it = b.find(name);
-    if (it == b.end() || !r.backed) continue;
-    if (r.range.contains(it->second)) continue;
-    // Name the first input dim that carries the symbol.
-    std::string where = name;
-    for (size_t i = 0; i < inputs.size() && where == name; ++i) {
-      const ir::ValueInfo& v = g.value(g.inputs[i]);
-      for (size_t d = 0; d < v.sizes.size(); ++d) {
-        if (v.sizes[d].is_symbol() && v.sizes[d].name() == name) {
-          where = fmt::format("input '{}' dim {}", p.signature.inputs[i].target, d);
-          break;
-        }
-      }
-    }
-    INGOT_THROW(ShapeError, "[runtime] {} is {}, outside {}", where, it->second, range_str(name, r.range));
-  }
-  for (const auto& [e, check] : deferred) {
-    int64_t expected = eval(e, b);
-    INGOT_CHECK(expected == check.first, ShapeError, "[runtime] {} is {}, but the program needs {} = {}",
-                check.second, check.first, e.str(), expected);
-  }
-  return b;
-}
-
 struct CompiledGraph {
   const ir::Graph* graph = nullptr;
   struct Step {
-    const OpDef* op = nullptr;       // registry op (null for control flow / assert / item)
-    const OpDef* inplace = nullptr;  // run this twin on the first argument instead
+    const OpDef* op = nullptr;         // registry op (null for control flow / assert / item)
+    const OpDef* inplace = nullptr;    // run this twin on the first argument instead
     std::vector<ir::ValueId> release;  // values dead after this node
     std::vector<std::shared_ptr<const CompiledGraph>> subgraphs;
   };
@@ -115,7 +34,8 @@ const OpDef* inplace_twin(const OpDef& op) {
   std::string name = op.schema.name + "_";
   if (!op.schema.overload.empty()) name += "." + op.schema.overload;
   const OpDef* twin = OpRegistry::instance().find(name);
-  if (!twin || !twin->is_inplace() || twin->schema.mutated_arguments() != std::vector<int>{0}) return nullptr;
+  if (!twin || !twin->is_inplace() || twin->schema.mutated_arguments() != std::vector<int>{0})
+    return nullptr;
   return twin;
 }
 
@@ -136,7 +56,8 @@ std::shared_ptr<const CompiledGraph> compile(const ir::Graph& g,
   for (ir::ValueId v : g.inputs) pinned[size_t(v)] = true;
   for (ir::ValueId v : g.outputs) pinned[size_t(v)] = true;
   for (size_t v = 0; v < g.num_values(); ++v) {
-    if (!pinned[v] && last_use[v] >= 0) c->steps[size_t(last_use[v])].release.push_back(ir::ValueId(v));
+    if (!pinned[v] && last_use[v] >= 0)
+      c->steps[size_t(last_use[v])].release.push_back(ir::ValueId(v));
   }
   // Reinplacing: follow each writable input through functional writes whose input value
   // is not read afterwards; keep the chain only if it ends at the input's new value.
@@ -154,7 +75,8 @@ std::shared_ptr<const CompiledGraph> compile(const ir::Graph& g,
     if (!self) continue;
     auto it = chain_of.find(self->id);
     // A graph output (e.g. the buffer's new value, also read here) must survive.
-    const bool is_output = std::find(g.outputs.begin(), g.outputs.end(), self->id) != g.outputs.end();
+    const bool is_output =
+        std::find(g.outputs.begin(), g.outputs.end(), self->id) != g.outputs.end();
     if (it == chain_of.end() || is_output || last_use[size_t(self->id)] != int(i)) continue;
     const OpDef* twin = inplace_twin(*op);
     if (!twin) continue;
@@ -181,15 +103,18 @@ namespace {
 
 class Executor {
  public:
-  Executor(const CompiledGraph& c, sym::Bindings& b, const std::map<std::string, SymbolRange>& ranges,
-           StoragePool* pool)
+  Executor(const CompiledGraph& c, sym::Bindings& b,
+           const std::map<std::string, SymbolRange>& ranges, StoragePool* pool)
       : c_(c), g_(*c.graph), b_(b), ranges_(ranges), pool_(pool), values_(g_.num_values()) {
-    if (pool_) allocate_ = [this](const IntShape& sizes, DType dtype) { return pool_->allocate(sizes, dtype); };
+    if (pool_)
+      allocate_ = [this](const IntShape& sizes, DType dtype) {
+        return pool_->allocate(sizes, dtype);
+      };
   }
 
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
-    INGOT_CHECK(inputs.size() == g_.inputs.size(), InternalError, "[runtime] graph takes {} inputs, got {}",
-                g_.inputs.size(), inputs.size());
+    INGOT_CHECK(inputs.size() == g_.inputs.size(), InternalError,
+                "[runtime] graph takes {} inputs, got {}", g_.inputs.size(), inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) values_[size_t(g_.inputs[i])] = inputs[i];
     const auto& nodes = g_.nodes();
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -205,7 +130,7 @@ class Executor {
   Value to_value(const ir::Argument& a) {
     return ir::argument_to_value(
         a, [this](ir::ValueId v) { return values_[size_t(v)]; },
-        [this](const sym::Expr& e) { return SymInt(eval(e, b_)); });
+        [this](const sym::Expr& e) { return SymInt(evaluate_size(e, b_)); });
   }
 
   // Binds unbacked symbols that first appear in an output's sizes.
@@ -224,8 +149,8 @@ class Executor {
     auto it = ranges_.find(name);
     if (it == ranges_.end()) return;
     INGOT_CHECK(it->second.range.contains(b_.at(name)), ValueError,
-                "[runtime] data-dependent size {} = {} is outside {} (from {} at {})", name, b_.at(name),
-                range_str(name, it->second.range), n.target, n.source.str());
+                "[runtime] data-dependent size {} = {} is outside {} (from {} at {})", name,
+                b_.at(name), describe_range(name, it->second.range), n.target, n.source.str());
   }
 
   std::vector<Tensor> run_sub(const CompiledGraph& sub, const std::vector<Tensor>& in) {
@@ -235,13 +160,14 @@ class Executor {
 
   std::vector<Tensor> tensors(const ir::Node& n, size_t from) {
     std::vector<Tensor> ts;
-    for (size_t i = from; i < n.args.size(); ++i) ts.push_back(values_[size_t(std::get<ir::TensorRef>(n.args[i]).id)]);
+    for (size_t i = from; i < n.args.size(); ++i)
+      ts.push_back(values_[size_t(std::get<ir::TensorRef>(n.args[i]).id)]);
     return ts;
   }
 
   void set_outputs(const ir::Node& n, const std::vector<Tensor>& outs) {
-    INGOT_CHECK(outs.size() >= n.outputs.size(), InternalError, "[runtime] {} produced {} values for {}",
-                n.target, outs.size(), n.outputs.size());
+    INGOT_CHECK(outs.size() >= n.outputs.size(), InternalError,
+                "[runtime] {} produced {} values for {}", n.target, outs.size(), n.outputs.size());
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       values_[size_t(n.outputs[i])] = outs[i];
       bind_output(n.outputs[i], outs[i], n);
@@ -251,20 +177,23 @@ class Executor {
   void execute(const ir::Node& n, const CompiledGraph::Step& step) {
     if (step.op) return execute_op(n, step);
     if (n.target == "assert") {
-      INGOT_CHECK(eval(*n.condition, b_) != 0, ValueError, "[runtime] assertion failed: {} ({})",
-                  n.condition->str(), n.message);
+      INGOT_CHECK(evaluate_size(*n.condition, b_) != 0, ValueError,
+                  "[runtime] assertion failed: {} ({})", n.condition->str(), n.message);
       return;
     }
     if (n.target == "item") {
       const Tensor& t = values_[size_t(std::get<ir::TensorRef>(n.args[0]).id)];
-      int64_t v = t.dtype() == DType::Bool ? int64_t(t.item<bool>()) : to(t, DType::I64).item<int64_t>();
+      int64_t v =
+          t.dtype() == DType::Bool ? int64_t(t.item<bool>()) : to(t, DType::I64).item<int64_t>();
       b_[g_.value(n.outputs[0]).expr.name()] = v;
       return;
     }
     if (n.target == "cond") {
       bool pred;
-      if (auto* e = std::get_if<sym::Expr>(&n.args[0])) pred = eval(*e, b_) != 0;
-      else pred = values_[size_t(std::get<ir::TensorRef>(n.args[0]).id)].item<bool>();
+      if (auto* e = std::get_if<sym::Expr>(&n.args[0]))
+        pred = evaluate_size(*e, b_) != 0;
+      else
+        pred = values_[size_t(std::get<ir::TensorRef>(n.args[0]).id)].item<bool>();
       set_outputs(n, run_sub(*step.subgraphs[pred ? 0 : 1], tensors(n, 1)));
       return;
     }
@@ -275,7 +204,8 @@ class Executor {
       std::vector<std::vector<Tensor>> per_output(n.outputs.size());
       for (int64_t k = 0; k < len; ++k) {
         std::vector<Tensor> in;
-        for (size_t i = 0; i < all.size(); ++i) in.push_back(i < num_xs ? select(all[i], 0, k) : all[i]);
+        for (size_t i = 0; i < all.size(); ++i)
+          in.push_back(i < num_xs ? select(all[i], 0, k) : all[i]);
         std::vector<Tensor> out = run_sub(*step.subgraphs[0], in);
         for (size_t i = 0; i < out.size(); ++i) per_output[i].push_back(out[i]);
       }
@@ -284,7 +214,7 @@ class Executor {
         if (len == 0) {
           const ir::ValueInfo& v = g_.value(n.outputs[i]);
           IntShape sizes;
-          for (auto& e : v.sizes) sizes.push_back(eval(e, b_));
+          for (auto& e : v.sizes) sizes.push_back(evaluate_size(e, b_));
           results.push_back(Tensor::empty(sizes, v.dtype));
         } else {
           results.push_back(stack(per_output[i], 0));
@@ -327,8 +257,10 @@ class Executor {
         // self[view] = src, written into self.
         const Tensor& self = vals[0].tensor();
         Tensor view = name == "slice_scatter"
-                          ? slice(self, vals[2].sym_int().expect_int(), vals[3].is_none() ? std::optional<SymInt>() : vals[3].sym_int(),
-                                  vals[4].is_none() ? std::optional<SymInt>() : vals[4].sym_int(), vals[5].sym_int())
+                          ? slice(self, vals[2].sym_int().expect_int(),
+                                  vals[3].is_none() ? std::optional<SymInt>() : vals[3].sym_int(),
+                                  vals[4].is_none() ? std::optional<SymInt>() : vals[4].sym_int(),
+                                  vals[5].sym_int())
                           : select(self, vals[2].sym_int().expect_int(), vals[3].sym_int());
         copy_(view, vals[1].tensor());
         set_outputs(n, {self});
@@ -353,8 +285,8 @@ class Executor {
 }  // namespace
 
 std::vector<Tensor> run_graph(const CompiledGraph& graph, const std::vector<Tensor>& inputs,
-                              sym::Bindings& bindings, const std::map<std::string, SymbolRange>& ranges,
-                              StoragePool* pool) {
+                              sym::Bindings& bindings,
+                              const std::map<std::string, SymbolRange>& ranges, StoragePool* pool) {
   Executor x(graph, bindings, ranges, pool);
   return x.run(inputs);
 }

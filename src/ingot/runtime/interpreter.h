@@ -13,24 +13,20 @@
 #include <memory>
 #include <vector>
 
+#include "ingot/export/input_binding.h"
 #include "ingot/export/program.h"
 #include "ingot/runtime/memory_pool.h"
 #include "ingot/sym/shape_env.h"
 
 namespace ingot::runtime {
 
-// Binds every symbol of the user inputs' sizes and checks ranks, static sizes, equal
-// dims and symbol ranges. Errors name the input, the dim and the Dim's range:
-//   "input 'input_ids' dim 1 is 5000, outside seq in [1, 4096]".
-sym::Bindings bind_inputs(const ExportedProgram& program, const std::vector<Tensor>& graph_inputs);
-
 struct CompiledGraph;
 
 // `writable`: graph input -> the graph output that is its new value (mutated buffers and
 // user inputs the caller lets the runtime write in place). Writes into other inputs are
 // never made in place.
-std::shared_ptr<const CompiledGraph> compile(const ir::Graph& graph,
-                                             const std::map<ir::ValueId, ir::ValueId>& writable = {});
+std::shared_ptr<const CompiledGraph> compile(
+    const ir::Graph& graph, const std::map<ir::ValueId, ir::ValueId>& writable = {});
 
 // Executes a compiled graph with its inputs (in graph.inputs order); binds unbacked
 // symbols as the values that produce them run. `pool` (optional) provides kernel outputs.

@@ -14,6 +14,7 @@
 
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/onnx/model.h"
+#include "ingot/exporters/onnx/onnx_config.h"
 #include "ingot/exporters/onnx/writer.h"
 
 namespace ingot::exporters {
@@ -21,6 +22,7 @@ namespace ingot::exporters {
 class OnnxProgram final : public ExportArtifact {
  public:
   std::string format() const override { return "onnx"; }
+  std::string file_extension() const override { return ".onnx"; }
   // Writes the model to `path`; initializers go to `<file name>.data` next to it when
   // the config asks ("always"), or ("auto") when the weights exceed 1 GiB.
   void save(const std::string& path) const override;

@@ -1,5 +1,5 @@
 // ONNX translations of the neural-network ops: matrix products, linear, embedding,
-// layer_norm and scaled_dot_product_attention (as MatMul / Softmax / MatMul, with
+// layer_norm, rms_norm and scaled_dot_product_attention (as MatMul / Softmax / MatMul, with
 // grouped-query heads repeated and boolean masks applied with Where).
 #include <cmath>
 #include <limits>
@@ -56,6 +56,29 @@ void translate_layer_norm(TranslationContext& cx) {
   cx.set_output(0,
                 cx.op("LayerNormalization", inputs,
                       {attr("axis", -int64_t(shape.size())), attr("epsilon", float(cx.f64(4)))}));
+}
+
+// rms_norm(x, normalized_shape, weight?, eps?) as Mul / ReduceMean / Add / Sqrt /
+// Reciprocal / Mul (ONNX has RMSNormalization only from opset 23), computing like
+// ingot's kernel: in float32 for 16-bit inputs (float64 for float64), eps defaulting to
+// the compute type's epsilon, one rounding at the end.
+void translate_rms_norm(TranslationContext& cx) {
+  const DType x_dtype = cx.in_dtype(0);
+  const DType work = x_dtype == DType::F64 ? DType::F64 : DType::F32;
+  const double eps =
+      cx.opt_f64(3).value_or(work == DType::F64 ? std::numeric_limits<double>::epsilon()
+                                                : double(std::numeric_limits<float>::epsilon()));
+  const int64_t k = int64_t(cx.ints(1).size());
+  std::vector<int64_t> axes;
+  for (int64_t i = k; i >= 1; --i) axes.push_back(int64_t(cx.in_rank(0)) - i);
+  const std::string x = as(cx, 0, work);
+  std::string mean_square = cx.op("ReduceMean", {cx.op("Mul", {x, x}), cx.ints_const(axes)},
+                                  {attr("keepdims", int64_t(1))});  // [..., 1...]
+  std::string inv_rms = cx.op(
+      "Reciprocal", {cx.op("Sqrt", {cx.op("Add", {mean_square, cx.scalar_const(eps, work)})})});
+  std::string y = cx.op("Mul", {x, inv_rms});
+  if (!cx.is_none(2)) y = cx.op("Mul", {y, as(cx, 2, work)});
+  cx.set_output(0, cx.cast(y, work, cx.out_dtype()));
 }
 
 // Repeats each of the kv heads (dim -3) `rep` times: [.., Hkv, S, E] -> [.., Hkv*rep, S, E].
@@ -136,6 +159,7 @@ INGOT_ONNX_TRANSLATION(linear, "linear", translate_linear);
 INGOT_ONNX_TRANSLATION(addmm, "addmm", translate_addmm);
 INGOT_ONNX_TRANSLATION(embedding, "embedding", translate_embedding);
 INGOT_ONNX_TRANSLATION(layer_norm, "layer_norm", translate_layer_norm);
+INGOT_ONNX_TRANSLATION(rms_norm, "rms_norm", translate_rms_norm);
 INGOT_ONNX_TRANSLATION(sdpa, "scaled_dot_product_attention", translate_sdpa);
 
 }  // namespace ingot::exporters::onnx

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "ingot/core/progress.h"
 #include "ingot/exporters/onnx/wire.h"
 
 namespace ingot::exporters::onnx {
@@ -155,8 +156,11 @@ void write_file(const std::string& path, const std::vector<std::pair<const void*
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   INGOT_CHECK(f != nullptr, IoError, "[onnx.save] cannot open {} '{}' for writing: {}", what, path,
               std::strerror(errno));
+  int64_t total = 0;
+  for (auto [data, n] : parts) total += int64_t(n);
+  ProgressLine progress("writing " + path, total);
   for (auto [data, n] : parts) {
-    INGOT_CHECK(n == 0 || std::fwrite(data, 1, n, f.get()) == n, IoError,
+    INGOT_CHECK(write_with_progress(f.get(), data, n, progress), IoError,
                 "[onnx.save] cannot write {} '{}': {}", what, path, std::strerror(errno));
   }
   INGOT_CHECK(std::fclose(f.release()) == 0, IoError, "[onnx.save] cannot close {} '{}': {}", what,

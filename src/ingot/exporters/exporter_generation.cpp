@@ -1,0 +1,103 @@
+// Exporter::export_for_generation / export_captured: the one generation export of every
+// backend (seed 003). One step function, one capture, one place that builds the
+// components' example arguments and dynamic shapes; each component then goes through
+// the backend's stages like any other export.
+#include <limits>
+
+#include "ingot/export/static_cache_pytree.h"
+#include "ingot/exporters/exporter.h"
+#include "ingot/exporters/skips.h"
+
+namespace ingot::exporters {
+
+namespace {
+
+// A generation component: which captured call is its example and whether its token
+// count is symbolic.
+struct Component {
+  const char* name;
+  const char* example_call;
+  bool symbolic_tokens;
+};
+
+std::vector<Component> components_of(const GenerationExportOptions& g) {
+  if (g.multi_token_decode) return {{"decode", "prefill", true}};  // traced on the prompt call
+  return {{"prefill", "prefill", true}, {"decode", "decode", false}};
+}
+
+// ── Stage 3 (generation): the dynamic shapes of (input_ids, cache) ──
+ExportOptions component_options(const NativeExportConfig& config, const GenerationExportOptions& g,
+                                const CapturedCall& call, bool symbolic_tokens,
+                                const std::string& component) {
+  INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
+              "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
+              "generation components set their own (the token count is symbolic in prefill and "
+              "multi-token decode, the cache length with dynamic_cache_len): remove it",
+              component);
+  ExportOptions o;
+  // Cache tensors are named key_cache.N, value_cache.N, cache_position (no prefix).
+  o.input_names = {"input_ids", ""};
+  std::map<int, Dim> ids_dims;
+  if (symbolic_tokens) ids_dims.emplace(1, Dim("tokens", 1, g.max_cache_len));
+  DynamicShapes cache_shapes;
+  if (g.dynamic_cache_len) {
+    std::map<std::string, DynamicShapes> per_tensor;
+    const Dim len("cache_len", 2, std::numeric_limits<int32_t>::max());
+    for (const auto& [name, t] : call.cache) {
+      if (t.dim() == 4) per_tensor.emplace(name, DynamicShapes::tensor({{2, len}}));
+    }
+    cache_shapes = DynamicShapes::dict(per_tensor);
+  }
+  o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), cache_shapes});
+  // With a dynamic cache length, tokens <= cache_len cannot follow from the declared
+  // ranges; it is asserted when the program runs.
+  o.prefer_deferred_runtime_asserts_over_guards =
+      config.prefer_deferred_runtime_asserts_over_guards || g.dynamic_cache_len;
+  return o;
+}
+
+}  // namespace
+
+std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_generation(
+    models::PretrainedModel& model, const ComponentConfigs& configs,
+    const GenerationExportOptions& g) {
+  // ── Stage 1: skip table (before running generate on a model that cannot decode) ──
+  check_not_skipped(model.architecture(), backend(), "generation");
+  INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
+              "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
+              g.max_cache_len, g.batch);
+  return export_captured(
+      model, decompose_for_generation(model, example_generation_prompt(g.batch), g), configs, g);
+}
+
+std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured(
+    models::PretrainedModel& model, const std::map<std::string, CapturedCall>& calls,
+    const ComponentConfigs& configs, const GenerationExportOptions& g) {
+  // The step every component traces: the decoder's forward over a StaticCache.
+  auto step = [&model](const Tensor& input_ids, nn::StaticCache cache) {
+    models::ModelInputs in;
+    in.input_ids = input_ids;
+    in.cache = &cache;
+    return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
+  };
+  std::map<std::string, std::unique_ptr<ExportArtifact>> out;
+  for (const Component& c : components_of(g)) {
+    auto it = calls.find(c.example_call);
+    INGOT_CHECK(it != calls.end(), ValueError,
+                "[export_captured] no captured '{}' call, the example of component '{}'",
+                c.example_call, c.name);
+    const CapturedCall& call = it->second;
+    check_cache_derives_mask_and_positions(call, c.example_call);
+    const NativeExportConfig& config = configs.at(c.name);
+    TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
+      nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(call.cache);
+      return ingot::export_(&model, with_patches(patches, step),
+                            std::tuple{call.input_ids, example_cache}, opts);
+    };
+    out[c.name] = run_stages(model.architecture(), "generation", &model, trace, config,
+                             component_options(config, g, call, c.symbolic_tokens, c.name));
+  }
+  return out;
+}
+
+}  // namespace ingot::exporters

@@ -1,0 +1,59 @@
+// decompose_for_generation (seed 003): the capture of generate()'s real forward calls,
+// the examples every backend's generation components are traced on.
+//
+// generate() runs a few tokens with a StaticCache and a hook around forward that records
+// each call; the prompt call is the example of the prefill (or merged multi-token
+// decode) graph, the first single-token call that of the one-token decode graph. The
+// captured calls are plain data: a caller may inspect or edit them (run an eager check,
+// change an argument, drop a phase) before Exporter::export_captured traces them.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ingot/models/model.h"
+#include "ingot/nn/cache.h"
+
+namespace ingot::exporters {
+
+// What export_for_generation makes (seed 003's generation_config + multi_token_decode).
+struct GenerationExportOptions {
+  int64_t max_cache_len = 256;  // the StaticCache's slots
+  int64_t batch = 1;            // the StaticCache's batch (max_batch_size)
+  // true:  {"decode"}, one graph whose token count is symbolic in [1, max_cache_len]: it
+  //        serves the prompt (empty cache: prefill), single tokens and blocks;
+  // false: {"prefill" (token count symbolic), "decode" (exactly one token)}.
+  bool multi_token_decode = true;
+  // The cache length is a symbol too (Dim "cache_len" >= 2), chosen when the program is
+  // loaded (runtime::Generator's max_cache_len); otherwise it is max_cache_len.
+  bool dynamic_cache_len = false;
+};
+
+// One forward call made by generate(), as export traces it: the arguments it received
+// and a snapshot of the cache before the call.
+struct CapturedCall {
+  Tensor input_ids;        // [batch, tokens]
+  Tensor attention_mask;   // [batch, key slots] as generate passed it
+  Tensor position_ids;     // [batch, tokens]
+  nn::NamedTensors cache;  // cloned before the call
+};
+
+// Runs generate() for `new_tokens` (>= 2) tokens of `prompt_ids` ([batch, n]) with a
+// StaticCache of options.max_cache_len slots and returns {"prefill": the prompt call,
+// "decode": the first single-token call}. NotSupportedError for a model without a KV
+// cache (an encoder).
+std::map<std::string, CapturedCall> decompose_for_generation(models::PretrainedModel& model,
+                                                             const Tensor& prompt_ids,
+                                                             const GenerationExportOptions& options,
+                                                             int64_t new_tokens = 3);
+
+// A short example prompt, ids 1..4 in each of `batch` rows: [batch, 4] (a real length,
+// never the specialised 0 or 1).
+Tensor example_generation_prompt(int64_t batch);
+
+// The components take (input_ids, StaticCache): the mask and positions generate()
+// passed must be the ones the cache derives itself (an unpadded prompt). Otherwise
+// NotSupportedError naming `phase`.
+void check_cache_derives_mask_and_positions(const CapturedCall& call, const std::string& phase);
+
+}  // namespace ingot::exporters

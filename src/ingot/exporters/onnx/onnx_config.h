@@ -1,0 +1,33 @@
+// OnnxConfig (transformers.exporters' OnnxConfig): the native config's fields plus
+// what the ONNX exporter and its writer need. AutoExportConfig reads it for
+// "export_format": "onnx" (registered in onnx_config.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ingot/exporters/config.h"
+
+namespace ingot::exporters {
+
+struct OnnxConfig : NativeExportConfig {
+  std::string export_format() const override { return "onnx"; }
+  std::unique_ptr<NativeExportConfig> clone() const override {
+    return std::make_unique<OnnxConfig>(*this);
+  }
+  std::string to_json() const override;
+
+  int64_t opset = 18;  // kDefaultOpset; 17..28
+  // "auto": initializers go to `<model>.data` when the weights exceed 1 GiB (protobuf
+  // cannot hold 2 GiB); "always" / "never".
+  std::string external_data = "auto";
+  // Initializers of at least this many bytes go to the external file.
+  int64_t external_threshold = 1024;
+  // Runs the ONNX-level optimiser (constant folding of shape computations, dead-node
+  // removal) after translation.
+  bool optimize = false;
+  // Where save() writes by default (the CLI's -o); may be empty.
+  std::string output_path;
+};
+
+}  // namespace ingot::exporters

@@ -1,0 +1,142 @@
+// The command line as a user meets it: every command has --help, a misspelt option is
+// an error that suggests the right one, and --json gives scripts one object to parse.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../models/fixture_path.h"
+#include "ingot/cli/app.h"
+#include "ingot/cli/commands.h"
+#include "ingot/core/error.h"
+#include "ingot/models/npy.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+int call(int (*command)(int, char**), std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return command(int(argv.size()), argv.data());
+}
+
+// What `command(args)` prints on stdout, and its exit code.
+std::pair<int, std::string> captured(int (*command)(int, char**), std::vector<std::string> args) {
+  ::testing::internal::CaptureStdout();
+  try {
+    int rc = call(command, std::move(args));
+    return {rc, ::testing::internal::GetCapturedStdout()};
+  } catch (...) {
+    ::testing::internal::GetCapturedStdout();
+    throw;
+  }
+}
+
+// The message of the ValueError `command(args)` throws ("" when it does not).
+std::string error_of(int (*command)(int, char**), std::vector<std::string> args) {
+  try {
+    call(command, std::move(args));
+  } catch (const ValueError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CliOptions, EveryCommandHasHelpListingItsOptions) {
+  const std::pair<int (*)(int, char**), std::vector<const char*>> commands[] = {
+      {run_export, {"--format", "--task", "--max-cache-len", "--multi-token-decode", "--opset"}},
+      {run_generate,
+       {"--prompt", "--input", "--max-new-tokens", "--ignore-eos", "--json", "--top-p"}},
+      {run_run, {"--input", "--output", "--json"}},
+      {run_inspect, {"program"}},
+      {run_info, {"folder"}},
+      {run_demo, {"fixtures"}},
+  };
+  for (const auto& [command, options] : commands) {
+    for (const char* help : {"--help", "-h"}) {
+      auto [rc, out] = captured(command, {help});
+      EXPECT_EQ(rc, 0);
+      EXPECT_NE(out.find("Usage: ingot "), std::string::npos) << out;
+      for (const char* o : options)
+        EXPECT_NE(out.find(o), std::string::npos) << o << " in\n" << out;
+    }
+  }
+}
+
+TEST(CliOptions, MisspeltOptionsSuggestTheClosestOne) {
+  const std::string dir = testing::fixture_path("models/llama");
+  std::string e = error_of(run_export, {dir, "--max-cach-len", "8", "-o", "/nonexistent/x"});
+  EXPECT_NE(e.find("unknown option '--max-cach-len' (did you mean --max-cache-len?)"),
+            std::string::npos)
+      << e;
+  e = error_of(run_generate, {dir, "--prompt", "x", "--max_new_tokens", "3"});
+  EXPECT_NE(e.find("did you mean --max-new-tokens?"), std::string::npos) << e;
+  e = error_of(run_run, {dir, "--inptu", "input_ids=x.npy", "-o", "/nonexistent/x"});
+  EXPECT_NE(e.find("did you mean --input?"), std::string::npos) << e;
+  // Wrong values and missing arguments name the option and point to --help.
+  e = error_of(run_generate, {dir, "--prompt", "x", "--max-new-tokens", "many"});
+  EXPECT_NE(e.find("--max-new-tokens"), std::string::npos) << e;
+  EXPECT_NE(e.find("see 'ingot generate --help'"), std::string::npos) << e;
+  e = error_of(run_export, {"--task", "generation"});
+  EXPECT_NE(e.find("folder is required"), std::string::npos) << e;
+  e = error_of(run_export, {dir, "--task", "translation", "-o", "/nonexistent/x"});
+  EXPECT_NE(e.find("--task"), std::string::npos) << e;
+  EXPECT_EQ(closest_word("genrate", {"export", "generate", "run"}), "generate");
+  EXPECT_EQ(closest_word("zzzzzz", {"export", "generate", "run"}), "");
+}
+
+TEST(CliOptions, GenerateJsonReportsIdsTextAndTimings) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  auto [rc, out] = captured(run_generate,
+                            {demo, "--prompt", "It is a truth", "--max-new-tokens", "6", "--json"});
+  ASSERT_EQ(rc, 0);
+  nlohmann::json j = nlohmann::json::parse(out);  // exactly one object, nothing else
+  EXPECT_EQ(j["generated_ids"].size(), 6u);
+  EXPECT_EQ(j["new_tokens"], 6);
+  EXPECT_EQ(j["stop_reason"], "max_new_tokens");
+  EXPECT_EQ(j["prompt_tokens"], j["prompt_ids"].size());
+  EXPECT_TRUE(j["text"].is_string());
+  for (const char* k : {"prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_s"}) {
+    EXPECT_GT(j[k].get<double>(), 0) << k;
+  }
+  // The same prompt as preprocessed input_ids gives the same tokens.
+  const fs::path ids =
+      fs::temp_directory_path() / ("ingot_cli_ids_" + std::to_string(::getpid()) + ".npy");
+  models::save_npy(ids.string(), Tensor::from_vector(j["prompt_ids"].get<std::vector<int64_t>>(),
+                                                     {1, int64_t(j["prompt_ids"].size())}));
+  auto [rc2, out2] = captured(run_generate, {demo, "--input", "input_ids=" + ids.string(),
+                                             "--max-new-tokens", "6", "--json"});
+  ASSERT_EQ(rc2, 0);
+  EXPECT_EQ(nlohmann::json::parse(out2)["generated_ids"], j["generated_ids"]);
+  EXPECT_NE(error_of(run_generate, {demo, "--input", "pixel_values=" + ids.string()})
+                .find("no input named"),
+            std::string::npos);
+  EXPECT_NE(error_of(run_generate, {demo, "--prompt", "x", "--input", "input_ids=" + ids.string()})
+                .find("excludes"),
+            std::string::npos);
+  fs::remove(ids);
+}
+
+TEST(CliOptions, RunJsonListsOutputNamesShapesAndDtypes) {
+  const std::string dir = testing::fixture_path("models/qwen3");
+  const fs::path outdir =
+      fs::temp_directory_path() / ("ingot_cli_json_" + std::to_string(::getpid()));
+  auto [rc, out] = captured(run_run, {dir, "--input", "input_ids=" + dir + "/input_ids.npy", "-o",
+                                      outdir.string(), "--json"});
+  ASSERT_EQ(rc, 0);
+  nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["outputs"].size(), 2u);  // the eager forward: last_hidden_state and logits
+  const nlohmann::json& logits = j["outputs"][1];
+  EXPECT_EQ(logits["name"], "logits");
+  EXPECT_EQ(logits["dtype"], "float32");
+  Tensor ids = models::load_npy(dir + "/input_ids.npy");
+  EXPECT_EQ(logits["shape"], (std::vector<int64_t>{ids.size(0), ids.size(1), 96}));
+  EXPECT_EQ(models::load_npy(logits["file"].get<std::string>()).sizes(),
+            (IntShape{ids.size(0), ids.size(1), 96}));
+  fs::remove_all(outdir);
+}
+
+}  // namespace
+}  // namespace ingot::cli
