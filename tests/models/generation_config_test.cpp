@@ -115,6 +115,7 @@ TEST_F(GenerationConfigFiles, ReadsEveryField) {
   c.max_new_tokens.reset();
   EXPECT_EQ(c.new_token_limit(10), 40);
   EXPECT_EQ(c.new_token_limit(60), 0);
+  EXPECT_THROW(c.new_token_limit(-1), ValueError);
 }
 
 TEST_F(GenerationConfigFiles, WrongTypesNameTheFileAndTheKey) {

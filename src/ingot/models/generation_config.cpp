@@ -146,6 +146,9 @@ void GenerationConfig::fill_from_model_config(const std::string& model_config_te
 }
 
 std::optional<int64_t> GenerationConfig::new_token_limit(int64_t prompt_tokens) const {
+  INGOT_CHECK(prompt_tokens >= 0, ValueError,
+              "[generation_config] new_token_limit: the prompt length must be >= 0, got {}",
+              prompt_tokens);
   if (max_new_tokens) return *max_new_tokens;
   if (max_length) return *max_length > prompt_tokens ? *max_length - prompt_tokens : 0;
   return std::nullopt;

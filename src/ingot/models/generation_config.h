@@ -54,7 +54,8 @@ struct GenerationConfig {
 
   // The number of new tokens these settings allow after a prompt of `prompt_tokens`:
   // max_new_tokens when set, else max_length - prompt_tokens (at least 0) when set, else
-  // nullopt (transformers: max_new_tokens takes precedence over max_length).
+  // nullopt (transformers: max_new_tokens takes precedence over max_length). ValueError
+  // when prompt_tokens < 0.
   std::optional<int64_t> new_token_limit(int64_t prompt_tokens) const;
 };
 
