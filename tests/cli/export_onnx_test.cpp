@@ -8,6 +8,7 @@
 
 #include "../exporters/ort_harness.h"
 #include "../models/fixture_path.h"
+#include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/exporters/onnx/reader.h"
 
@@ -16,11 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int call(int (*command)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return command(int(argv.size()), argv.data());
-}
+using cli_testing::call;
 
 std::vector<std::string> input_names(const exporters::onnx::ModelProto& m) {
   std::vector<std::string> out;

@@ -6,6 +6,7 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
+#include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/models/npy.h"
 
@@ -14,11 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int call(int (*command)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return command(int(argv.size()), argv.data());
-}
+using cli_testing::call;
 
 fs::path temp_dir(const std::string& name) {
   fs::path p = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../models/fixture_path.h"
+#include "cli_call.h"
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
@@ -16,23 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int call(int (*command)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return command(int(argv.size()), argv.data());
-}
+using cli_testing::call;
 
-// What `command(args)` prints on stdout, and its exit code.
-std::pair<int, std::string> captured(int (*command)(int, char**), std::vector<std::string> args) {
-  ::testing::internal::CaptureStdout();
-  try {
-    int rc = call(command, std::move(args));
-    return {rc, ::testing::internal::GetCapturedStdout()};
-  } catch (...) {
-    ::testing::internal::GetCapturedStdout();
-    throw;
-  }
-}
+using cli_testing::captured;
 
 // The message of the ValueError `command(args)` throws ("" when it does not).
 std::string error_of(int (*command)(int, char**), std::vector<std::string> args) {

@@ -5,6 +5,7 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
+#include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/models/npy.h"
 
@@ -13,11 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int call(int (*command)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return command(int(argv.size()), argv.data());
-}
+using cli_testing::call;
 
 TEST(CliRun, WritesOutputsMatchingTransformers) {
   const std::string dir = testing::fixture_path("models/qwen3");
@@ -37,8 +34,9 @@ TEST(CliRun, BadArgumentsAreErrorsNamingThem) {
   // Every call below fails before writing anything.
   const std::string never = (fs::temp_directory_path() / "ingot_cli_never_written").string();
   EXPECT_THROW(call(run_run, {dir, "--input", "nonsense", "-o", never}), ValueError);
-  EXPECT_THROW(call(run_run, {dir, "--input", "pixel_values=" + dir + "/input_ids.npy", "-o", never}),
-               ValueError);
+  EXPECT_THROW(
+      call(run_run, {dir, "--input", "pixel_values=" + dir + "/input_ids.npy", "-o", never}),
+      ValueError);
   EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=" + dir + "/logits.npy", "-o", never}),
                DTypeError);
   EXPECT_THROW(call(run_run, {dir, "--input", "input_ids=/nonexistent.npy", "-o", never}), IoError);

@@ -59,6 +59,14 @@ std::string closest_word(const std::string& word, const std::vector<std::string>
   return best;
 }
 
+std::pair<std::string, std::string> parse_input_spec(const std::string& spec,
+                                                     const std::string& command) {
+  const auto eq = spec.find('=');
+  INGOT_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < spec.size(), ValueError,
+              "[{}] --input '{}' must be NAME=FILE.npy", command, spec);
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
 bool parse(CLI::App& app, int argc, char** argv) {
   // CLI11 reads a vector of arguments in reverse order.
   std::vector<std::string> args(argv, argv + argc);

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ingot::cli {
@@ -21,6 +22,10 @@ bool parse(CLI::App& app, int argc, char** argv);
 // The option names of `app` closest to `unknown` by edit distance (at most 3 edits, or a
 // prefix match), best first: what "did you mean" offers.
 std::vector<std::string> closest_options(const CLI::App& app, const std::string& unknown);
+
+// "NAME=FILE.npy" -> {NAME, FILE.npy}; ValueError naming `command` and the spec otherwise.
+std::pair<std::string, std::string> parse_input_spec(const std::string& spec,
+                                                     const std::string& command);
 
 // The closest of `known` to `word` (edit distance <= max(2, |word| / 3)), or "".
 std::string closest_word(const std::string& word, const std::vector<std::string>& known);

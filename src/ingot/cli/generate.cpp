@@ -33,10 +33,7 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs) {
   std::vector<int64_t> ids;
   bool have_ids = false;
   for (const std::string& spec : specs) {
-    const auto eq = spec.find('=');
-    INGOT_CHECK(eq != std::string::npos && eq > 0, ValueError,
-                "[ingot generate] --input '{}' must be NAME=FILE.npy", spec);
-    const std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    const auto [name, file] = parse_input_spec(spec, "ingot generate");
     Tensor t = models::load_npy(file);
     INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
                 "[ingot generate] input '{}' from '{}' has dtype {}; expected int64 (or int32)",

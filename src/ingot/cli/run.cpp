@@ -109,10 +109,8 @@ int run_run(int argc, char** argv) {
   if (!dtype.empty()) options.compute_dtype = parse_dtype(dtype);
   std::map<std::string, std::string> input_files;
   for (const std::string& spec : input_specs) {
-    auto eq = spec.find('=');
-    INGOT_CHECK(eq != std::string::npos && eq > 0, ValueError,
-                "[ingot run] --input '{}' must be NAME=FILE.npy", spec);
-    input_files[spec.substr(0, eq)] = spec.substr(eq + 1);
+    auto [name, file] = parse_input_spec(spec, "ingot run");
+    input_files[name] = file;
   }
   OutputWriter writer(outdir, json);
   if (std::filesystem::is_regular_file(folder)) return run_program(folder, input_files, writer);
