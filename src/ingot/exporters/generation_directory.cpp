@@ -31,7 +31,7 @@ void save_generation_directory(
     manifest["components"][name] = file;
   }
   for (const char* f : {"tokenizer.json", "tokenizer_config.json", "generation_config.json",
-                        "config.json", "chat_template.jinja"}) {
+                        "config.json", "chat_template.jinja", "chat_template.json"}) {
     fs::path src = fs::path(model_folder) / f;
     if (fs::exists(src))
       fs::copy_file(src, fs::path(dir) / f, fs::copy_options::overwrite_existing);

@@ -7,7 +7,8 @@
 //                          "max_cache_len", "multi_token_decode", "dynamic_cache_len", "batch"}
 //   DIR/<component><ext>  each artifact as its backend saves it (.ingot, .onnx [+ .data])
 //   DIR/tokenizer.json, tokenizer_config.json, generation_config.json, config.json,
-//   chat_template.jinja   copied from the model folder when present
+//   chat_template.jinja, chat_template.json   copied from the model folder when present
+//                          (every file models::ChatTemplate::from_folder reads)
 #pragma once
 
 #include <map>
