@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../models/fixture_path.h"
+#include "cli_call.h"
 #include "ingot/cli/commands.h"
 
 namespace ingot::cli {
@@ -19,23 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int call(int (*command)(int, char**), std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  return command(int(argv.size()), argv.data());
-}
-
-// What `command(args)` prints on stdout, and its exit code.
-std::pair<int, std::string> captured(int (*command)(int, char**), std::vector<std::string> args) {
-  ::testing::internal::CaptureStdout();
-  try {
-    int rc = call(command, std::move(args));
-    return {rc, ::testing::internal::GetCapturedStdout()};
-  } catch (...) {
-    ::testing::internal::GetCapturedStdout();
-    throw;
-  }
-}
+using cli_testing::call;
+using cli_testing::captured;
 
 class InstructChat : public ::testing::Test {
  protected:
