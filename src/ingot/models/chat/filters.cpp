@@ -498,11 +498,14 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     const Value* w = argument(args, 0, "width");
     const Value* first = argument(args, 1, "first");
     const Value* blank = argument(args, 2, "blank");
+    if (w && !w->is_string() && !w->is_int() && !w->is_bool()) {
+      in.error(
+          fmt::format("indent(): width must be an integer or a string, not {}", w->type_name()));
+    }
     std::string indention =
         w && w->is_string()
             ? w->as_string()
-            : std::string(static_cast<size_t>(std::clamp<int64_t>(
-                              w && (w->is_int() || w->is_bool()) ? w->integer() : 4, 0, 1024)),
+            : std::string(static_cast<size_t>(std::clamp<int64_t>(w ? w->integer() : 4, 0, 1024)),
                           ' ');
     std::vector<std::string> lines = split_lines(to_str(v) + "\n");
     std::string out;
