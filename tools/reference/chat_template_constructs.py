@@ -164,6 +164,8 @@ _templates = [
     "{% set q = 1 %}{% set q.attr = 2 %}",
     "{{ undefined_name | tojson }}",
     "{{ range(1000000) | length }}",
+    "{{ 'a' | replace('a', 'b', 'x') }}",
+    "{{ 'a\nb' | indent(2.5) }}",
     # --- errors jinja2 raises at parse time ---
     "{% if true %}unclosed",
     "{{ 1 + }}",

@@ -344,6 +344,9 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     auto old = str_arg(0, "old"), with = str_arg(1, "new");
     if (!old || !with) in.error("replace() needs the old and new strings");
     const Value* count = argument(args, 2, "count");
+    if (count && !count->is_none() && !count->is_int() && !count->is_bool()) {
+      in.error(fmt::format("replace(): count must be an integer, not {}", count->type_name()));
+    }
     std::string out =
         py_replace(to_str(v), *old, *with, count && !count->is_none() ? count->integer() : -1);
     in.charge(out.size());
@@ -495,11 +498,15 @@ Value apply_filter(Interpreter& in, const std::string& name, const Value& v, Cal
     const Value* w = argument(args, 0, "width");
     const Value* first = argument(args, 1, "first");
     const Value* blank = argument(args, 2, "blank");
-    std::string indention = w && w->is_string()
-                                ? w->as_string()
-                                : std::string(static_cast<size_t>(std::clamp<int64_t>(
-                                                  w && w->is_number() ? w->integer() : 4, 0, 1024)),
-                                              ' ');
+    if (w && !w->is_string() && !w->is_int() && !w->is_bool()) {
+      in.error(
+          fmt::format("indent(): width must be an integer or a string, not {}", w->type_name()));
+    }
+    std::string indention =
+        w && w->is_string()
+            ? w->as_string()
+            : std::string(static_cast<size_t>(std::clamp<int64_t>(w ? w->integer() : 4, 0, 1024)),
+                          ' ');
     std::vector<std::string> lines = split_lines(to_str(v) + "\n");
     std::string out;
     if (blank && blank->truthy()) {
