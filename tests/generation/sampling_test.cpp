@@ -94,7 +94,9 @@ TEST(Processors, MatchTransformers) {
       changed += expected[i] != values(logits)[i];
     }
     EXPECT_GT(changed, 0) << file;
-    if (sampling) EXPECT_GT(removed, 0) << file;
+    if (sampling) {
+      EXPECT_GT(removed, 0) << file;
+    }
   }
 }
 
