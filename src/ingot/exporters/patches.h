@@ -7,9 +7,12 @@
 //    call other ops or the original. It is active only while the exporter traces, and
 //    only for its backend:
 //
-//      INGOT_REGISTER_OP_PATCH(onnx_rms_norm, "onnx", "rms_norm",
-//                              "ONNX has RMSNormalization only from opset 23",
+//      INGOT_REGISTER_OP_PATCH(onnx_twice_as_add, "onnx", "mylib::twice",
+//                              "the backend has no kernel for mylib::twice",
 //                              [](OpImpl original) -> OpImpl { return ...; });
+//
+//    A patch changes the traced program for one backend only; prefer a translation or
+//    a fix when the backend can express the op, so every backend lowers one program.
 //
 //  * A module patch changes every module of one type (by Module::type_name()) before the
 //    trace and undoes the change afterwards: `apply` returns the undo function.
@@ -34,7 +37,7 @@ namespace ingot::exporters {
 using OpImpl = std::function<std::vector<Tensor>(const OpArgs&)>;
 
 struct OpPatch {
-  std::string name;     // "onnx_rms_norm"
+  std::string name;     // "onnx_twice_as_add"
   std::string backend;  // "native", "onnx", or "*" for every backend
   std::string op;       // qualified op name: "rms_norm"
   std::string reason;   // why the backend needs it
@@ -66,7 +69,7 @@ class OpPatchInterceptor;
 
 // Applies the module patches of `backend` to `model` (may be null) now; op patches are
 // installed by `activate()` inside the traced function. The destructor undoes every
-// module change in reverse order. `applied()` names what took effect ("onnx_rms_norm"
+// module change in reverse order. `applied()` names what took effect ("onnx_twice_as_add"
 // once its op was actually called during the trace).
 class PatchScope {
  public:
