@@ -205,3 +205,38 @@ TEST(Generator, DecomposeForGenerationCapturesTheForwardCallsOfGenerate) {
 
 }  // namespace
 }  // namespace ingot
+
+namespace ingot {
+namespace {
+
+// The Generator's repetition penalty (over prompt + generated ids) gives transformers'
+// greedy tokens with repetition_penalty = 1.3 (the eager generate's fixture), through the
+// exported prefill + decode components.
+TEST(Generator, RepetitionPenaltyEqualsTransformers) {
+  for (const char* name : {"llama", "gpt2", "mistral_sliding_window"}) {
+    SCOPED_TRACE(name);
+    const std::string fixtures = testing::fixture_path(std::string("generation/") + name);
+    auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + name));
+    std::vector<int64_t> prompt = ints(models::load_npy(fixtures + "/prompt.npy"));
+    std::vector<int64_t> expected = ints(models::load_npy(fixtures + "/penalty.npy"));
+    std::vector<int64_t> plain = ints(models::load_npy(fixtures + "/greedy.npy"));
+    expected.erase(expected.begin(), expected.begin() + long(prompt.size()));
+    plain.erase(plain.begin(), plain.begin() + long(prompt.size()));
+    GenerationExportOptions o;
+    o.max_cache_len = int64_t(prompt.size() + expected.size()) + 4;
+    o.multi_token_decode = false;
+    runtime::Generator gen(export_for_generation(*model, o));
+    runtime::GenerateOptions go;
+    go.max_new_tokens = int64_t(expected.size());
+    go.sampling.repetition_penalty = 1.3;
+    EXPECT_EQ(gen.generate(prompt, go), expected);
+    go.sampling.repetition_penalty = 1.0;
+    std::vector<int64_t> unpenalised = gen.generate(prompt, go);
+    EXPECT_EQ(std::vector<int64_t>(plain.begin(), plain.begin() + long(expected.size())),
+              unpenalised);
+    EXPECT_NE(unpenalised, expected);  // the penalty changes these tokens
+  }
+}
+
+}  // namespace
+}  // namespace ingot
