@@ -82,14 +82,15 @@ bool parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // An argument nobody took explains the failure best (a misspelt option also makes a
     // required one look missing): name it, with the closest option.
-    for (const std::string& unknown : app.remaining()) {
-      if (unknown.empty() || unknown[0] != '-') {
-        INGOT_THROW(ValueError, "[{}] unexpected argument '{}'; {}", app.get_name(), unknown,
-                    usage);
-      }
-      std::vector<std::string> close = closest_options(app, unknown);
-      INGOT_THROW(ValueError, "[{}] unknown option '{}'{}; {}", app.get_name(), unknown,
+    const std::vector<std::string> left = app.remaining();
+    if (!left.empty() && !left.front().empty() && left.front()[0] == '-') {
+      const std::vector<std::string> close = closest_options(app, left.front());
+      INGOT_THROW(ValueError, "[{}] unknown option '{}'{}; {}", app.get_name(), left.front(),
                   close.empty() ? std::string() : fmt::format(" (did you mean {}?)", close.front()),
+                  usage);
+    }
+    if (!left.empty()) {
+      INGOT_THROW(ValueError, "[{}] unexpected argument '{}'; {}", app.get_name(), left.front(),
                   usage);
     }
     INGOT_THROW(ValueError, "[{}] {}; {}", app.get_name(), e.what(), usage);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -150,23 +151,25 @@ int run_generate(int argc, char** argv) {
                                  : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
-  const models::GenerationConfig defaults = models::GenerationConfig::from_folder(source);
+  // A directory's Generator reads its generation_config.json when it loads; a model
+  // folder's is read here, before the in-memory export it sizes the cache of.
+  std::optional<runtime::Generator> gen;
+  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
+  const models::GenerationConfig defaults =
+      exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
   const int64_t new_tokens =
       max_new_tokens.value_or(defaults.new_token_limit(int64_t(ids.size())).value_or(64));
-  auto make_generator = [&]() {
-    if (exported) return runtime::Generator::load(source, max_cache_len);
+  if (!exported) {
     auto model = models::from_pretrained(source);
     exporters::GenerationExportOptions o;
     o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + new_tokens + 1);
-    runtime::Generator g(exporters::programs_of(exporters::NativeExporter().export_for_generation(
+    gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
-    g.set_generation_config(defaults);
-    return g;
-  };
-  runtime::Generator gen = make_generator();
+    gen->set_generation_config(defaults);
+  }
   // The model's defaults, then the flags: a sampling flag samples, --greedy does not.
-  runtime::GenerateOptions go = gen.default_options(int64_t(ids.size()), 64);
-  go.max_new_tokens = new_tokens;
+  runtime::GenerateOptions go = gen->default_options(int64_t(ids.size()), new_tokens);
+  go.max_new_tokens = new_tokens;  // --max-new-tokens wins over the file
   if (temperature) go.sampling.temperature = *temperature;
   if (top_k) go.sampling.top_k = *top_k;
   if (top_p) go.sampling.top_p = *top_p;
@@ -194,7 +197,7 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   };
   runtime::GenerationStats stats;
-  gen.generate(ids, go, &stats);
+  gen->generate(ids, go, &stats);
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
                           {"generated_ids", generated},
