@@ -57,9 +57,13 @@ std::vector<std::string> i64_variables_as_i32(Model& model) {
         }
         l.outputs[0].type = DType::I32;
         const std::string name = l.name;
+        std::string variable;
+        for (const auto& [k, v] : l.attrs) {
+          if (k == "variable_id") variable = v;
+        }
         out.push_back(std::move(l));
         remap[i] = convert({int32_t(out.size() - 1), 0}, DType::I64, name + "/i64");
-        notes.push_back(fmt::format("variable of {} held as i32", name));
+        notes.push_back(fmt::format("variable '{}' held as i32", variable));
         continue;
       }
       if (as) {
