@@ -31,9 +31,11 @@ TEST(CliExportOpenVINO, FormatOpenVINODynamicMatchesTransformersInOpenVINO) {
   EXPECT_TRUE(fs::exists(tmp.path() / "qwen3.bin"));
   // --compress-to-fp16 halves the weights; it is an OpenVINO option only.
   const std::string half = (tmp.path() / "half.xml").string();
-  ASSERT_EQ(call(run_export, {dir, "--format", "openvino", "--dynamic", "--compress-to-fp16", "-o", half}),
+  ASSERT_EQ(call(run_export,
+                 {dir, "--format", "openvino", "--dynamic", "--compress-to-fp16", "-o", half}),
             0);
-  EXPECT_LT(fs::file_size(tmp.path() / "half.bin"), fs::file_size(tmp.path() / "qwen3.bin") * 6 / 10);
+  EXPECT_LT(fs::file_size(tmp.path() / "half.bin"),
+            fs::file_size(tmp.path() / "qwen3.bin") * 6 / 10);
   EXPECT_THROW(call(run_export, {dir, "--format", "onnx", "--compress-to-fp16", "-o",
                                  (tmp.path() / "x.onnx").string()}),
                ValueError);

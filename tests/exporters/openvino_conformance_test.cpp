@@ -74,7 +74,8 @@ std::map<std::string, Tensor> run_ingot(const OpenVINOModel& p, runtime::Program
   const std::vector<std::string> names = openvino::openvino_output_names(p.program);
   size_t k = 0;
   for (size_t j = 0; j < sig.outputs.size(); ++j) {
-    if (sig.outputs[j].kind == OutputKind::UserOutput) named[names.at(j)] = contiguous(outs.at(k++));
+    if (sig.outputs[j].kind == OutputKind::UserOutput)
+      named[names.at(j)] = contiguous(outs.at(k++));
   }
   return named;
 }
@@ -96,8 +97,9 @@ TEST_P(OpenVINOFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransf
   p.save(file.string());
   // Dynamic batch and sequence with the Dims' ranges as intervals.
   const std::string xml = read_file(file);
-  EXPECT_TRUE(testing::contains(xml, "name=\"input_ids\" type=\"Parameter\" version=\"opset1\">\n"
-                                     "\t\t\t<data shape=\"1..1024,1.."))
+  EXPECT_TRUE(testing::contains(xml,
+                                "name=\"input_ids\" type=\"Parameter\" version=\"opset1\">\n"
+                                "\t\t\t<data shape=\"1..1024,1.."))
       << xml.substr(0, 600);
   auto mod = runtime::ProgramModule(p.program);
   ovt::Cases cases(dir.path() / "cases");
@@ -116,9 +118,9 @@ TEST_P(OpenVINOFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransf
     cases.add(feeds, want);
   }
   // The committed transformers inputs and outputs (tools/reference/make_model_fixtures.py).
-  std::map<std::string, Tensor> feeds{{"input_ids", models::load_npy(folder + "/input_ids.npy")},
-                                      {"attention_mask",
-                                       models::load_npy(folder + "/attention_mask.npy")}};
+  std::map<std::string, Tensor> feeds{
+      {"input_ids", models::load_npy(folder + "/input_ids.npy")},
+      {"attention_mask", models::load_npy(folder + "/attention_mask.npy")}};
   if (fs::exists(folder + "/token_type_ids.npy"))
     feeds["token_type_ids"] = models::load_npy(folder + "/token_type_ids.npy");
   std::map<std::string, Tensor> want, masks;
@@ -416,10 +418,9 @@ TEST_P(OpenVINODecodeLoop, GreedyTokensEqualIngotsRuntimeStatefulAndNot) {
     std::vector<Tensor> last_logits;
     std::vector<int64_t> tokens = ingot_greedy(p, *model, prompt, max_len, steps, last_logits);
     const fs::path logits_file = dir.path() / "logits.npy";
-    ovt::ToolResult r = ovt::run_tool("decode_loop.py", {xml.string(), "--prompt",
-                                                         (dir.path() / "prompt.npy").string(),
-                                                         "--steps", std::to_string(steps),
-                                                         "--logits-out", logits_file.string()});
+    ovt::ToolResult r = ovt::run_tool(
+        "decode_loop.py", {xml.string(), "--prompt", (dir.path() / "prompt.npy").string(),
+                           "--steps", std::to_string(steps), "--logits-out", logits_file.string()});
     ASSERT_EQ(r.status, 0) << r.log;
     ASSERT_TRUE(r.summary.is_object()) << r.log;
     EXPECT_EQ(r.summary["stateful"].get<bool>(), stateful);

@@ -46,7 +46,8 @@ size_t count_layers(const openvino::Graph& g, const std::string& type) {
 }
 
 fs::path scratch(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("ingot_ov_unit_" + std::to_string(::getpid()) + "_" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("ingot_ov_unit_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -199,21 +200,25 @@ TEST(OpenVINOExport, OpWithoutTranslationNamesItTheLineAndTheFix) {
 }
 
 TEST(OpenVINOExport, EveryOpTheOnnxTableCoversHasATranslation) {
-  for (const char* op : {"_to_copy", "add.Tensor", "arange", "arange.start", "cat", "cos", "sin",
-                         "embedding", "expand", "gelu", "layer_norm", "le.Tensor", "linear",
-                         "logical_and", "mul.Tensor", "ne.Scalar", "neg", "reshape", "rms_norm",
-                         "scaled_dot_product_attention", "silu", "slice.Tensor", "split.Tensor",
-                         "tanh", "transpose.int", "unsqueeze", "view", "select.int",
-                         "index_copy", "copy", "item", "nonzero", "triu", "tril", "topk",
-                         "sort", "argmax", "cumsum", "index_put", "scatter.src"}) {
+  for (const char* op :
+       {"_to_copy",      "add.Tensor",   "arange",       "arange.start",
+        "cat",           "cos",          "sin",          "embedding",
+        "expand",        "gelu",         "layer_norm",   "le.Tensor",
+        "linear",        "logical_and",  "mul.Tensor",   "ne.Scalar",
+        "neg",           "reshape",      "rms_norm",     "scaled_dot_product_attention",
+        "silu",          "slice.Tensor", "split.Tensor", "tanh",
+        "transpose.int", "unsqueeze",    "view",         "select.int",
+        "index_copy",    "copy",         "item",         "nonzero",
+        "triu",          "tril",         "topk",         "sort",
+        "argmax",        "cumsum",       "index_put",    "scatter.src"}) {
     EXPECT_NE(openvino::find_translation(op), nullptr) << op;
   }
 }
 
 TEST(OpenVINOExport, UnwritableOutputPathLeavesNoFiles) {
   auto fn = [](const Tensor& x) { return add(x, Scalar(1)); };
-  auto a = OpenVINOExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)},
-                                        OpenVINOConfig());
+  auto a =
+      OpenVINOExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, OpenVINOConfig());
   fs::path dir = scratch("readonly");
   fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec);
   const bool root = ::geteuid() == 0;  // root writes anywhere; the missing dir case still runs
@@ -241,15 +246,19 @@ TEST(OpenVINOExport, IrFixesRunInRegistrationOrderAndReportNotes) {
   // The registry is empty in the library (no OpenVINO gap needed one yet); a fix
   // registered here runs on every export's model and its notes are kept.
   static const bool registered = [] {
-    openvino::register_ir_fix({"test_rename", "test only", [](openvino::Model& m) {
+    openvino::register_ir_fix({"test_rename",
+                               "test only",
+                               [](openvino::Model& m) {
                                  m.name = "renamed";
                                  return std::vector<std::string>{"renamed the model"};
-                               }, {}});
+                               },
+                               {}});
     return true;
   }();
   ASSERT_TRUE(registered);
-  auto a = OpenVINOExporter().export_fn(nullptr, [](const Tensor& x) { return neg(x); },
-                                        std::tuple{rand_tensor({2}, 1)}, OpenVINOConfig());
+  auto a = OpenVINOExporter().export_fn(
+      nullptr, [](const Tensor& x) { return neg(x); }, std::tuple{rand_tensor({2}, 1)},
+      OpenVINOConfig());
   EXPECT_EQ(ov_of(*a).model.name, "renamed");
   EXPECT_NE(std::find(a->notes.begin(), a->notes.end(), "test_rename: renamed the model"),
             a->notes.end());

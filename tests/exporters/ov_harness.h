@@ -77,8 +77,8 @@ inline ToolResult run_tool(const std::string& script, const std::vector<std::str
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name) {
-    path_ = fs::temp_directory_path() /
-            ("ingot_ov_export_" + std::to_string(::getpid()) + "_" + name);
+    path_ =
+        fs::temp_directory_path() / ("ingot_ov_export_" + std::to_string(::getpid()) + "_" + name);
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
@@ -105,7 +105,8 @@ class Cases {
     for (const auto& [name, t] : inputs) models::save_npy((c / "in" / (name + ".npy")).string(), t);
     for (const auto& [name, t] : want) models::save_npy((c / "want" / (name + ".npy")).string(), t);
     if (!masks.empty()) fs::create_directories(c / "mask");
-    for (const auto& [name, t] : masks) models::save_npy((c / "mask" / (name + ".npy")).string(), t);
+    for (const auto& [name, t] : masks)
+      models::save_npy((c / "mask" / (name + ".npy")).string(), t);
     dirs_.push_back(c.string());
   }
   // Reads, compiles and runs every case; EXPECTs success and returns the summary.

@@ -39,9 +39,9 @@ std::vector<std::string> i64_variables_as_i32(Model& model) {
       Layer l = std::move(old[i]);
       for (Value& v : l.inputs) v.layer = remap[size_t(v.layer)];
       const bool rv = l.type == "ReadValue" && l.outputs[0].type == DType::I64;
-      const bool as = l.type == "Assign" && !l.inputs.empty() &&
-                      out[size_t(l.inputs[0].layer)].outputs[size_t(l.inputs[0].port)].type ==
-                          DType::I64;
+      const bool as =
+          l.type == "Assign" && !l.inputs.empty() &&
+          out[size_t(l.inputs[0].layer)].outputs[size_t(l.inputs[0].port)].type == DType::I64;
       if (rv) {
         // Its initial value: an i32 Const (the i64 Const stays for other readers).
         Layer& init = out[size_t(l.inputs[0].layer)];

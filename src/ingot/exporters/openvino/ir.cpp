@@ -11,32 +11,52 @@ namespace ingot::exporters::openvino {
 
 std::string_view element_type_name(DType t) {
   switch (t) {
-    case DType::Bool: return "boolean";
-    case DType::U8: return "u8";
-    case DType::I8: return "i8";
-    case DType::I16: return "i16";
-    case DType::I32: return "i32";
-    case DType::I64: return "i64";
-    case DType::F16: return "f16";
-    case DType::BF16: return "bf16";
-    case DType::F32: return "f32";
-    case DType::F64: return "f64";
+    case DType::Bool:
+      return "boolean";
+    case DType::U8:
+      return "u8";
+    case DType::I8:
+      return "i8";
+    case DType::I16:
+      return "i16";
+    case DType::I32:
+      return "i32";
+    case DType::I64:
+      return "i64";
+    case DType::F16:
+      return "f16";
+    case DType::BF16:
+      return "bf16";
+    case DType::F32:
+      return "f32";
+    case DType::F64:
+      return "f64";
   }
   return "undefined";
 }
 
 std::string_view precision_name(DType t) {
   switch (t) {
-    case DType::Bool: return "BOOL";
-    case DType::U8: return "U8";
-    case DType::I8: return "I8";
-    case DType::I16: return "I16";
-    case DType::I32: return "I32";
-    case DType::I64: return "I64";
-    case DType::F16: return "FP16";
-    case DType::BF16: return "BF16";
-    case DType::F32: return "FP32";
-    case DType::F64: return "FP64";
+    case DType::Bool:
+      return "BOOL";
+    case DType::U8:
+      return "U8";
+    case DType::I8:
+      return "I8";
+    case DType::I16:
+      return "I16";
+    case DType::I32:
+      return "I32";
+    case DType::I64:
+      return "I64";
+    case DType::F16:
+      return "FP16";
+    case DType::BF16:
+      return "BF16";
+    case DType::F32:
+      return "FP32";
+    case DType::F64:
+      return "FP64";
   }
   return "UNSPECIFIED";
 }
@@ -52,29 +72,74 @@ std::string_view op_version(std::string_view type) {
   // The newest version of each op in openvino 2026.4 (tools/openvino/requirements.txt),
   // as its opset modules define them (openvino.opset16 re-exports the newest of each).
   static const std::map<std::string, std::string, std::less<>> versions = {
-      {"Parameter", "opset1"},     {"Const", "opset1"},         {"Result", "opset1"},
-      {"Add", "opset1"},           {"Subtract", "opset1"},      {"Multiply", "opset1"},
-      {"Divide", "opset1"},        {"Power", "opset1"},         {"Negative", "opset1"},
-      {"Abs", "opset1"},           {"Cos", "opset1"},           {"Sin", "opset1"},
-      {"Exp", "opset1"},           {"Log", "opset1"},           {"Sqrt", "opset1"},
-      {"Tanh", "opset1"},          {"Sigmoid", "opset1"},       {"Relu", "opset1"},
-      {"Swish", "opset4"},         {"Erf", "opset1"},           {"Floor", "opset1"},
-      {"Sign", "opset1"},          {"FloorMod", "opset1"},      {"Mod", "opset1"},
-      {"Maximum", "opset1"},       {"Minimum", "opset1"},       {"Equal", "opset1"},
-      {"NotEqual", "opset1"},      {"Less", "opset1"},          {"LessEqual", "opset1"},
-      {"Greater", "opset1"},       {"GreaterEqual", "opset1"},  {"LogicalAnd", "opset1"},
-      {"LogicalOr", "opset1"},     {"LogicalNot", "opset1"},    {"Select", "opset1"},
-      {"Convert", "opset1"},       {"MatMul", "opset1"},        {"Gather", "opset8"},
-      {"GatherElements", "opset6"}, {"ScatterElementsUpdate", "opset12"},
-      {"NonZero", "opset3"},       {"TopK", "opset11"},         {"ReduceSum", "opset1"},
-      {"ReduceMean", "opset1"},    {"ReduceMax", "opset1"},     {"ReduceMin", "opset1"},
-      {"CumSum", "opset3"},        {"SoftMax", "opset8"},       {"LogSoftmax", "opset5"},
-      {"Reshape", "opset1"},       {"Transpose", "opset1"},     {"Squeeze", "opset15"},
-      {"Unsqueeze", "opset1"},     {"Concat", "opset1"},        {"VariadicSplit", "opset1"},
-      {"Slice", "opset8"},         {"Broadcast", "opset3"},     {"ShapeOf", "opset3"},
-      {"Range", "opset4"},         {"Tile", "opset1"},          {"If", "opset8"},
-      {"Loop", "opset5"},          {"ReadValue", "opset6"},     {"Assign", "opset6"},
-      {"Identity", "opset16"},     {"MVN", "opset6"},           {"Gelu", "opset7"},
+      {"Parameter", "opset1"},
+      {"Const", "opset1"},
+      {"Result", "opset1"},
+      {"Add", "opset1"},
+      {"Subtract", "opset1"},
+      {"Multiply", "opset1"},
+      {"Divide", "opset1"},
+      {"Power", "opset1"},
+      {"Negative", "opset1"},
+      {"Abs", "opset1"},
+      {"Cos", "opset1"},
+      {"Sin", "opset1"},
+      {"Exp", "opset1"},
+      {"Log", "opset1"},
+      {"Sqrt", "opset1"},
+      {"Tanh", "opset1"},
+      {"Sigmoid", "opset1"},
+      {"Relu", "opset1"},
+      {"Swish", "opset4"},
+      {"Erf", "opset1"},
+      {"Floor", "opset1"},
+      {"Sign", "opset1"},
+      {"FloorMod", "opset1"},
+      {"Mod", "opset1"},
+      {"Maximum", "opset1"},
+      {"Minimum", "opset1"},
+      {"Equal", "opset1"},
+      {"NotEqual", "opset1"},
+      {"Less", "opset1"},
+      {"LessEqual", "opset1"},
+      {"Greater", "opset1"},
+      {"GreaterEqual", "opset1"},
+      {"LogicalAnd", "opset1"},
+      {"LogicalOr", "opset1"},
+      {"LogicalNot", "opset1"},
+      {"Select", "opset1"},
+      {"Convert", "opset1"},
+      {"MatMul", "opset1"},
+      {"Gather", "opset8"},
+      {"GatherElements", "opset6"},
+      {"ScatterElementsUpdate", "opset12"},
+      {"NonZero", "opset3"},
+      {"TopK", "opset11"},
+      {"ReduceSum", "opset1"},
+      {"ReduceMean", "opset1"},
+      {"ReduceMax", "opset1"},
+      {"ReduceMin", "opset1"},
+      {"CumSum", "opset3"},
+      {"SoftMax", "opset8"},
+      {"LogSoftmax", "opset5"},
+      {"Reshape", "opset1"},
+      {"Transpose", "opset1"},
+      {"Squeeze", "opset15"},
+      {"Unsqueeze", "opset1"},
+      {"Concat", "opset1"},
+      {"VariadicSplit", "opset1"},
+      {"Slice", "opset8"},
+      {"Broadcast", "opset3"},
+      {"ShapeOf", "opset3"},
+      {"Range", "opset4"},
+      {"Tile", "opset1"},
+      {"If", "opset8"},
+      {"Loop", "opset5"},
+      {"ReadValue", "opset6"},
+      {"Assign", "opset6"},
+      {"Identity", "opset16"},
+      {"MVN", "opset6"},
+      {"Gelu", "opset7"},
       {"IsNaN", "opset10"},
   };
   auto it = versions.find(type);
@@ -180,9 +245,9 @@ std::vector<Value> Graph::ops(std::string_view type, const std::vector<Value>& i
                               size_t num_outputs, Attributes attrs, std::string source) {
   // Attributes the reader requires that every use of the op sets the same way.
   static const std::set<std::string, std::less<>> broadcasting = {
-      "Add",        "Subtract",  "Multiply",     "Divide",  "Power",      "Equal",
-      "NotEqual",   "Less",      "LessEqual",    "Greater", "GreaterEqual", "LogicalAnd",
-      "LogicalOr",  "Maximum",   "Minimum",      "FloorMod", "Mod",       "Select"};
+      "Add",       "Subtract", "Multiply",  "Divide",   "Power",        "Equal",
+      "NotEqual",  "Less",     "LessEqual", "Greater",  "GreaterEqual", "LogicalAnd",
+      "LogicalOr", "Maximum",  "Minimum",   "FloorMod", "Mod",          "Select"};
   if (broadcasting.contains(type) && attr_value(attrs, "auto_broadcast").empty())
     attrs.emplace_back("auto_broadcast", "numpy");
   if (type == "Divide" && attr_value(attrs, "m_pythondiv").empty())
@@ -194,7 +259,8 @@ std::vector<Value> Graph::ops(std::string_view type, const std::vector<Value>& i
   if (type == "Gather" && attr_value(attrs, "batch_dims").empty())
     attrs.emplace_back("batch_dims", "0");
   std::vector<PortInfo> outputs;
-  for (DType t : infer_types(type, inputs, attrs, num_outputs)) outputs.push_back(PortInfo{t, {}, {}});
+  for (DType t : infer_types(type, inputs, attrs, num_outputs))
+    outputs.push_back(PortInfo{t, {}, {}});
   return add_layer(type, inputs, std::move(outputs), std::move(attrs), std::move(source));
 }
 

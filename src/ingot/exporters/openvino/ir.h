@@ -59,9 +59,9 @@ struct Layer {
   Attributes attrs;     // the <data .../> element, in order
   std::vector<Value> inputs;
   std::vector<PortInfo> outputs;
-  Tensor data;                         // Const: the payload (shared, not copied)
-  std::string source;                  // the user's source line (rt_info), may be empty
-  Attributes rt_info;                  // extra rt_info entries, e.g. {"decompression", ""}
+  Tensor data;         // Const: the payload (shared, not copied)
+  std::string source;  // the user's source line (rt_info), may be empty
+  Attributes rt_info;  // extra rt_info entries, e.g. {"decompression", ""}
   // If: {"then_body", g}, {"else_body", g}; Loop: {"body", g}.
   std::vector<std::pair<std::string, std::shared_ptr<Graph>>> bodies;
   // Raw <port_map> / <back_edges> children (If / Loop); ids refer to body layers.

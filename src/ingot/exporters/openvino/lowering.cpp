@@ -101,8 +101,7 @@ Value Lowering::import(Scope* from, Value v) {
   }
   const PortInfo& info = here->parent->graph->info(outer);
   Value param = here->graph->parameter(
-      "captured", info.type, info.dims.value_or(std::vector<int64_t>{}),
-      info.dims ? "" : "...");
+      "captured", info.type, info.dims.value_or(std::vector<int64_t>{}), info.dims ? "" : "...");
   here->captures.emplace_back(outer, param);
   return param;
 }
@@ -189,10 +188,18 @@ Value Lowering::sym_bool1(const sym::Expr& e) {
     case sym::Kind::Boolean:
       v = g.constant(full({1}, Scalar(e.value() != 0), DType::Bool));
       break;
-    case sym::Kind::Eq: v = two("Equal"); break;
-    case sym::Kind::Ne: v = two("NotEqual"); break;
-    case sym::Kind::Lt: v = two("Less"); break;
-    case sym::Kind::Le: v = two("LessEqual"); break;
+    case sym::Kind::Eq:
+      v = two("Equal");
+      break;
+    case sym::Kind::Ne:
+      v = two("NotEqual");
+      break;
+    case sym::Kind::Lt:
+      v = two("Less");
+      break;
+    case sym::Kind::Le:
+      v = two("LessEqual");
+      break;
     case sym::Kind::And:
     case sym::Kind::Or: {
       std::optional<Value> acc;
@@ -391,7 +398,8 @@ LoweredModel Lowering::run() {
     g.result(v, names[j]);
     result.output_names.push_back(names[j]);
   }
-  for (int32_t id : g.parameters()) result.input_names.push_back(g.layers()[size_t(id)].outputs[0].names.at(0));
+  for (int32_t id : g.parameters())
+    result.input_names.push_back(g.layers()[size_t(id)].outputs[0].names.at(0));
   scope_ = nullptr;
   return result;
 }
@@ -546,9 +554,8 @@ Value TranslationContext::op(std::string_view type, const std::vector<Value>& in
   return ops(type, inputs, 1, std::move(attrs))[0];
 }
 
-std::vector<Value> TranslationContext::ops(std::string_view type,
-                                           const std::vector<Value>& inputs, size_t n,
-                                           Attributes attrs) {
+std::vector<Value> TranslationContext::ops(std::string_view type, const std::vector<Value>& inputs,
+                                           size_t n, Attributes attrs) {
   return g().ops(type, inputs, n, std::move(attrs), node_.source.known() ? source() : "");
 }
 

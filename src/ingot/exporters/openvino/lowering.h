@@ -61,7 +61,7 @@ class Lowering {
     Scope* parent = nullptr;
     const ir::Graph* ir = nullptr;
     std::vector<std::optional<Value>> values;
-    std::map<std::string, std::pair<Value, int64_t>> sources;  // symbol -> (value, dim)
+    std::map<std::string, std::pair<Value, int64_t>> sources;   // symbol -> (value, dim)
     std::unordered_map<sym::Expr, Value, sym::ExprHash> exprs;  // i64 [1] / boolean [1]
     // Values of the enclosing graph this body reads: (outer value, body Parameter).
     std::vector<std::pair<Value, Value>> captures;

@@ -55,7 +55,8 @@ void translate_cond(TranslationContext& cx) {
     std::vector<Value> params;
     std::string map = fmt::format("\t\t\t<{}_port_map>\n", name);
     for (size_t i = 0; i < sub.inputs.size(); ++i) {
-      params.push_back(body_param(*body, sub.value(sub.inputs[i]), fmt::format("{}_in{}", name, i)));
+      params.push_back(
+          body_param(*body, sub.value(sub.inputs[i]), fmt::format("{}_in{}", name, i)));
       map += fmt::format("\t\t\t\t<input external_port_id=\"{}\" internal_layer_id=\"{}\" />\n",
                          i + 1, params.back().layer);
     }
@@ -67,19 +68,22 @@ void translate_cond(TranslationContext& cx) {
       inputs.push_back(outer);
     }
     std::vector<int32_t> results = body_results(*body, sub, outs, fmt::format("{}_out", name));
-    for (size_t k = 0; k < results.size(); ++k) map += fmt::format(
-        "\t\t\t\t<output external_port_id=\"@OUT{}@\" internal_layer_id=\"{}\" />\n", k,
-        results[k]);
+    for (size_t k = 0; k < results.size(); ++k)
+      map +=
+          fmt::format("\t\t\t\t<output external_port_id=\"@OUT{}@\" internal_layer_id=\"{}\" />\n",
+                      k, results[k]);
     port_map += map + fmt::format("\t\t\t</{}_port_map>\n", name);
     bodies.emplace_back(fmt::format("{}_body", name), body);
   }
   // Output port ids follow the inputs, whose number is known only now.
   for (size_t k = 0; k < cx.num_outputs(); ++k) {
     const std::string key = fmt::format("@OUT{}@", k), id = std::to_string(inputs.size() + k);
-    for (size_t at; (at = port_map.find(key)) != std::string::npos;) port_map.replace(at, key.size(), id);
+    for (size_t at; (at = port_map.find(key)) != std::string::npos;)
+      port_map.replace(at, key.size(), id);
   }
   std::vector<PortInfo> outputs;
-  for (size_t k = 0; k < cx.num_outputs(); ++k) outputs.push_back(PortInfo{cx.out_dtype(k), {}, {}});
+  for (size_t k = 0; k < cx.num_outputs(); ++k)
+    outputs.push_back(PortInfo{cx.out_dtype(k), {}, {}});
   std::vector<Value> outs = cx.g().add_layer("If", inputs, std::move(outputs), {}, cx.source());
   Layer& l = cx.g().layer(outs[0].layer);
   l.bodies = std::move(bodies);
@@ -93,10 +97,12 @@ std::vector<Value> add_loop(TranslationContext& cx, Value trips, Value condition
                             std::string port_map, const std::string& back_edges) {
   inputs.insert(inputs.begin(), {trips, condition});
   std::vector<PortInfo> outputs;
-  for (size_t k = 0; k < cx.num_outputs(); ++k) outputs.push_back(PortInfo{cx.out_dtype(k), {}, {}});
+  for (size_t k = 0; k < cx.num_outputs(); ++k)
+    outputs.push_back(PortInfo{cx.out_dtype(k), {}, {}});
   for (size_t k = 0; k < cx.num_outputs(); ++k) {
     const std::string key = fmt::format("@OUT{}@", k), id = std::to_string(inputs.size() + k);
-    for (size_t at; (at = port_map.find(key)) != std::string::npos;) port_map.replace(at, key.size(), id);
+    for (size_t at; (at = port_map.find(key)) != std::string::npos;)
+      port_map.replace(at, key.size(), id);
   }
   std::vector<Value> outs = cx.g().add_layer("Loop", inputs, std::move(outputs), {}, cx.source());
   Layer& l = cx.g().layer(outs[0].layer);
@@ -106,11 +112,13 @@ std::vector<Value> add_loop(TranslationContext& cx, Value trips, Value condition
 }
 
 std::string input_entry(size_t external, int32_t internal, bool sliced = false) {
-  return sliced ? fmt::format("\t\t\t\t<input axis=\"0\" external_port_id=\"{}\" internal_layer_id=\"{}\" "
-                              "start=\"0\" end=\"-1\" stride=\"1\" part_size=\"1\" />\n",
-                              external, internal)
-                : fmt::format("\t\t\t\t<input external_port_id=\"{}\" internal_layer_id=\"{}\" />\n",
-                              external, internal);
+  return sliced
+             ? fmt::format(
+                   "\t\t\t\t<input axis=\"0\" external_port_id=\"{}\" internal_layer_id=\"{}\" "
+                   "start=\"0\" end=\"-1\" stride=\"1\" part_size=\"1\" />\n",
+                   external, internal)
+             : fmt::format("\t\t\t\t<input external_port_id=\"{}\" internal_layer_id=\"{}\" />\n",
+                           external, internal);
 }
 
 // map(num_xs, xs..., args...) with subgraph {f}: f on slice k of every xs, stacked.
@@ -150,13 +158,17 @@ void translate_map(TranslationContext& cx) {
     dims.insert(dims.begin(), 1);
     body->info(stacked).dims = dims;
     const int32_t r = body->result(stacked, fmt::format("map_out{}", k));
-    map += fmt::format("\t\t\t\t<output axis=\"0\" external_port_id=\"@OUT{}@\" internal_layer_id=\"{}\" "
-                       "start=\"0\" end=\"-1\" stride=\"1\" part_size=\"1\" />\n",
-                       k, r);
+    map += fmt::format(
+        "\t\t\t\t<output axis=\"0\" external_port_id=\"@OUT{}@\" internal_layer_id=\"{}\" "
+        "start=\"0\" end=\"-1\" stride=\"1\" part_size=\"1\" />\n",
+        k, r);
   }
-  const int32_t again = body->result(body->constant(full({}, Scalar(true), DType::Bool)), "map_cond");
-  map += fmt::format("\t\t\t\t<output external_port_id=\"-1\" internal_layer_id=\"{}\" "
-                     "purpose=\"execution_condition\" />\n", again);
+  const int32_t again =
+      body->result(body->constant(full({}, Scalar(true), DType::Bool)), "map_cond");
+  map += fmt::format(
+      "\t\t\t\t<output external_port_id=\"-1\" internal_layer_id=\"{}\" "
+      "purpose=\"execution_condition\" />\n",
+      again);
   Value shape = cx.shape_of(cx.in(1));
   Value trips = cx.op("Gather", {shape, cx.constant(Tensor::scalar(int64_t(0))),
                                  cx.constant(Tensor::scalar(int64_t(0)))});
@@ -192,7 +204,8 @@ void translate_while_loop(TranslationContext& cx) {
     carried_params.push_back(p);
   }
   for (size_t k = 0; k < additional.size(); ++k) {
-    Value p = body_param(*body, body_g.value(body_g.inputs[num_carried + k]), fmt::format("extra{}", k));
+    Value p =
+        body_param(*body, body_g.value(body_g.inputs[num_carried + k]), fmt::format("extra{}", k));
     map += input_entry(loop_inputs.size() + 2, p.layer);
     loop_inputs.push_back(additional[k]);
     additional_params.push_back(p);
@@ -218,16 +231,18 @@ void translate_while_loop(TranslationContext& cx) {
   std::string back_edges = "\t\t\t<back_edges>\n";
   std::vector<int32_t> results = body_results(*body, body_g, next, "carried_out");
   for (size_t k = 0; k < results.size(); ++k) {
-    map += fmt::format("\t\t\t\t<output external_port_id=\"@OUT{}@\" internal_layer_id=\"{}\" />\n", k,
-                       results[k]);
+    map += fmt::format("\t\t\t\t<output external_port_id=\"@OUT{}@\" internal_layer_id=\"{}\" />\n",
+                       k, results[k]);
     back_edges += fmt::format("\t\t\t\t<edge from-layer=\"{}\" to-layer=\"{}\" />\n", results[k],
                               carried_params[k].layer);
   }
   back_edges += "\t\t\t</back_edges>\n";
   body->info(again).dims = std::vector<int64_t>{1};
   const int32_t cond_result = body->result(again, "while_cond");
-  map += fmt::format("\t\t\t\t<output external_port_id=\"-1\" internal_layer_id=\"{}\" "
-                     "purpose=\"execution_condition\" />\n", cond_result);
+  map += fmt::format(
+      "\t\t\t\t<output external_port_id=\"-1\" internal_layer_id=\"{}\" "
+      "purpose=\"execution_condition\" />\n",
+      cond_result);
   Value trips = cx.constant(Tensor::scalar(int64_t(-1)));  // until the condition fails
   auto results_out = add_loop(cx, trips, first, loop_inputs, body, map, back_edges);
   for (size_t k = 0; k < results_out.size(); ++k) cx.set_output(k, results_out[k]);

@@ -19,7 +19,8 @@ DType opmath(DType t) {
 // --- unary -------------------------------------------------------------------------------
 
 Translation unary(const char* type) {
-  return [type](TranslationContext& cx) { cx.set_output(0, cx.op(type, {cx.as(0, cx.out_dtype())})); };
+  return
+      [type](TranslationContext& cx) { cx.set_output(0, cx.op(type, {cx.as(0, cx.out_dtype())})); };
 }
 
 // A unary op computed in float for 16-bit inputs.
@@ -180,8 +181,8 @@ void translate_clone(TranslationContext& cx) {
 // copy(self, src): src broadcast to self's shape, in self's dtype.
 void translate_copy(TranslationContext& cx) {
   Value src = cx.as(1, cx.out_dtype());
-  cx.set_output(0, cx.op("Broadcast", {src, cx.shape_tensor(cx.out_info().sizes)},
-                         {{"mode", "numpy"}}));
+  cx.set_output(
+      0, cx.op("Broadcast", {src, cx.shape_tensor(cx.out_info().sizes)}, {{"mode", "numpy"}}));
 }
 
 }  // namespace

@@ -102,9 +102,9 @@ void translate_slice_scatter(TranslationContext& cx) {
   const sym::Expr start = normalize_index(cx.opt_expr(3).value_or(sym::integer(0)), size);
   const sym::Expr step = cx.expr(5);
   const sym::Expr count = cx.in_info(1).sizes[size_t(dim)];
-  Value positions =
-      cx.op("Range", {cx.sym0(start), cx.sym0(sym::add(start, sym::mul(count, step))), cx.sym0(step)},
-            {{"output_type", "i64"}});
+  Value positions = cx.op(
+      "Range", {cx.sym0(start), cx.sym0(sym::add(start, sym::mul(count, step))), cx.sym0(step)},
+      {{"output_type", "i64"}});
   Value indices = slices_at(cx, positions, dim, rank, cx.in_info(1).sizes);
   cx.set_output(0, scatter(cx, cx.as(0, t), indices, cx.as(1, t), dim));
 }
@@ -150,7 +150,8 @@ void translate_index_put(TranslationContext& cx) {
   Value zero = cx.ints_const({0});
   idx = cx.op("Select", {cx.binary("Less", idx, zero), cx.binary("Add", idx, n), idx});
   Value updates = cx.op("Broadcast", {cx.as(2, t), cx.shape_tensor(sizes)}, {{"mode", "numpy"}});
-  cx.set_output(0, scatter(cx, self, slices_at(cx, idx, dim, rank, sizes), updates, dim, accumulate));
+  cx.set_output(0,
+                scatter(cx, self, slices_at(cx, idx, dim, rank, sizes), updates, dim, accumulate));
 }
 
 // nonzero(x) -> [n, rank] i64 (NonZero-3 gives [rank, n]).

@@ -3,10 +3,10 @@
 // MatMul / SoftMax / MatMul, with grouped-query heads repeated and boolean masks applied
 // with Select). 16-bit inputs of the norms and attention compute in float with one
 // rounding at the end, like ingot's kernels.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "ingot/exporters/openvino/translation.h"
 #include "ingot/ops/functional.h"
@@ -138,8 +138,7 @@ void translate_sdpa(TranslationContext& cx) {
   if (cx.boolean(5)) {
     // Causal: key j is visible to query i when j <= i (top-left aligned, as torch).
     auto range = [&](const sym::Expr& n) {
-      return cx.op("Range",
-                   {cx.sym0(sym::integer(0)), cx.sym0(n), cx.sym0(sym::integer(1))},
+      return cx.op("Range", {cx.sym0(sym::integer(0)), cx.sym0(n), cx.sym0(sym::integer(1))},
                    {{"output_type", "i64"}});
     };
     Value rows = cx.op("Unsqueeze", {range(qi.sizes[r - 2]), cx.ints_const({1})});

@@ -34,7 +34,8 @@ Translation reduce(const char* type, std::optional<size_t> dims_arg,
     }
     for (int64_t& a : axes) a = normalize_dim(a, rank);
     const bool keep = keepdim_arg && cx.boolean(*keepdim_arg);
-    cx.set_output(0, cx.op(type, {x, cx.ints_const(axes)}, {{"keep_dims", keep ? "true" : "false"}}));
+    cx.set_output(0,
+                  cx.op(type, {x, cx.ints_const(axes)}, {{"keep_dims", keep ? "true" : "false"}}));
   };
 }
 

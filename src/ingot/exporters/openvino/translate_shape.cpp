@@ -23,8 +23,8 @@ void translate_reshape(TranslationContext& cx) {
 }
 
 void translate_expand(TranslationContext& cx) {
-  cx.set_output(0, cx.op("Broadcast", {cx.in(0), cx.shape_tensor(cx.out_info().sizes)},
-                         {{"mode", "numpy"}}));
+  cx.set_output(
+      0, cx.op("Broadcast", {cx.in(0), cx.shape_tensor(cx.out_info().sizes)}, {{"mode", "numpy"}}));
 }
 
 Value transpose(TranslationContext& cx, Value x, const std::vector<int64_t>& perm) {
@@ -96,8 +96,8 @@ void translate_narrow(TranslationContext& cx) {
 // select(x, dim, index): Gather-8 with a 0-d index (negative indices count from the end).
 void translate_select(TranslationContext& cx) {
   const int64_t dim = normalize_dim(cx.int_(1), cx.in_rank(0));
-  cx.set_output(0, cx.op("Gather", {cx.in(0), cx.sym0(cx.expr(2)),
-                                    cx.constant(Tensor::scalar(dim))}));
+  cx.set_output(0,
+                cx.op("Gather", {cx.in(0), cx.sym0(cx.expr(2)), cx.constant(Tensor::scalar(dim))}));
 }
 
 void translate_cat(TranslationContext& cx) {
@@ -114,8 +114,8 @@ void translate_cat(TranslationContext& cx) {
     }
     parts.push_back(cx.cast(*values[i], infos[i]->dtype, t));
   }
-  cx.set_output(0, parts.size() == 1 ? parts[0]
-                                     : cx.op("Concat", parts, {{"axis", std::to_string(dim)}}));
+  cx.set_output(
+      0, parts.size() == 1 ? parts[0] : cx.op("Concat", parts, {{"axis", std::to_string(dim)}}));
 }
 
 void translate_stack(TranslationContext& cx) {
@@ -128,8 +128,8 @@ void translate_stack(TranslationContext& cx) {
     parts.push_back(
         cx.op("Unsqueeze", {cx.cast(*values[i], infos[i]->dtype, t), cx.ints_const({dim})}));
   }
-  cx.set_output(0, parts.size() == 1 ? parts[0]
-                                     : cx.op("Concat", parts, {{"axis", std::to_string(dim)}}));
+  cx.set_output(
+      0, parts.size() == 1 ? parts[0] : cx.op("Concat", parts, {{"axis", std::to_string(dim)}}));
 }
 
 // split.Tensor / split_with_sizes / chunk: VariadicSplit with the outputs' sizes.
@@ -137,9 +137,9 @@ void translate_split(TranslationContext& cx) {
   const int64_t dim = normalize_dim(cx.int_(2), cx.in_rank(0));
   std::vector<sym::Expr> sizes;
   for (size_t k = 0; k < cx.num_outputs(); ++k) sizes.push_back(cx.out_info(k).sizes[size_t(dim)]);
-  auto outs = cx.ops("VariadicSplit",
-                     {cx.in(0), cx.constant(Tensor::scalar(dim)), cx.shape_tensor(sizes)},
-                     cx.num_outputs());
+  auto outs =
+      cx.ops("VariadicSplit", {cx.in(0), cx.constant(Tensor::scalar(dim)), cx.shape_tensor(sizes)},
+             cx.num_outputs());
   for (size_t k = 0; k < outs.size(); ++k) cx.set_output(k, outs[k]);
 }
 
@@ -162,8 +162,8 @@ Translation filled(std::optional<double> value, size_t value_arg) {
   return [=](TranslationContext& cx) {
     const DType t = cx.out_dtype();
     Value v = value ? cx.scalar_const(*value, t) : cx.scalar(value_arg, t);
-    cx.set_output(0, cx.op("Broadcast", {v, cx.shape_tensor(cx.out_info().sizes)},
-                           {{"mode", "numpy"}}));
+    cx.set_output(
+        0, cx.op("Broadcast", {v, cx.shape_tensor(cx.out_info().sizes)}, {{"mode", "numpy"}}));
   };
 }
 
@@ -180,7 +180,7 @@ Translation triangle(bool upper) {
     };
     Value rows = cx.op("Unsqueeze", {range(s[r - 2]), cx.ints_const({1})});  // [H, 1]
     Value cols = cx.op("Unsqueeze", {range(s[r - 1]), cx.ints_const({0})});  // [1, W]
-    Value diff = cx.binary("Subtract", cols, rows);                         // [H, W]
+    Value diff = cx.binary("Subtract", cols, rows);                          // [H, W]
     Value k = cx.sym0(cx.expr(1));
     Value keep = cx.binary(upper ? "GreaterEqual" : "LessEqual", diff, k);
     Value zero = cx.scalar_const(0, cx.out_dtype());

@@ -15,8 +15,8 @@ int64_t compress_to_fp16(Graph& g) {
     Layer l = std::move(old[i]);
     for (Value& v : l.inputs) v.layer = remap[size_t(v.layer)];
     for (auto& [name, body] : l.bodies) count += compress_to_fp16(*body);
-    const bool compress = l.type == "Const" && l.data.dtype() == DType::F32 &&
-                          l.data.numel() >= kCompressMinElements;
+    const bool compress =
+        l.type == "Const" && l.data.dtype() == DType::F32 && l.data.numel() >= kCompressMinElements;
     if (!compress) {
       out.push_back(std::move(l));
       remap[i] = int32_t(out.size() - 1);
