@@ -228,6 +228,12 @@ TEST(OpenVINOSeedPrograms, CondOnASymbolicSize) {
   auto a = check_program("cond_size", nullptr, fn, std::tuple{rand_tensor({3, 2}, 1)}, c, {"x"},
                          {{{"x", rand_tensor({3, 2}, 2)}}, {{"x", rand_tensor({9, 2}, 3)}}});
   EXPECT_TRUE(testing::contains(openvino::model_xml(ov_of(*a).model), "shape=\"1..16,2\""));
+  // The interval is the Dim's range: OpenVINO refuses 17 rows.
+  ovt::ScratchDir dir("cond_size_refused");
+  ov_of(*a).save((dir.path() / "model.xml").string());
+  ovt::Cases cases(dir.path());
+  cases.add_refused({{"x", rand_tensor({17, 2}, 4)}});
+  EXPECT_TRUE(cases.run(dir.path() / "model.xml").value("ok", false));
 }
 
 TEST(OpenVINOSeedPrograms, MapAndWhileLoopBecomeLoops) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -107,6 +108,14 @@ class Cases {
     if (!masks.empty()) fs::create_directories(c / "mask");
     for (const auto& [name, t] : masks)
       models::save_npy((c / "mask" / (name + ".npy")).string(), t);
+    dirs_.push_back(c.string());
+  }
+  // A case whose inputs OpenVINO must refuse (a size outside a Parameter's interval).
+  void add_refused(const std::map<std::string, Tensor>& inputs) {
+    fs::path c = dir_ / ("case" + std::to_string(count_++));
+    fs::create_directories(c / "in");
+    for (const auto& [name, t] : inputs) models::save_npy((c / "in" / (name + ".npy")).string(), t);
+    std::ofstream(c / "refused") << "expected to be refused\n";
     dirs_.push_back(c.string());
   }
   // Reads, compiles and runs every case; EXPECTs success and returns the summary.

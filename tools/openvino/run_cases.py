@@ -6,7 +6,8 @@
 Each case DIR holds in/<input name>.npy and want/<output name>.npy; want/state.<id>.npy
 is the value a variable (ReadValue / Assign) must hold after the call. The model must
 give every wanted output within |got - want| <= atol + rtol * |want| (shape and dtype
-equal); where mask/<output name>.npy exists (a bool array over the output's leading
+equal); a case DIR holding a file `refused` instead expects OpenVINO to refuse its
+inputs (e.g. a size outside a Parameter's interval); where mask/<output name>.npy exists (a bool array over the output's leading
 dims, e.g. [batch, seq]), only the positions it marks are compared (outputs at padded
 positions are arbitrary). Each case runs on a fresh infer request (variables at their initial values).
 Float32 inference is requested (INFERENCE_PRECISION_HINT f32). Prints one line per output
@@ -54,10 +55,19 @@ def main() -> int:
         want = load_dir(os.path.join(case, "want"))
         masks = load_dir(os.path.join(case, "mask"))
         request = compiled.create_infer_request()
+        refused = os.path.exists(os.path.join(case, "refused"))
         try:
             result = request.infer(feeds)
         except Exception as e:  # noqa: BLE001
+            if refused:
+                why = [line for line in str(e).splitlines() if "Check" in line] or [str(e)]
+                print(f"  {os.path.basename(case)}: refused as expected: {why[0][:160]}")
+                continue
             print(f"run_cases: {case}: infer FAILED: {e}")
+            ok = False
+            continue
+        if refused:
+            print(f"  {os.path.basename(case)}: FAILED: the inputs were not refused")
             ok = False
             continue
         got = {}
