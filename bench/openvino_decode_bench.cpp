@@ -54,8 +54,7 @@ OpenVINOSetup& setup() {
     parts.at("decode")->save((d.dir / "openvino_model.xml").string());
     d.save_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    d.peak_rss_above_model_mb =
-        double(ingot::bench::status_kb("VmHWM:")) / 1024 - d.model_rss_mb;
+    d.peak_rss_above_model_mb = double(ingot::bench::status_kb("VmHWM:")) / 1024 - d.model_rss_mb;
     std::vector<int64_t> prompt(kPromptLen);
     for (int64_t i = 0; i < kPromptLen; ++i) prompt[size_t(i)] = 100 + i;
     ingot::models::save_npy((d.dir / "prompt.npy").string(),

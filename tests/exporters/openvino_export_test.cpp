@@ -173,6 +173,31 @@ TEST(OpenVINOExport, DecodeComponentIsStatefulInGenAisLayout) {
             q.output_names.end());
 }
 
+// A cache whose length is a symbol (dynamic_cache_len) cannot live in a fixed-shape
+// variable: the stateful export says so and how to get the pairs instead, whose cache
+// dims are the interval of cache_len (2.., unbounded).
+TEST(OpenVINOExport, SymbolicCacheLengthNeedsStatefulFalse) {
+  auto model = models::from_pretrained(testing::fixture_path("models/llama"));
+  GenerationExportOptions g;
+  g.max_cache_len = 32;
+  g.dynamic_cache_len = true;
+  try {
+    OpenVINOExporter().export_for_generation(*model, OpenVINOConfig(), g);
+    FAIL() << "a symbolic cache cannot be a variable";
+  } catch (const NotSupportedError& e) {
+    EXPECT_TRUE(contains(e.what(), "the mutated input 'key_cache.0' has a symbolic size"))
+        << e.what();
+    EXPECT_TRUE(contains(e.what(), "stateful = false")) << e.what();
+  }
+  OpenVINOConfig plain;
+  plain.stateful = false;
+  auto parts = OpenVINOExporter().export_for_generation(*model, plain, g);
+  const openvino::Layer* k =
+      find_layer(ov_of(*parts.at("decode")).model.graph, "Parameter", "input.key_cache.0");
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(contains(k->attrs[0].second, ",2..,")) << k->attrs[0].second;
+}
+
 const bool kTwice = [] {
   register_custom_op(
       "ovtest::twice(Tensor x) -> Tensor",
