@@ -60,7 +60,7 @@ struct Layer {
   std::vector<Value> inputs;
   std::vector<PortInfo> outputs;
   Tensor data;         // Const: the payload (shared, not copied)
-  std::string source;  // the user's source line (rt_info), may be empty
+  std::string source;  // the user's source line, for readers of the in-memory IR (not written)
   Attributes rt_info;  // extra rt_info entries, e.g. {"decompression", ""}
   // If: {"then_body", g}, {"else_body", g}; Loop: {"body", g}.
   std::vector<std::pair<std::string, std::shared_ptr<Graph>>> bodies;
