@@ -60,7 +60,7 @@ TEST(CliExportOnnx, ConfigJsonPicksTheExporterAndItsOptions) {
   ASSERT_EQ(call(run_export, {dir, "--config", config, "-o", archive}), 0);
   EXPECT_TRUE(fs::exists(archive));
   // Errors name what is wrong.
-  std::ofstream(config) << R"({"export_format": "openvino"})";
+  std::ofstream(config) << R"({"export_format": "tflite"})";  // not a format
   EXPECT_THROW(call(run_export, {dir, "--config", config, "-o", out}), ValueError);
   std::ofstream(config) << R"({"export_format": "native"})";
   EXPECT_THROW(call(run_export, {dir, "--config", config, "--format", "onnx", "-o", out}),

@@ -15,6 +15,7 @@
 #include "ingot/cli/commands.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
+#include "ingot/exporters/openvino/openvino_exporter.h"
 
 namespace ingot::cli {
 
@@ -34,7 +35,7 @@ int run_export(int argc, char** argv) {
   std::string folder, output, spec_file, config_file, task = "forward", dtype;
   std::optional<std::string> format, external_data;
   std::optional<int64_t> opset, max_cache_len;
-  bool dynamic = false, optimize = false, multi_token_decode = false;
+  bool dynamic = false, optimize = false, multi_token_decode = false, compress_to_fp16 = false;
   CLI::App app{
       "Traces a Hugging Face model folder through an exporter and writes the artifact: an .ingot "
       "archive (native) or an .onnx model; --task generation writes a generation directory.",
@@ -43,7 +44,7 @@ int run_export(int argc, char** argv) {
       ->required();
   app.add_option("-o,--output", output,
                  "the artifact (or, for --task generation, the directory) to write");
-  app.add_option("--format", format, "exporter: native (default) or onnx");
+  app.add_option("--format", format, "exporter: native (default), onnx or openvino");
   auto* dyn =
       app.add_flag("--dynamic", dynamic, "batch and sequence dims of every input are dynamic");
   app.add_option("--dynamic-shapes", spec_file, "JSON spec of dynamic dims by input name")
@@ -60,6 +61,8 @@ int run_export(int argc, char** argv) {
   app.add_flag("--optimize", optimize, "onnx: fold shape computations, merge constants");
   app.add_option("--external-data", external_data,
                  "onnx: auto|always|never (weights in <file>.data)");
+  app.add_flag("--compress-to-fp16", compress_to_fp16,
+               "openvino: float32 weights stored as float16 (decompressed on load)");
   app.add_option("--dtype", dtype, "compute dtype: float32 (default) or bfloat16");
   if (!parse(app, argc, argv)) return 0;
   models::LoadOptions load;
@@ -91,6 +94,16 @@ int run_export(int argc, char** argv) {
     if (external_data) onnx_config->external_data = *external_data;
     if (output.empty()) output = onnx_config->output_path;
   }
+  // OpenVINO: the IR (model.xml + model.bin); a generation directory holds one stateful
+  // openvino_model.xml in OpenVINO GenAI's layout, so its decode is multi-token.
+  auto* ov_config = dynamic_cast<exporters::OpenVINOConfig*>(config.get());
+  INGOT_CHECK(ov_config || !compress_to_fp16, ValueError,
+              "[ingot export] --compress-to-fp16 applies to --format openvino");
+  if (ov_config) {
+    if (compress_to_fp16) ov_config->compress_to_fp16 = true;
+    if (output.empty()) output = ov_config->output_path;
+    if (task == "generation") multi_token_decode = true;
+  }
   // Re-reading the JSON checks the overridden fields like a config file.
   config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");
   INGOT_CHECK(!output.empty(), ValueError,
@@ -110,7 +123,7 @@ int run_export(int argc, char** argv) {
                 model->architecture().c_str(), config->export_format().c_str(),
                 (long long)g.max_cache_len, output.c_str());
     for (const auto& [name, artifact] : components) {
-      std::printf("  %s%s: %zu nodes\n", name.c_str(), artifact->file_extension().c_str(),
+      std::printf("  %s: %zu nodes\n", artifact->component_file(name).c_str(),
                   artifact->program.graph->nodes().size());
       for (const std::string& note : artifact->notes) std::printf("    %s\n", note.c_str());
     }

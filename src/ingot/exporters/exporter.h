@@ -39,6 +39,11 @@ class ExportArtifact {
   virtual std::string file_extension() const = 0;
   // Writes the artifact (an .ingot archive, an .onnx file with its data file).
   virtual void save(const std::string& path) const = 0;
+  // The file a generation directory stores component `component` in (default
+  // `<component><file_extension()>`; OpenVINO: openvino_model.xml for "decode").
+  virtual std::string component_file(const std::string& component) const {
+    return component + file_extension();
+  }
 
   ExportedProgram program;
   std::vector<std::string> notes;

@@ -26,7 +26,7 @@ void save_generation_directory(
     INGOT_CHECK(artifact->format() == format, ValueError,
                 "[save_generation_directory] component '{}' is {}, the others {}", name,
                 artifact->format(), format);
-    const std::string file = name + artifact->file_extension();
+    const std::string file = artifact->component_file(name);
     artifact->save((fs::path(dir) / file).string());
     manifest["components"][name] = file;
   }

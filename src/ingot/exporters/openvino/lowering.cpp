@@ -1,0 +1,614 @@
+#include "ingot/exporters/openvino/lowering.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "ingot/ops/functional.h"
+
+namespace ingot::exporters::openvino {
+
+// --- the translation table -------------------------------------------------------------
+
+namespace {
+
+struct TableEntry {
+  Translation fn;
+  std::string where;
+};
+
+std::map<std::string, TableEntry, std::less<>>& table() {
+  static std::map<std::string, TableEntry, std::less<>> t;
+  return t;
+}
+
+}  // namespace
+
+void register_translation(const std::string& op, Translation fn, std::source_location where) {
+  const std::string at = fmt::format(
+      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
+  auto [it, inserted] = table().emplace(op, TableEntry{std::move(fn), at});
+  INGOT_CHECK(inserted, InternalError, "[openvino] op '{}' has two translations ({} and {})", op,
+              it->second.where, at);
+}
+
+const Translation* find_translation(std::string_view op) {
+  auto it = table().find(op);
+  return it == table().end() ? nullptr : &it->second.fn;
+}
+
+std::vector<std::string> translated_ops() {
+  std::vector<std::string> out;
+  for (const auto& [name, e] : table()) out.push_back(name);
+  return out;
+}
+
+std::vector<int64_t> port_dims(const ir::ValueInfo& v) {
+  std::vector<int64_t> d;
+  for (const sym::Expr& e : v.sizes) d.push_back(e.is_integer() ? e.value() : -1);
+  return d;
+}
+
+// --- names -----------------------------------------------------------------------------
+
+std::vector<std::string> openvino_output_names(const ExportedProgram& p) {
+  std::vector<std::string> paths = p.out_spec.leaf_paths("");
+  std::vector<std::string> user;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::string s = paths[i];
+    if (s.empty() || s[0] == '[') s = paths.size() == 1 ? "output" : fmt::format("output_{}", i);
+    user.push_back(s);
+  }
+  std::vector<std::string> out;
+  size_t next = 0;
+  for (const OutputSpec& o : p.signature.outputs) {
+    if (o.kind == OutputKind::UserOutput) {
+      out.push_back(next < user.size() ? user[next] : fmt::format("output_{}", next));
+      ++next;
+    } else {
+      out.push_back("output." + o.target);
+    }
+  }
+  return out;
+}
+
+// --- Lowering --------------------------------------------------------------------------
+
+Lowering::Lowering(const ExportedProgram& program, const LoweringOptions& options)
+    : program_(program), options_(options) {}
+
+void Lowering::add_sources(Scope& s, Value v, const ir::ValueInfo& info) {
+  for (size_t d = 0; d < info.sizes.size(); ++d) {
+    const sym::Expr& e = info.sizes[d];
+    if (e.is_symbol() && !s.sources.contains(e.name()))
+      s.sources.emplace(e.name(), std::pair{v, int64_t(d)});
+  }
+}
+
+Value Lowering::import(Scope* from, Value v) {
+  if (from == scope_) return v;
+  INGOT_CHECK(scope_->parent != nullptr, InternalError,
+              "[openvino] a value of an inner graph is read by an outer one");
+  Scope* here = scope_;
+  scope_ = here->parent;
+  Value outer = import(from, v);
+  scope_ = here;
+  if (here->same_graph_as_parent) return outer;
+  for (const auto& [o, param] : here->captures) {
+    if (o == outer) return param;
+  }
+  const PortInfo& info = here->parent->graph->info(outer);
+  Value param = here->graph->parameter(
+      "captured", info.type, info.dims.value_or(std::vector<int64_t>{}), info.dims ? "" : "...");
+  here->captures.emplace_back(outer, param);
+  return param;
+}
+
+Value Lowering::materialise_symbol(const sym::Expr& symbol) {
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    if (auto it = s->exprs.find(symbol); it != s->exprs.end()) return import(s, it->second);
+  }
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    auto it = s->sources.find(symbol.name());
+    if (it == s->sources.end()) continue;
+    const auto& [value, d] = it->second;
+    // Emitted where the source lives, so every body can import it.
+    Graph& g = *s->graph;
+    Value shape = g.op("ShapeOf", {value}, {{"output_type", "i64"}});
+    Value v = g.op("Gather", {shape, g.ints({d}), g.constant(Tensor::scalar(int64_t(0)))});
+    g.info(v).dims = std::vector<int64_t>{1};
+    s->exprs.emplace(symbol, v);
+    return import(s, v);
+  }
+  INGOT_THROW(InternalError,
+              "[openvino] symbol '{}' is used before any input or value carries it (no ShapeOf "
+              "to read it from)",
+              symbol.name());
+}
+
+Value Lowering::emit_int(const sym::Expr& e) {
+  Graph& g = *scope_->graph;
+  auto binary = [&](const char* op, Value x, Value y) { return g.op(op, {x, y}); };
+  switch (e.kind()) {
+    case sym::Kind::Integer:
+      return g.ints({e.value()});
+    case sym::Kind::Symbol:
+      return materialise_symbol(e);
+    case sym::Kind::Add: {
+      const sym::Linear lin = sym::to_linear(e);
+      std::optional<Value> acc;
+      for (const auto& [monomial, coeff] : lin.terms) {
+        Value term = sym1(monomial);
+        if (coeff != 1) term = binary("Multiply", term, g.ints({coeff}));
+        acc = acc ? binary("Add", *acc, term) : term;
+      }
+      if (lin.constant != 0 || !acc)
+        acc = acc ? binary("Add", *acc, g.ints({lin.constant})) : g.ints({lin.constant});
+      return *acc;
+    }
+    case sym::Kind::Mul: {
+      std::optional<Value> acc;
+      for (const sym::Expr& f : e->args) acc = acc ? binary("Multiply", *acc, sym1(f)) : sym1(f);
+      return *acc;
+    }
+    case sym::Kind::FloorDiv:
+      return binary("Divide", sym1(e->args[0]), sym1(e->args[1]));  // python (floor) division
+    case sym::Kind::Mod:
+      return binary("FloorMod", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::Min:
+      return binary("Minimum", sym1(e->args[0]), sym1(e->args[1]));
+    case sym::Kind::Max:
+      return binary("Maximum", sym1(e->args[0]), sym1(e->args[1]));
+    default:  // a boolean used as an integer: 0 / 1
+      return g.op("Convert", {sym_bool1(e)}, {{"destination_type", "i64"}});
+  }
+}
+
+Value Lowering::sym1(const sym::Expr& e) {
+  if (e.is_symbol()) return materialise_symbol(e);
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    if (auto it = s->exprs.find(e); it != s->exprs.end()) return import(s, it->second);
+  }
+  Value v = e.is_bool() ? sym_bool1(e) : emit_int(e);
+  scope_->graph->info(v).dims = std::vector<int64_t>{1};
+  scope_->exprs.emplace(e, v);
+  return v;
+}
+
+Value Lowering::sym_bool1(const sym::Expr& e) {
+  for (Scope* s = scope_; s != nullptr; s = s->parent) {
+    if (auto it = s->exprs.find(e); it != s->exprs.end()) return import(s, it->second);
+  }
+  Graph& g = *scope_->graph;
+  auto two = [&](const char* op) { return g.op(op, {sym1(e->args[0]), sym1(e->args[1])}); };
+  Value v;
+  switch (e.kind()) {
+    case sym::Kind::Boolean:
+      v = g.constant(full({1}, Scalar(e.value() != 0), DType::Bool));
+      break;
+    case sym::Kind::Eq:
+      v = two("Equal");
+      break;
+    case sym::Kind::Ne:
+      v = two("NotEqual");
+      break;
+    case sym::Kind::Lt:
+      v = two("Less");
+      break;
+    case sym::Kind::Le:
+      v = two("LessEqual");
+      break;
+    case sym::Kind::And:
+    case sym::Kind::Or: {
+      std::optional<Value> acc;
+      for (const sym::Expr& a : e->args) {
+        Value x = sym_bool1(a);
+        acc = acc ? g.op(e.kind() == sym::Kind::And ? "LogicalAnd" : "LogicalOr", {*acc, x}) : x;
+      }
+      v = *acc;
+      break;
+    }
+    case sym::Kind::Not:
+      v = g.op("LogicalNot", {sym_bool1(e->args[0])});
+      break;
+    default:  // an integer used as a condition: != 0
+      v = g.op("NotEqual", {sym1(e), g.ints({0})});
+  }
+  g.info(v).dims = std::vector<int64_t>{1};
+  scope_->exprs.emplace(e, v);
+  return v;
+}
+
+std::vector<Value> Lowering::lower_inline(const ir::Graph& g, const std::vector<Value>& inputs) {
+  std::vector<std::pair<Value, Value>> captures;
+  return lower_body(*scope_->graph, g, inputs, captures, true);
+}
+
+std::vector<Value> Lowering::lower_body(Graph& body, const ir::Graph& g,
+                                        const std::vector<Value>& params,
+                                        std::vector<std::pair<Value, Value>>& captures,
+                                        bool same_graph) {
+  INGOT_CHECK(params.size() == g.inputs.size(), InternalError,
+              "[openvino] subgraph takes {} inputs, given {}", g.inputs.size(), params.size());
+  Scope s;
+  s.graph = &body;
+  s.parent = scope_;
+  s.ir = &g;
+  s.same_graph_as_parent = same_graph;
+  s.values.resize(g.num_values());
+  for (size_t i = 0; i < params.size(); ++i) {
+    s.values[size_t(g.inputs[i])] = params[i];
+    add_sources(s, params[i], g.value(g.inputs[i]));
+  }
+  Scope* saved = scope_;
+  scope_ = &s;
+  try {
+    lower_nodes(g);
+  } catch (...) {
+    scope_ = saved;
+    throw;
+  }
+  scope_ = saved;
+  std::vector<Value> out;
+  for (ir::ValueId v : g.outputs) {
+    INGOT_CHECK(s.values[size_t(v)].has_value(), InternalError,
+                "[openvino] subgraph output '{}' was never produced", g.value(v).name);
+    out.push_back(*s.values[size_t(v)]);
+  }
+  captures = s.captures;
+  return out;
+}
+
+void Lowering::lower_nodes(const ir::Graph& g) {
+  for (const ir::Node& n : g.nodes()) {
+    const Translation* t = find_translation(n.target);
+    if (t == nullptr) {
+      INGOT_THROW(NotSupportedError,
+                  "[openvino] op '{}' has no OpenVINO translation (called at {}). Register one "
+                  "next to the others in src/ingot/exporters/openvino/ with "
+                  "INGOT_OPENVINO_TRANSLATION(id, \"{}\", fn), or replace the op at trace time "
+                  "for the openvino backend with INGOT_REGISTER_OP_PATCH (docs/openvino.md)",
+                  n.target, n.source.str(), n.target);
+    }
+    TranslationContext cx(*this, g, n);
+    (*t)(cx);
+    for (ir::ValueId o : n.outputs) {
+      const ir::ValueInfo& info = g.value(o);
+      if (!info.is_tensor()) continue;
+      INGOT_CHECK(scope_->values[size_t(o)].has_value(), InternalError,
+                  "[openvino] the translation of '{}' did not set output '{}'", n.target,
+                  info.name);
+      add_sources(*scope_, *scope_->values[size_t(o)], info);
+    }
+  }
+}
+
+std::string Lowering::partial_shape(const ir::ValueInfo& info) const {
+  std::vector<std::string> parts;
+  for (const sym::Expr& e : info.sizes) {
+    if (e.is_integer()) {
+      parts.push_back(std::to_string(e.value()));
+      continue;
+    }
+    auto it = e.is_symbol() ? program_.range_constraints.find(e.name())
+                            : program_.range_constraints.end();
+    if (it == program_.range_constraints.end()) {
+      parts.push_back("?");
+      continue;
+    }
+    const int64_t lo = std::max<int64_t>(it->second.range.lo, 0);
+    const int64_t hi = it->second.range.hi;
+    const bool unbounded = hi >= int64_t(std::numeric_limits<int32_t>::max());
+    if (unbounded)
+      parts.push_back(lo == 0 ? "?" : fmt::format("{}..", lo));
+    else
+      parts.push_back(lo == hi ? std::to_string(lo) : fmt::format("{}..{}", lo, hi));
+  }
+  return fmt::format("{}", fmt::join(parts, ","));
+}
+
+LoweredModel Lowering::run() {
+  const ir::Graph& graph = *program_.graph;
+  const GraphSignature& sig = program_.signature;
+  INGOT_CHECK(
+      sig.inputs.size() == graph.inputs.size() && sig.outputs.size() == graph.outputs.size(),
+      InternalError, "[openvino] the program's signature does not match its graph");
+  LoweredModel result;
+  result.model.name = options_.name;
+  Graph& g = result.model.graph;
+  std::set<std::string> mutated;
+  for (const OutputSpec& o : sig.outputs) {
+    if (o.kind != OutputKind::UserOutput) mutated.insert(o.target);
+  }
+  Scope root;
+  root.graph = &g;
+  root.ir = &graph;
+  root.values.resize(graph.num_values());
+  scope_ = &root;
+
+  // GenAI's inputs: the batch is dim 0 of input_ids.
+  std::optional<Value> beam_idx;
+  if (options_.generation_inputs && options_.stateful && !mutated.empty()) {
+    for (size_t i = 0; i < sig.inputs.size(); ++i) {
+      if (sig.inputs[i].target != "input_ids") continue;
+      const ir::ValueInfo& ids = graph.value(graph.inputs[i]);
+      ir::ValueInfo two = ids;
+      two.dtype = DType::I64;
+      two.sizes = {ids.sizes.at(0), sym::symbol("past_and_new_tokens")};
+      const std::string batch = partial_shape(ids).substr(0, partial_shape(ids).find(','));
+      g.parameter("attention_mask", DType::I64, {port_dims(ids)[0], -1}, batch + ",?");
+      g.parameter("position_ids", DType::I64, {port_dims(ids)[0], -1}, batch + ",?");
+      beam_idx = g.parameter("beam_idx", DType::I32, {port_dims(ids)[0]}, batch);
+    }
+  }
+
+  for (size_t i = 0; i < sig.inputs.size(); ++i) {
+    const InputSpec& in = sig.inputs[i];
+    const ir::ValueInfo& info = graph.value(graph.inputs[i]);
+    const bool is_mutated = mutated.contains(in.target);
+    Value v;
+    if (is_mutated && options_.stateful) {
+      // A variable: ReadValue of the state (initially the buffer, or zeros).
+      for (const sym::Expr& e : info.sizes) {
+        if (!e.is_integer())
+          INGOT_THROW(NotSupportedError,
+                      "[openvino] the mutated input '{}' has a symbolic size ({}); a stateful "
+                      "model holds it in a variable of a fixed shape: export with stateful = "
+                      "false (the pair input.{} / output.{})",
+                      in.target, e.str(), in.target, in.target);
+      }
+      const std::vector<int64_t> dims = port_dims(info);
+      Tensor init = in.kind == InputKind::UserInput
+                        ? zeros(IntShape(dims.begin(), dims.end()), info.dtype)
+                        : program_.state.at(in.target);
+      Value init_v = g.constant(init, in.target + "/init");
+      std::vector<std::string> parts;
+      for (int64_t d : dims) parts.push_back(std::to_string(d));
+      v = g.add_layer("ReadValue", {init_v}, {PortInfo{info.dtype, dims, {}}},
+                      {{"variable_id", in.target},
+                       {"variable_type", std::string(element_type_name(info.dtype))},
+                       {"variable_shape", fmt::format("{}", fmt::join(parts, ","))}})[0];
+      if (beam_idx && info.sizes.size() == 4) {
+        v = g.op("Gather", {v, *beam_idx, g.constant(Tensor::scalar(int64_t(0)))});
+        g.info(v).dims = dims;
+      }
+      result.variables.push_back(in.target);
+    } else if (in.kind == InputKind::UserInput || is_mutated) {
+      const std::string name = is_mutated ? "input." + in.target : in.target;
+      v = g.parameter(name, info.dtype, port_dims(info), partial_shape(info));
+    } else {
+      const Tensor& t = in.kind == InputKind::ConstantTensor ? program_.constants.at(in.target)
+                                                             : program_.state.at(in.target);
+      v = g.constant(t, in.target);
+    }
+    root.values[size_t(graph.inputs[i])] = v;
+    add_sources(root, v, info);
+  }
+  lower_nodes(graph);
+  const std::vector<std::string> names = openvino_output_names(program_);
+  for (size_t j = 0; j < sig.outputs.size(); ++j) {
+    const OutputSpec& o = sig.outputs[j];
+    Value v = *root.values[size_t(graph.outputs[j])];
+    if (o.kind != OutputKind::UserOutput && options_.stateful) {
+      g.assign(v, o.target);
+      continue;
+    }
+    g.result(v, names[j]);
+    result.output_names.push_back(names[j]);
+  }
+  for (int32_t id : g.parameters())
+    result.input_names.push_back(g.layers()[size_t(id)].outputs[0].names.at(0));
+  scope_ = nullptr;
+  return result;
+}
+
+LoweredModel lower_program(const ExportedProgram& program, const LoweringOptions& options) {
+  Lowering l(program, options);
+  return l.run();
+}
+
+// --- TranslationContext ----------------------------------------------------------------
+
+Graph& TranslationContext::g() {
+  return *l_.scope().graph;
+}
+
+bool TranslationContext::is_none(size_t i) const {
+  return i >= node_.args.size() || std::holds_alternative<std::monostate>(node_.args[i]);
+}
+
+Value TranslationContext::in(size_t i) {
+  const auto* t = i < node_.args.size() ? std::get_if<ir::TensorRef>(&node_.args[i]) : nullptr;
+  INGOT_CHECK(t != nullptr, InternalError, "[openvino] {}: argument {} is not a tensor",
+              node_.target, i);
+  const auto& v = l_.scope().values.at(size_t(t->id));
+  INGOT_CHECK(v.has_value(), InternalError, "[openvino] {}: argument {} ('{}') has no value",
+              node_.target, i, graph_.value(t->id).name);
+  return *v;
+}
+
+const ir::ValueInfo& TranslationContext::in_info(size_t i) const {
+  return graph_.value(std::get<ir::TensorRef>(node_.args.at(i)).id);
+}
+
+std::vector<std::optional<Value>> TranslationContext::in_list(size_t i) {
+  std::vector<std::optional<Value>> out;
+  for (const auto& e : std::get<ir::OptionalValueList>(node_.args.at(i))) {
+    out.push_back(e ? l_.scope().values.at(size_t(*e)) : std::nullopt);
+  }
+  return out;
+}
+
+std::vector<const ir::ValueInfo*> TranslationContext::in_list_info(size_t i) const {
+  std::vector<const ir::ValueInfo*> out;
+  for (const auto& e : std::get<ir::OptionalValueList>(node_.args.at(i))) {
+    out.push_back(e ? &graph_.value(*e) : nullptr);
+  }
+  return out;
+}
+
+sym::Expr TranslationContext::expr(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* e = std::get_if<sym::Expr>(&a)) return *e;
+  if (const auto* s = std::get_if<Scalar>(&a)) return sym::integer(s->to_int());
+  if (const auto* b = std::get_if<bool>(&a)) return sym::integer(*b);
+  INGOT_THROW(InternalError, "[openvino] {}: argument {} is not an integer", node_.target, i);
+}
+
+std::optional<sym::Expr> TranslationContext::opt_expr(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return expr(i);
+}
+
+int64_t TranslationContext::int_(size_t i) const {
+  sym::Expr e = expr(i);
+  if (!e.is_integer())
+    unsupported(fmt::format("a symbolic value ({}) for argument {}", e.str(), i));
+  return e.value();
+}
+
+std::vector<sym::Expr> TranslationContext::exprs(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* l = std::get_if<std::vector<sym::Expr>>(&a)) return *l;
+  return {expr(i)};
+}
+
+std::vector<int64_t> TranslationContext::ints(size_t i) const {
+  std::vector<int64_t> out;
+  for (const sym::Expr& e : exprs(i)) {
+    if (!e.is_integer())
+      unsupported(fmt::format("a symbolic value ({}) in argument {}", e.str(), i));
+    out.push_back(e.value());
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> TranslationContext::opt_ints(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return ints(i);
+}
+
+double TranslationContext::f64(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* d = std::get_if<double>(&a)) return *d;
+  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_double();
+  if (const auto* e = std::get_if<sym::Expr>(&a); e && e->is_integer()) return double(e->value());
+  INGOT_THROW(InternalError, "[openvino] {}: argument {} is not a float", node_.target, i);
+}
+
+std::optional<double> TranslationContext::opt_f64(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return f64(i);
+}
+
+bool TranslationContext::boolean(size_t i) const {
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* b = std::get_if<bool>(&a)) return *b;
+  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_bool();
+  INGOT_THROW(InternalError, "[openvino] {}: argument {} is not a bool", node_.target, i);
+}
+
+std::optional<bool> TranslationContext::opt_bool(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return boolean(i);
+}
+
+std::optional<std::string> TranslationContext::opt_str(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  return std::get<std::string>(node_.args.at(i));
+}
+
+std::optional<double> TranslationContext::scalar_value(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  const ir::Argument& a = node_.args.at(i);
+  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_double();
+  if (const auto* d = std::get_if<double>(&a)) return *d;
+  if (const auto* b = std::get_if<bool>(&a)) return double(*b);
+  if (const auto* e = std::get_if<sym::Expr>(&a); e && e->is_integer()) return double(e->value());
+  return std::nullopt;
+}
+
+Value TranslationContext::scalar(size_t i, DType dtype) {
+  if (auto v = scalar_value(i)) return scalar_const(*v, dtype);
+  return cast(sym0(expr(i)), DType::I64, dtype);
+}
+
+const ir::ValueInfo& TranslationContext::out_info(size_t i) const {
+  return graph_.value(node_.outputs.at(i));
+}
+
+void TranslationContext::set_output(size_t i, Value v) {
+  const ir::ValueInfo& info = out_info(i);
+  PortInfo& p = g().info(v);
+  INGOT_CHECK(p.type == info.dtype, InternalError,
+              "[openvino] the translation of '{}' gives output {} as {}, the program has {}",
+              node_.target, i, element_type_name(p.type), element_type_name(info.dtype));
+  p.dims = port_dims(info);
+  l_.scope().values.at(size_t(node_.outputs.at(i))) = v;
+}
+
+Value TranslationContext::op(std::string_view type, const std::vector<Value>& inputs,
+                             Attributes attrs) {
+  return ops(type, inputs, 1, std::move(attrs))[0];
+}
+
+std::vector<Value> TranslationContext::ops(std::string_view type, const std::vector<Value>& inputs,
+                                           size_t n, Attributes attrs) {
+  return g().ops(type, inputs, n, std::move(attrs), node_.source.known() ? source() : "");
+}
+
+Value TranslationContext::cast(Value v, DType from, DType to) {
+  if (from == to) return v;
+  return op("Convert", {v}, {{"destination_type", std::string(element_type_name(to))}});
+}
+
+Value TranslationContext::shape_of(Value v) {
+  return op("ShapeOf", {v}, {{"output_type", "i64"}});
+}
+
+Value TranslationContext::binary(std::string_view type, Value a, Value b) {
+  return op(type, {a, b});
+}
+
+Value TranslationContext::sym1(const sym::Expr& e) {
+  return l_.sym1(e);
+}
+
+Value TranslationContext::sym0(const sym::Expr& e) {
+  if (e.is_integer()) return constant(Tensor::scalar(e.value()));
+  return op("Squeeze", {l_.sym1(e), ints_const({0})});
+}
+
+Value TranslationContext::shape_tensor(const std::vector<sym::Expr>& sizes) {
+  bool all_static = true;
+  for (const sym::Expr& e : sizes) all_static = all_static && e.is_integer();
+  if (all_static || sizes.empty()) {
+    std::vector<int64_t> v;
+    for (const sym::Expr& e : sizes) v.push_back(e.value());
+    return ints_const(v);
+  }
+  std::vector<Value> parts;
+  for (const sym::Expr& e : sizes) parts.push_back(l_.sym1(e));
+  if (parts.size() == 1) return parts[0];
+  return op("Concat", parts, {{"axis", "0"}});
+}
+
+Value TranslationContext::sym_bool1(const sym::Expr& e) {
+  return l_.sym_bool1(e);
+}
+
+void TranslationContext::bind_symbol(const std::string& name, Value value1d) {
+  l_.scope().exprs[sym::symbol(name)] = value1d;
+}
+
+void TranslationContext::unsupported(const std::string& what) const {
+  INGOT_THROW(NotSupportedError,
+              "[openvino] '{}' (called at {}) cannot be translated to OpenVINO: {}. Register a "
+              "better translation with INGOT_OPENVINO_TRANSLATION or an openvino op patch "
+              "(docs/openvino.md)",
+              node_.target, node_.source.str(), what);
+}
+
+}  // namespace ingot::exporters::openvino

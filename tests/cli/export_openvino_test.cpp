@@ -1,0 +1,78 @@
+// `ingot export --format openvino` end to end: the IR files of a forward export (with
+// the OpenVINO venv: OpenVINO's logits against the transformers reference committed with
+// the fixture, 1e-4 on non-padded positions), --compress-to-fp16, and a generation
+// directory that OpenVINO GenAI's LLMPipeline loads and decodes to the same greedy text
+// as `ingot generate` on the demo model.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../exporters/ov_harness.h"
+#include "../models/fixture_path.h"
+#include "cli_call.h"
+#include "ingot/cli/commands.h"
+#include "ingot/models/npy.h"
+#include "ingot/ops/functional.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace ovt = testing::ov;
+using cli_testing::call;
+using cli_testing::captured;
+
+TEST(CliExportOpenVINO, FormatOpenVINODynamicMatchesTransformersInOpenVINO) {
+  const std::string dir = testing::fixture_path("models/qwen3");
+  ovt::ScratchDir tmp("cli_ov");
+  const std::string model = (tmp.path() / "qwen3.xml").string();
+  ASSERT_EQ(call(run_export, {dir, "--format", "openvino", "--dynamic", "-o", model}), 0);
+  EXPECT_TRUE(fs::exists(tmp.path() / "qwen3.bin"));
+  // --compress-to-fp16 halves the weights; it is an OpenVINO option only.
+  const std::string half = (tmp.path() / "half.xml").string();
+  ASSERT_EQ(call(run_export,
+                 {dir, "--format", "openvino", "--dynamic", "--compress-to-fp16", "-o", half}),
+            0);
+  EXPECT_LT(fs::file_size(tmp.path() / "half.bin"),
+            fs::file_size(tmp.path() / "qwen3.bin") * 6 / 10);
+  EXPECT_THROW(call(run_export, {dir, "--format", "onnx", "--compress-to-fp16", "-o",
+                                 (tmp.path() / "x.onnx").string()}),
+               ValueError);
+  if (!ovt::have_venv()) GTEST_SKIP() << ovt::skip_reason();
+  ovt::Cases cases(tmp.path() / "cases");
+  Tensor mask = models::load_npy(dir + "/attention_mask.npy");
+  cases.add({{"input_ids", models::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
+            {{"logits", models::load_npy(dir + "/logits.npy")}}, {{"logits", ne(mask, Scalar(0))}});
+  EXPECT_TRUE(cases.run(model, 1e-4).value("ok", false));
+  EXPECT_TRUE(cases.run(half, 2e-2).value("ok", false));  // float16 weights: a looser bound
+}
+
+TEST(CliExportOpenVINO, GenerationDirectoryGivesIngotsGreedyTextInOpenVINOGenAI) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  ovt::ScratchDir tmp("cli_ov_genai");
+  const std::string out = (tmp.path() / "demo-ov").string();
+  ASSERT_EQ(call(run_export, {demo, "--format", "openvino", "--task", "generation",
+                              "--max-cache-len", "128", "-o", out}),
+            0);
+  for (const char* f : {"openvino_model.xml", "openvino_model.bin", "config.json",
+                        "generation_config.json", "tokenizer.json", "manifest.json"}) {
+    EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
+  }
+  EXPECT_FALSE(fs::exists(fs::path(out) / "openvino_prefill_model.xml"));  // one multi-token model
+  if (!ovt::have_venv()) GTEST_SKIP() << ovt::skip_reason();
+  const std::string prompt = "It is a truth universally acknowledged, that";
+  auto [rc, text] = captured(run_generate, {demo, "--prompt", prompt, "--max-new-tokens", "32",
+                                            "--greedy", "--ignore-eos", "--json"});
+  ASSERT_EQ(rc, 0);
+  const nlohmann::json ingot = nlohmann::json::parse(text);
+  ASSERT_EQ(ingot["generated_ids"].size(), 32u);
+  auto r = ovt::run_tool("genai_generate.py", {out, "--prompt", prompt, "--max-new-tokens", "32"});
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_TRUE(r.summary.is_object()) << r.log;
+  EXPECT_EQ(r.summary["text"].get<std::string>(), ingot["text"].get<std::string>()) << r.log;
+  EXPECT_TRUE(fs::exists(fs::path(out) / "openvino_tokenizer.xml"));  // made by the judge
+}
+
+}  // namespace
+}  // namespace ingot::cli
