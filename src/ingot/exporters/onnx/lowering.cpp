@@ -378,10 +378,6 @@ int64_t TranslationContext::opset() const {
   return l_.opset();
 }
 
-bool TranslationContext::is_none(size_t i) const {
-  return i >= node_.args.size() || std::holds_alternative<std::monostate>(node_.args[i]);
-}
-
 std::string TranslationContext::in(size_t i) const {
   const auto* t = i < node_.args.size() ? std::get_if<ir::TensorRef>(&node_.args[i]) : nullptr;
   INGOT_CHECK(t != nullptr, InternalError, "[onnx] {}: argument {} is not a tensor", node_.target,
@@ -392,10 +388,6 @@ std::string TranslationContext::in(size_t i) const {
   return *v;
 }
 
-const ir::ValueInfo& TranslationContext::in_info(size_t i) const {
-  return graph_.value(std::get<ir::TensorRef>(node_.args.at(i)).id);
-}
-
 std::vector<std::optional<std::string>> TranslationContext::in_list(size_t i) const {
   std::vector<std::optional<std::string>> out;
   for (const auto& e : std::get<ir::OptionalValueList>(node_.args.at(i))) {
@@ -404,108 +396,10 @@ std::vector<std::optional<std::string>> TranslationContext::in_list(size_t i) co
   return out;
 }
 
-std::vector<const ir::ValueInfo*> TranslationContext::in_list_info(size_t i) const {
-  std::vector<const ir::ValueInfo*> out;
-  for (const auto& e : std::get<ir::OptionalValueList>(node_.args.at(i))) {
-    out.push_back(e ? &graph_.value(*e) : nullptr);
-  }
-  return out;
-}
-
-sym::Expr TranslationContext::expr(size_t i) const {
-  const ir::Argument& a = node_.args.at(i);
-  if (const auto* e = std::get_if<sym::Expr>(&a)) return *e;
-  if (const auto* s = std::get_if<Scalar>(&a)) return sym::integer(s->to_int());
-  if (const auto* b = std::get_if<bool>(&a)) return sym::integer(*b);
-  INGOT_THROW(InternalError, "[onnx] {}: argument {} is not an integer", node_.target, i);
-}
-
-std::optional<sym::Expr> TranslationContext::opt_expr(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  return expr(i);
-}
-
-int64_t TranslationContext::int_(size_t i) const {
-  sym::Expr e = expr(i);
-  if (!e.is_integer())
-    unsupported(fmt::format("a symbolic value ({}) for argument {}", e.str(), i));
-  return e.value();
-}
-
-std::vector<sym::Expr> TranslationContext::exprs(size_t i) const {
-  const ir::Argument& a = node_.args.at(i);
-  if (const auto* l = std::get_if<std::vector<sym::Expr>>(&a)) return *l;
-  return {expr(i)};
-}
-
-std::vector<int64_t> TranslationContext::ints(size_t i) const {
-  std::vector<int64_t> out;
-  for (const sym::Expr& e : exprs(i)) {
-    if (!e.is_integer())
-      unsupported(fmt::format("a symbolic value ({}) in argument {}", e.str(), i));
-    out.push_back(e.value());
-  }
-  return out;
-}
-
-std::optional<std::vector<int64_t>> TranslationContext::opt_ints(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  return ints(i);
-}
-
-double TranslationContext::f64(size_t i) const {
-  const ir::Argument& a = node_.args.at(i);
-  if (const auto* d = std::get_if<double>(&a)) return *d;
-  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_double();
-  if (const auto* e = std::get_if<sym::Expr>(&a); e && e->is_integer()) return double(e->value());
-  INGOT_THROW(InternalError, "[onnx] {}: argument {} is not a float", node_.target, i);
-}
-
-std::optional<double> TranslationContext::opt_f64(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  return f64(i);
-}
-
-bool TranslationContext::boolean(size_t i) const {
-  const ir::Argument& a = node_.args.at(i);
-  if (const auto* b = std::get_if<bool>(&a)) return *b;
-  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_bool();
-  INGOT_THROW(InternalError, "[onnx] {}: argument {} is not a bool", node_.target, i);
-}
-
-std::optional<bool> TranslationContext::opt_bool(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  return boolean(i);
-}
-
-std::optional<DType> TranslationContext::opt_dtype(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  return std::get<DType>(node_.args.at(i));
-}
-
-std::optional<std::string> TranslationContext::opt_str(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  return std::get<std::string>(node_.args.at(i));
-}
-
-std::optional<double> TranslationContext::scalar_value(size_t i) const {
-  if (is_none(i)) return std::nullopt;
-  const ir::Argument& a = node_.args.at(i);
-  if (const auto* s = std::get_if<Scalar>(&a)) return s->to_double();
-  if (const auto* d = std::get_if<double>(&a)) return *d;
-  if (const auto* b = std::get_if<bool>(&a)) return double(*b);
-  if (const auto* e = std::get_if<sym::Expr>(&a); e && e->is_integer()) return double(e->value());
-  return std::nullopt;
-}
-
 std::string TranslationContext::scalar(size_t i, DType dtype) {
   if (auto v = scalar_value(i)) return scalar_const(*v, dtype);
   const sym::Expr e = expr(i);  // a symbolic size
   return cast(sym0(e), DType::I64, dtype);
-}
-
-const ir::ValueInfo& TranslationContext::out_info(size_t i) const {
-  return graph_.value(node_.outputs.at(i));
 }
 
 void TranslationContext::set_output(size_t i, const std::string& onnx_value) {

@@ -24,58 +24,32 @@
 #include <vector>
 
 #include "ingot/export/graph.h"
+#include "ingot/exporters/node_arguments.h"
 #include "ingot/exporters/onnx/builder.h"
 
 namespace ingot::exporters::onnx {
 
 class Lowering;
 
-class TranslationContext {
+// The node's arguments (NodeArguments) plus what emitting ONNX nodes needs.
+class TranslationContext : public NodeArguments {
  public:
   TranslationContext(Lowering& lowering, const ir::Graph& graph, const ir::Node& node)
-      : l_(lowering), graph_(graph), node_(node) {}
+      : NodeArguments("onnx", graph, node), l_(lowering) {}
 
-  const ir::Node& node() const { return node_; }
-  const ir::Graph& graph() const { return graph_; }
   GraphBuilder& g();
   int64_t opset() const;
 
   // --- arguments (by schema position) ------------------------------------------------
-  size_t num_args() const { return node_.args.size(); }
-  bool is_none(size_t i) const;
   // The ONNX value of tensor argument i.
   std::string in(size_t i) const;
-  const ir::ValueInfo& in_info(size_t i) const;
-  DType in_dtype(size_t i) const { return in_info(i).dtype; }
-  size_t in_rank(size_t i) const { return in_info(i).sizes.size(); }
   // Tensor[] / Tensor?[] arguments: ONNX values (nullopt for None entries) and metadata.
   std::vector<std::optional<std::string>> in_list(size_t i) const;
-  std::vector<const ir::ValueInfo*> in_list_info(size_t i) const;
-  // int / SymInt arguments.
-  sym::Expr expr(size_t i) const;
-  std::optional<sym::Expr> opt_expr(size_t i) const;
-  // A static int argument (NotSupportedError naming the node when symbolic).
-  int64_t int_(size_t i) const;
-  std::vector<sym::Expr> exprs(size_t i) const;
-  std::vector<int64_t> ints(size_t i) const;
-  std::optional<std::vector<int64_t>> opt_ints(size_t i) const;
-  double f64(size_t i) const;
-  std::optional<double> opt_f64(size_t i) const;
-  bool boolean(size_t i) const;
-  std::optional<bool> opt_bool(size_t i) const;
-  std::optional<DType> opt_dtype(size_t i) const;
-  std::optional<std::string> opt_str(size_t i) const;
   // A Scalar argument (a number, or a symbolic size traced into a Scalar slot) as a 0-d
   // ONNX tensor of `dtype`.
   std::string scalar(size_t i, DType dtype);
-  // The numeric value of a constant Scalar argument (nullopt when symbolic / None).
-  std::optional<double> scalar_value(size_t i) const;
 
   // --- outputs -------------------------------------------------------------------------
-  size_t num_outputs() const { return node_.outputs.size(); }
-  const ir::ValueInfo& out_info(size_t i = 0) const;
-  DType out_dtype(size_t i = 0) const { return out_info(i).dtype; }
-  size_t out_rank(size_t i = 0) const { return out_info(i).sizes.size(); }
   void set_output(size_t i, const std::string& onnx_value);
   std::string hint(size_t i = 0) const;
 
@@ -118,17 +92,13 @@ class TranslationContext {
   // ONNX shape of a value: static sizes as dim_value, symbols as dim_param.
   static Dims dims(const ir::ValueInfo& v);
 
-  // "model.cpp:42 in forward" of the node being translated.
-  std::string source() const { return node_.source.str(); }
   // NotSupportedError naming the op, the user's line and `what`.
-  [[noreturn]] void unsupported(const std::string& what) const;
+  [[noreturn]] void unsupported(const std::string& what) const override;
 
   Lowering& lowering() { return l_; }
 
  private:
   Lowering& l_;
-  const ir::Graph& graph_;
-  const ir::Node& node_;
 };
 
 using Translation = std::function<void(TranslationContext&)>;

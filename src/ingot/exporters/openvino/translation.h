@@ -25,51 +25,30 @@
 #include <vector>
 
 #include "ingot/export/graph.h"
+#include "ingot/exporters/node_arguments.h"
 #include "ingot/exporters/openvino/ir.h"
 
 namespace ingot::exporters::openvino {
 
 class Lowering;
 
-class TranslationContext {
+// The node's arguments (NodeArguments) plus what emitting OpenVINO operations needs.
+class TranslationContext : public NodeArguments {
  public:
   TranslationContext(Lowering& lowering, const ir::Graph& graph, const ir::Node& node)
-      : l_(lowering), graph_(graph), node_(node) {}
+      : NodeArguments("openvino", graph, node), l_(lowering) {}
 
-  const ir::Node& node() const { return node_; }
   Graph& g();
 
   // --- arguments (by schema position) ------------------------------------------------
-  size_t num_args() const { return node_.args.size(); }
-  bool is_none(size_t i) const;
   Value in(size_t i);
-  const ir::ValueInfo& in_info(size_t i) const;
-  DType in_dtype(size_t i) const { return in_info(i).dtype; }
-  size_t in_rank(size_t i) const { return in_info(i).sizes.size(); }
   // Tensor argument i as `dtype` (a Convert when it differs).
   Value as(size_t i, DType dtype) { return cast(in(i), in_dtype(i), dtype); }
   std::vector<std::optional<Value>> in_list(size_t i);
-  std::vector<const ir::ValueInfo*> in_list_info(size_t i) const;
-  sym::Expr expr(size_t i) const;
-  std::optional<sym::Expr> opt_expr(size_t i) const;
-  int64_t int_(size_t i) const;
-  std::vector<sym::Expr> exprs(size_t i) const;
-  std::vector<int64_t> ints(size_t i) const;
-  std::optional<std::vector<int64_t>> opt_ints(size_t i) const;
-  double f64(size_t i) const;
-  std::optional<double> opt_f64(size_t i) const;
-  bool boolean(size_t i) const;
-  std::optional<bool> opt_bool(size_t i) const;
-  std::optional<std::string> opt_str(size_t i) const;
   // A Scalar argument as a 0-d value of `dtype` (constant, or a symbolic size).
   Value scalar(size_t i, DType dtype);
-  std::optional<double> scalar_value(size_t i) const;
 
   // --- outputs -------------------------------------------------------------------------
-  size_t num_outputs() const { return node_.outputs.size(); }
-  const ir::ValueInfo& out_info(size_t i = 0) const;
-  DType out_dtype(size_t i = 0) const { return out_info(i).dtype; }
-  size_t out_rank(size_t i = 0) const { return out_info(i).sizes.size(); }
   void set_output(size_t i, Value v);
 
   // --- emitting ----------------------------------------------------------------------
@@ -94,13 +73,10 @@ class TranslationContext {
   // --- control flow --------------------------------------------------------------------
   Lowering& lowering() { return l_; }
 
-  std::string source() const { return node_.source.str(); }
-  [[noreturn]] void unsupported(const std::string& what) const;
+  [[noreturn]] void unsupported(const std::string& what) const override;
 
  private:
   Lowering& l_;
-  const ir::Graph& graph_;
-  const ir::Node& node_;
 };
 
 using Translation = std::function<void(TranslationContext&)>;
