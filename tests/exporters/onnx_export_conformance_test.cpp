@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "../decoder_fixtures.h"
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
@@ -71,7 +72,7 @@ std::map<std::string, Tensor> run_ingot(const OnnxProgram& p, ingot::runtime::Pr
 
 // --- fixture architectures ---------------------------------------------------------------
 
-class OnnxFixtureConformance : public ::testing::TestWithParam<const char*> {};
+class OnnxFixtureConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxFixtureConformance, DynamicBatchAndSequenceAtThreeShapesWithAndWithoutOptimize) {
   SKIP_WITHOUT_VENV();
@@ -138,10 +139,7 @@ TEST_P(OnnxFixtureConformance, StaticShapesFoldedByTheOptimizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixtureConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"));
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()));
 
 // --- seed-001 programs -----------------------------------------------------------------------
 

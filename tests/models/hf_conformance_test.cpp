@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../decoder_fixtures.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
 #include "ingot/models/model.h"
@@ -63,10 +64,7 @@ TEST_P(HfConformance, MatchesTransformersFloat32) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"),
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()),
                          [](const auto& info) { return info.param; });
 
 TEST(FromPretrained, UnknownArchitectureListsSupported) {
