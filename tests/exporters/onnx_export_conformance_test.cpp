@@ -412,7 +412,11 @@ TEST_P(OnnxDecodeLoop, GreedyTokensEqualIngotsRuntimeWithTheCacheBoundInPlace) {
 
 std::vector<DecodeCase> decode_cases() {
   std::vector<DecodeCase> out;
-  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window"}) {
+  // Plus one of each block the later families brought: soft-capping + alternating windows
+  // (gemma2), local rope + q/k norm (gemma3), LongRoPE + fused projections (phi3), parallel
+  // residual + interleaved qkv (gpt_neox), per-head LayerNorm (stablelm), NoPE (smollm3).
+  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window", "gemma2", "gemma3",
+                        "phi3_longrope", "gpt_neox", "stablelm", "smollm3", "olmo2"}) {
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   }
   // The trained demo model decodes real text, so the tokens are not a constant stream.
