@@ -16,7 +16,7 @@ inline const std::vector<std::string>& decoder_fixtures() {
       // make_architecture_fixtures.py
       "gemma", "gemma2", "gemma3", "qwen2_sliding_window", "qwen3_sliding_window",
       "phi3_longrope", "phi3_longrope_short", "olmo2", "granite", "gpt_neox", "stablelm",
-      "stablelm_parallel_residual", "smollm3"};
+      "stablelm_parallel_residual", "smollm3", "mixtral", "qwen3_moe"};
   return names;
 }
 

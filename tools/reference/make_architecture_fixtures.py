@@ -101,7 +101,36 @@ def cases():
         "smollm3": (T.SmolLM3ForCausalLM, T.SmolLM3Config(
             **COMMON, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
             no_rope_layer_interval=2)),
+        # 8 experts, 2 per token: over the 18 fixture tokens the router picks experts
+        # unevenly (check_routing below prints the counts and needs an unused expert or a
+        # spread of at least 3).
+        "mixtral": (T.MixtralForCausalLM, T.MixtralConfig(
+            **COMMON, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+            num_local_experts=8, num_experts_per_tok=2, sliding_window=5,
+            tie_word_embeddings=False)),
+        # Layer 1 dense (mlp_only_layers), layers 0 and 2 sparse; raw top-k weights.
+        "qwen3_moe": (T.Qwen3MoeForCausalLM, T.Qwen3MoeConfig(
+            **COMMON, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+            head_dim=16, num_experts=6, num_experts_per_tok=2, moe_intermediate_size=32,
+            norm_topk_prob=False, mlp_only_layers=[1], tie_word_embeddings=True)),
     }
+
+
+def check_routing(name, model, feeds):
+    """Counts how often each expert is chosen in the first sparse layer."""
+    for module in model.modules():
+        gate = getattr(module, "gate", None)
+        if gate is not None and hasattr(gate, "top_k"):
+            seen = {}
+            def hook(_, args, out):
+                seen["index"] = out[2]
+            handle = gate.register_forward_hook(hook)
+            run(model, feeds)
+            handle.remove()
+            counts = torch.bincount(seen["index"].flatten(), minlength=gate.num_experts)
+            print(f"  {name}: expert choices per expert {counts.tolist()}")
+            assert counts.min() == 0 or counts.max() - counts.min() >= 3, "routing too even"
+            return
 
 
 def perturb_norms(model, generator):
@@ -133,6 +162,7 @@ def main(argv):
         feeds = inputs(np.random.default_rng(seed))
         out = run(model, feeds)
         check_softcaps(name, config, out)
+        check_routing(name, model, feeds)
         outputs = {"logits": out.logits.float().numpy(),
                    "hidden_states": torch.stack(out.hidden_states).float().numpy()}
         save_case(name, model, feeds, outputs, {})

@@ -77,9 +77,14 @@ DecoderLayer::DecoderLayer(const DecoderConfig& c, size_t index, DType dtype)
   ac.softcap = c.attn_softcap;
   ac.dtype = dtype;
   self_attn_ = register_module("self_attn", std::make_shared<nn::SelfAttention>(ac, index));
-  mlp_ = register_module("mlp", std::make_shared<nn::GatedMLP>(c.hidden_size, c.intermediate_size,
-                                                               c.hidden_act, c.mlp_bias, dtype,
-                                                               c.fused_gate_up));
+  const bool sparse = c.moe && (c.moe_layers.empty() || c.moe_layers.at(index));
+  if (sparse) {
+    mlp_ = register_module(c.mlp_name, std::make_shared<nn::SparseMoE>(c.hidden_size, *c.moe, dtype));
+  } else {
+    mlp_ = register_module("mlp", std::make_shared<nn::GatedMLP>(c.hidden_size, c.intermediate_size,
+                                                                 c.hidden_act, c.mlp_bias, dtype,
+                                                                 c.fused_gate_up));
+  }
   auto norm = [&](const char* name) {
     return register_module(name, make_norm(c.norm, c.hidden_size, c.rms_norm_eps, dtype));
   };

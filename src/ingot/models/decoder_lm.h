@@ -11,6 +11,7 @@
 #pragma once
 
 #include "ingot/models/model.h"
+#include "ingot/nn/moe.h"
 #include "ingot/nn/rotary.h"
 
 namespace ingot::models {
@@ -62,6 +63,11 @@ struct DecoderConfig {
   double embedding_scale = 1.0;  // Gemma sqrt(hidden), Granite embedding_multiplier
   double residual_scale = 1.0;   // Granite residual_multiplier (pre-norm blocks)
   double logits_divisor = 1.0;   // Granite logits_scaling
+  // Mixture of experts (Mixtral, Qwen3-MoE): the layers `moe_layers` marks (all when
+  // empty) use a SparseMoE instead of the dense MLP, registered as `mlp_name`.
+  std::optional<nn::MoeConfig> moe;
+  std::vector<bool> moe_layers;
+  std::string mlp_name = "mlp";  // Mixtral: block_sparse_moe
 
   // Fields common to all Llama-family configs; architecture files adjust the rest.
   static DecoderConfig from_llama_like(const ConfigReader& c);
@@ -89,7 +95,7 @@ class DecoderLayer : public nn::Module {
   std::shared_ptr<nn::Normalization> input_layernorm_, post_attention_layernorm_,
       pre_feedforward_layernorm_, post_feedforward_layernorm_;
   std::shared_ptr<nn::SelfAttention> self_attn_;
-  std::shared_ptr<nn::GatedMLP> mlp_;
+  std::shared_ptr<nn::FeedForward> mlp_;
 };
 
 class DecoderLM : public PretrainedModel {

@@ -69,18 +69,6 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
   ConfigReader config = ConfigReader::from_file(config_path);
   const std::string arch = config.architecture();
   auto it = factories().find(arch);
-  // Known architectures ingot cannot run yet, with the reason.
-  static const std::map<std::string, std::string> kNotYet = {
-      {"MixtralForCausalLM", "mixture-of-experts layers (router top-k over per-expert MLPs) are "
-                             "not implemented yet"},
-      {"Qwen3MoeForCausalLM", "mixture-of-experts layers (router top-k over per-expert MLPs) are "
-                              "not implemented yet"},
-  };
-  if (auto nope = kNotYet.find(arch); nope != kNotYet.end()) {
-    INGOT_THROW(NotSupportedError, "[from_pretrained] '{}': architecture '{}' is not supported: {} "
-                "(supported: {})", config_path, arch, nope->second,
-                fmt::join(supported_architectures(), ", "));
-  }
   INGOT_CHECK(it != factories().end(), NotSupportedError,
               "[from_pretrained] '{}': architecture '{}' is not supported (supported: {})",
               config_path, arch, fmt::join(supported_architectures(), ", "));

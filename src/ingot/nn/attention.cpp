@@ -169,16 +169,16 @@ Tensor activation(const std::string& name, const Tensor& x) {
 }
 
 GatedMLP::GatedMLP(int64_t hidden, int64_t intermediate, std::string act, bool bias, DType dtype,
-                   bool fused)
-    : Module("GatedMLP"), act_(std::move(act)), intermediate_(intermediate) {
+                   bool fused, const std::array<const char*, 3>& names)
+    : FeedForward("GatedMLP"), act_(std::move(act)), intermediate_(intermediate) {
   check_activation(act_);
   if (fused) {
     gate_up_proj_ = register_module("gate_up_proj", std::make_shared<Linear>(hidden, 2 * intermediate, bias, dtype));
   } else {
-    gate_proj_ = register_module("gate_proj", std::make_shared<Linear>(hidden, intermediate, bias, dtype));
-    up_proj_ = register_module("up_proj", std::make_shared<Linear>(hidden, intermediate, bias, dtype));
+    gate_proj_ = register_module(names[0], std::make_shared<Linear>(hidden, intermediate, bias, dtype));
+    up_proj_ = register_module(names[1], std::make_shared<Linear>(hidden, intermediate, bias, dtype));
   }
-  down_proj_ = register_module("down_proj", std::make_shared<Linear>(intermediate, hidden, bias, dtype));
+  down_proj_ = register_module(names[2], std::make_shared<Linear>(intermediate, hidden, bias, dtype));
 }
 
 Tensor GatedMLP::forward(const Tensor& x) const {

@@ -9,6 +9,7 @@
 // ops when soft-capping (which SDPA cannot express).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -97,13 +98,25 @@ Tensor softcapped_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
 Tensor activation(const std::string& name, const Tensor& x);
 void check_activation(const std::string& name);
 
+// The feed-forward half of a decoder block: [..., hidden] -> [..., hidden].
+class FeedForward : public Module {
+ public:
+  using Module::Module;
+  virtual Tensor forward(const Tensor& x) const = 0;
+};
+
 // down(act(gate(x)) * up(x)) — Llama-family MLP; `fused` reads one gate_up_proj whose
-// output is [gate | up] (Phi-3).
-class GatedMLP : public Module {
+// output is [gate | up] (Phi-3). `names` overrides the gate / up / down module names
+// (Mixtral's experts call them w1 / w3 / w2).
+class GatedMLP : public FeedForward {
  public:
   GatedMLP(int64_t hidden, int64_t intermediate, std::string act, bool bias, DType dtype,
-           bool fused = false);
-  Tensor forward(const Tensor& x) const;
+           bool fused = false,
+           const std::array<const char*, 3>& names = {"gate_proj", "up_proj", "down_proj"});
+  Tensor forward(const Tensor& x) const override;
+  const Linear& gate_proj() const { return *gate_proj_; }
+  const Linear& up_proj() const { return *up_proj_; }
+  const Linear& down_proj() const { return *down_proj_; }
 
  private:
   std::string act_;
