@@ -47,7 +47,8 @@ TEST_P(ModelExport, StaticShapesMatchEagerWithMappedWeights) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelExport,
-                         ::testing::ValuesIn(ingot::testing::model_fixtures()));
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace ingot

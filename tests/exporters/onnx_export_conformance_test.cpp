@@ -139,7 +139,8 @@ TEST_P(OnnxFixtureConformance, StaticShapesFoldedByTheOptimizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixtureConformance,
-                         ::testing::ValuesIn(ingot::testing::model_fixtures()));
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
 
 // --- seed-001 programs -----------------------------------------------------------------------
 
@@ -414,9 +415,11 @@ std::vector<DecodeCase> decode_cases() {
   std::vector<DecodeCase> out;
   // Plus one of each block the later families brought: soft-capping + alternating windows
   // (gemma2), local rope + q/k norm (gemma3), LongRoPE + fused projections (phi3), parallel
-  // residual + interleaved qkv (gpt_neox), per-head LayerNorm (stablelm), NoPE (smollm3).
+  // residual + interleaved qkv (gpt_neox), per-head LayerNorm (stablelm), NoPE (smollm3),
+  // post-norm blocks (olmo2), experts (mixtral, qwen3_moe).
   for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window", "gemma2", "gemma3",
-                        "phi3_longrope", "gpt_neox", "stablelm", "smollm3", "olmo2"}) {
+                        "phi3_longrope", "gpt_neox", "stablelm", "smollm3", "olmo2", "mixtral",
+                        "qwen3_moe"}) {
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   }
   // The trained demo model decodes real text, so the tokens are not a constant stream.
