@@ -44,4 +44,26 @@ Tensor SparseMoE::forward(const Tensor& x) const {
   return reshape(out, {b, s, SymInt(hidden_)});
 }
 
+Tensor moe_experts_dense(const Tensor& hidden, const Tensor& expert_index,
+                         const Tensor& expert_weight, const std::vector<Tensor>& gate,
+                         const std::vector<Tensor>& up, const std::vector<Tensor>& down,
+                         const std::string& act) {
+  INGOT_CHECK(act == "silu" || act == "gelu_tanh", NotSupportedError,
+              "[moe_experts_dense] activation '{}' is not supported (silu, gelu_tanh)", act);
+  Tensor x = to(hidden, DType::F32);          // [T, H], float32 like the kernel
+  Tensor w = to(expert_weight, DType::F32);   // [T, k]
+  Tensor out;
+  for (size_t e = 0; e < gate.size(); ++e) {
+    Tensor g = linear(x, to(gate[e], DType::F32)), u = linear(x, to(up[e], DType::F32));
+    Tensor a = act == "silu" ? silu(g) : gelu(g, "tanh");
+    Tensor y = linear(mul(a, u), to(down[e], DType::F32));                 // [T, H]
+    // The weight expert e got per token: the sum over the k slots that chose it.
+    Tensor chosen = eq(expert_index, int64_t(e));                           // [T, k]
+    Tensor r = sum(masked_fill(w, logical_not(chosen), 0.0), {-1}, true);  // [T, 1]
+    Tensor contribution = mul(y, r);
+    out = out.defined() ? add(out, contribution) : contribution;
+  }
+  return to(out, hidden.dtype());
+}
+
 }  // namespace ingot::nn

@@ -34,4 +34,12 @@ class SparseMoE : public FeedForward {
   std::shared_ptr<ModuleList> experts_;
 };
 
+// moe_experts written with core ops, computing every expert densely and weighting each
+// by the router weight it got (zero when not chosen): the fallback for backends without
+// a moe_experts lowering (exporters/moe_fallback.h). Same arguments and result.
+Tensor moe_experts_dense(const Tensor& hidden, const Tensor& expert_index,
+                         const Tensor& expert_weight, const std::vector<Tensor>& gate,
+                         const std::vector<Tensor>& up, const std::vector<Tensor>& down,
+                         const std::string& act);
+
 }  // namespace ingot::nn
