@@ -68,6 +68,32 @@ std::pair<std::string, size_t> synthetic_qwen3_checkpoint() {
   return result;
 }
 
+std::pair<std::string, size_t> write_synthetic_checkpoint(const std::string& name,
+                                                          const std::string& config_json,
+                                                          const TensorShapes& shapes) {
+  fs::path dir = fs::temp_directory_path() / name;
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << config_json;
+  nlohmann::json header = nlohmann::json::object();
+  size_t offset = 0;
+  for (const auto& [tensor, shape] : shapes) {
+    size_t bytes = 2;
+    for (int64_t s : shape) bytes *= size_t(s);
+    header[tensor] = {{"dtype", "BF16"}, {"shape", shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  const std::string path = (dir / "model.safetensors").string();
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  uint64_t n = text.size();
+  f.write(reinterpret_cast<const char*>(&n), 8);
+  f << text;
+  f.close();
+  fs::resize_file(path, 8 + text.size() + offset);
+  return {dir.string(), 8 + text.size() + offset};
+}
+
 int64_t status_kb(const char* field) {
   std::ifstream f("/proc/self/status");
   std::string line;

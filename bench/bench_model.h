@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace ingot::bench {
 
@@ -12,6 +13,13 @@ namespace ingot::bench {
 // tensor shapes to the temp dir; the data section is a hole (zeros, sparse on disk).
 // Returns the folder and the weight file size.
 std::pair<std::string, size_t> synthetic_qwen3_checkpoint();
+
+// The same for any architecture: `config_json` (a config.json text) and the bf16
+// tensors' names and shapes, written to <temp>/<name>; the data section is a hole.
+using TensorShapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+std::pair<std::string, size_t> write_synthetic_checkpoint(const std::string& name,
+                                                          const std::string& config_json,
+                                                          const TensorShapes& shapes);
 
 // A /proc/self/status field in kB ("VmRSS:", "VmHWM:").
 int64_t status_kb(const char* field);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "../decoder_fixtures.h"
 #include "../models/fixture_path.h"
 #include "export_test_util.h"
 #include "ingot/export/export.h"
@@ -16,7 +17,7 @@
 namespace ingot {
 namespace {
 
-class ModelExport : public ::testing::TestWithParam<const char*> {};
+class ModelExport : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ModelExport, StaticShapesMatchEagerWithMappedWeights) {
   const std::string folder = testing::fixture_path(std::string("models/") + GetParam());
@@ -46,10 +47,8 @@ TEST_P(ModelExport, StaticShapesMatchEagerWithMappedWeights) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ModelExport,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"));
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace ingot

@@ -64,7 +64,9 @@ TEST_P(StaticCacheExport, MultiTokenDecodeGraphMatchesEagerAndWritesTheCacheInPl
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, StaticCacheExport,
                          ::testing::Values("llama", "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen3", "gpt2"));
+                                           "qwen3", "gpt2", "gemma2", "gemma3",
+                                           "qwen2_sliding_window", "phi3_longrope", "olmo2",
+                                           "granite", "gpt_neox", "stablelm", "smollm3"));
 
 }  // namespace
 }  // namespace ingot

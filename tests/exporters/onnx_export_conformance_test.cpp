@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "../decoder_fixtures.h"
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
@@ -71,7 +72,7 @@ std::map<std::string, Tensor> run_ingot(const OnnxProgram& p, ingot::runtime::Pr
 
 // --- fixture architectures ---------------------------------------------------------------
 
-class OnnxFixtureConformance : public ::testing::TestWithParam<const char*> {};
+class OnnxFixtureConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxFixtureConformance, DynamicBatchAndSequenceAtThreeShapesWithAndWithoutOptimize) {
   SKIP_WITHOUT_VENV();
@@ -138,10 +139,8 @@ TEST_P(OnnxFixtureConformance, StaticShapesFoldedByTheOptimizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxFixtureConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"));
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
 
 // --- seed-001 programs -----------------------------------------------------------------------
 
@@ -414,7 +413,13 @@ TEST_P(OnnxDecodeLoop, GreedyTokensEqualIngotsRuntimeWithTheCacheBoundInPlace) {
 
 std::vector<DecodeCase> decode_cases() {
   std::vector<DecodeCase> out;
-  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window"}) {
+  // Plus one of each block the later families brought: soft-capping + alternating windows
+  // (gemma2), local rope + q/k norm (gemma3), LongRoPE + fused projections (phi3), parallel
+  // residual + interleaved qkv (gpt_neox), per-head LayerNorm (stablelm), NoPE (smollm3),
+  // post-norm blocks (olmo2), experts (mixtral, qwen3_moe).
+  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window", "gemma2", "gemma3",
+                        "phi3_longrope", "gpt_neox", "stablelm", "smollm3", "olmo2", "mixtral",
+                        "qwen3_moe"}) {
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   }
   // The trained demo model decodes real text, so the tokens are not a constant stream.

@@ -41,7 +41,8 @@ TEST_P(PretrainedExport, NamedInputsAndOutputsWithDynamicDims) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, PretrainedExport,
                          ::testing::Values("llama", "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen3", "gpt2", "bert"));
+                                           "qwen3", "gpt2", "bert", "gemma2", "gemma3",
+                                           "phi3_longrope", "gpt_neox", "stablelm", "smollm3"));
 
 }  // namespace
 }  // namespace ingot::exporters

@@ -6,6 +6,7 @@
 // are what shows a cache bug there.
 #include <gtest/gtest.h>
 
+#include "../decoder_fixtures.h"
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
 #include "ingot/generation/generate.h"
@@ -83,10 +84,7 @@ TEST_P(HfGenerate, LeftPaddedBatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Decoders, HfGenerate,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2"),
+                         ::testing::ValuesIn(ingot::testing::decoder_fixtures()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

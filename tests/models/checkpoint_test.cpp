@@ -83,8 +83,24 @@ TEST(Config, RopeFromNewAndLegacyKeys) {
       R"({"rope_theta": 1000000.0, "rope_scaling": {"type": "linear", "factor": 4.0}})", "v4");
   EXPECT_EQ(v4.rope().type, "linear");
   EXPECT_DOUBLE_EQ(v4.rope().theta, 1000000.0);
-  auto bad = ConfigReader::from_json_text(R"({"rope_scaling": {"rope_type": "longrope"}})", "b");
+  auto bad = ConfigReader::from_json_text(R"({"rope_scaling": {"rope_type": "mrope"}})", "b");
   EXPECT_THROW(bad.rope(), NotSupportedError);
+  // longrope: the factor lists are read; without them the config is refused.
+  auto su = ConfigReader::from_json_text(
+      R"({"original_max_position_embeddings": 32, "rope_scaling": {"type": "su",
+          "short_factor": [1.0, 2.0], "long_factor": [3.0, 4.0]}})", "su");
+  EXPECT_EQ(su.rope().type, "longrope");
+  EXPECT_EQ(su.rope().long_factor, (std::vector<double>{3.0, 4.0}));
+  EXPECT_EQ(su.rope().original_max_position_embeddings, 32);
+  auto no_factors = ConfigReader::from_json_text(
+      R"({"rope_scaling": {"rope_type": "longrope", "original_max_position_embeddings": 8}})", "nf");
+  EXPECT_THROW(no_factors.rope(), IoError);
+  // Gemma 3: a rope set per layer type.
+  auto per_type = ConfigReader::from_json_text(
+      R"({"rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1e6},
+          "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}})", "g3");
+  EXPECT_DOUBLE_EQ(per_type.rope().theta, 1e6);
+  EXPECT_DOUBLE_EQ(per_type.rope("sliding_attention").theta, 1e4);
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "../decoder_fixtures.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
 #include "ingot/models/model.h"
@@ -63,10 +65,7 @@ TEST_P(HfConformance, MatchesTransformersFloat32) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, HfConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"),
+                         ::testing::ValuesIn(ingot::testing::model_fixtures()),
                          [](const auto& info) { return info.param; });
 
 TEST(FromPretrained, UnknownArchitectureListsSupported) {
@@ -166,6 +165,34 @@ TEST(FromPretrained, Bfloat16ComputeStaysCloseToFloat32Reference) {
   ingot::testing::expect_close(logits, ingot::testing::values(expected), 0.08, 0.05, "bf16 logits");
   Tensor agree = eq(argmax(logits, -1), argmax(expected, -1));
   EXPECT_GE(sum(agree).item<int64_t>(), 16) << "of 18 positions";
+}
+
+}  // namespace
+}  // namespace ingot::models
+
+namespace ingot::models {
+namespace {
+
+// docs/models.md's table lists exactly the registered architectures, and its count is
+// the true one.
+TEST(SupportedArchitectures, DocsTableAndCountMatchTheRegistry) {
+  std::ifstream f(ingot::testing::fixture_path("../../docs/models.md"));
+  ASSERT_TRUE(f.good());
+  std::set<std::string> documented;
+  std::string line, count_line;
+  while (std::getline(f, line)) {
+    if (line.rfind("| `", 0) == 0 && line.find("ForCausalLM`") != std::string::npos) {
+      documented.insert(line.substr(3, line.find('`', 3) - 3));
+    } else if (line.rfind("| `GPT2LMHeadModel`", 0) == 0 || line.rfind("| `BertModel`", 0) == 0) {
+      documented.insert(line.substr(3, line.find('`', 3) - 3));
+    } else if (line.find("architectures are supported") != std::string::npos) {
+      count_line = line;
+    }
+  }
+  const std::vector<std::string> registered = supported_architectures();
+  EXPECT_EQ(documented, std::set<std::string>(registered.begin(), registered.end()));
+  EXPECT_EQ(count_line.rfind(std::to_string(registered.size()) + " architectures are supported", 0), 0u)
+      << count_line;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // logits as one full forward over the whole sequence, for every decoder architecture.
 #include <gtest/gtest.h>
 
+#include "../decoder_fixtures.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
 #include "ingot/models/model.h"
@@ -10,13 +11,19 @@
 namespace ingot::models {
 namespace {
 
+// The first forward covers 5 tokens: past phi3_longrope's original_max_position_embeddings
+// (4), so every forward uses the long factors, as the full forward does. (LongRoPE picks
+// its factors per forward; a cached decode that crosses the limit differs from a full
+// forward in transformers too, which re-runs the prompt there.)
+constexpr int64_t kPrompt = 5;
+
 class KVCacheDecoding : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KVCacheDecoding, PrefillThenStepsMatchFullForward) {
   const std::string dir = ingot::testing::fixture_path("models/" + GetParam());
   auto model = from_pretrained(dir);
   Tensor ids = slice(load_npy(dir + "/input_ids.npy"), 0, 0, 1);  // [1, 9], no padding
-  const int64_t n = ids.size(1), prompt = 4;
+  const int64_t n = ids.size(1), prompt = kPrompt;
   ModelInputs full;
   full.input_ids = ids;
   Tensor expected = model->forward(full).logits;  // [1, n, vocab]
@@ -51,7 +58,7 @@ TEST_P(KVCacheDecoding, StaticCacheBlocksMatchFullForward) {
   ModelInputs step;
   step.cache = &cache;
   std::vector<Tensor> pieces;
-  const std::vector<std::pair<int64_t, int64_t>> blocks{{0, 4}, {4, 7}, {7, 8}, {8, 9}};
+  const std::vector<std::pair<int64_t, int64_t>> blocks{{0, kPrompt}, {kPrompt, 8}, {8, 9}};
   for (auto [begin, end] : blocks) {
     std::vector<int64_t> mask(size_t(max_len), 0);
     std::fill(mask.begin(), mask.begin() + end, 1);  // tokens so far, incl. this block
@@ -65,10 +72,7 @@ TEST_P(KVCacheDecoding, StaticCacheBlocksMatchFullForward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, KVCacheDecoding,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2"),
+                         ::testing::ValuesIn(ingot::testing::decoder_fixtures()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "../decoder_fixtures.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
 #include "ingot/models/model.h"
@@ -120,10 +121,7 @@ TEST_P(TraceShapes, StaticCacheWithSymbolicQueryAndCacheLength) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Decoders, TraceShapes,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2"),
+                         ::testing::ValuesIn(ingot::testing::decoder_fixtures()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

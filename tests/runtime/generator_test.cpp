@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../export/export_test_util.h"
+#include "../decoder_fixtures.h"
 #include "../models/fixture_path.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/generation/generate.h"
@@ -76,17 +77,16 @@ TEST_P(GeneratorTest, GreedyTokensEqualTransformers) {
 
 // Every decoder fixture, through the merged multi-token decode graph and through
 // separate prefill / decode components.
-INSTANTIATE_TEST_SUITE_P(
-    Fixtures, GeneratorTest,
-    ::testing::Values(Case{"llama", true}, Case{"llama", false},
-                      Case{"llama_llama3_rope_tied_bf16", true},
-                      Case{"llama_llama3_rope_tied_bf16", false},
-                      Case{"mistral_sliding_window", true}, Case{"mistral_sliding_window", false},
-                      Case{"qwen2_linear_rope", true}, Case{"qwen2_linear_rope", false},
-                      Case{"qwen2_yarn_rope", true}, Case{"qwen2_yarn_rope", false},
-                      Case{"qwen3", true}, Case{"qwen3", false},
-                      Case{"qwen3_dynamic_rope_f16", true}, Case{"qwen3_dynamic_rope_f16", false},
-                      Case{"gpt2", true}, Case{"gpt2", false}));
+std::vector<Case> generator_cases() {
+  std::vector<Case> cases;
+  for (const std::string& name : testing::decoder_fixtures()) {
+    cases.push_back({name.c_str(), true});
+    cases.push_back({name.c_str(), false});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GeneratorTest, ::testing::ValuesIn(generator_cases()));
 
 TEST(Generator, CacheLimitsAndEmptyPrompt) {
   auto model = models::from_pretrained(testing::fixture_path("models/qwen3"));

@@ -85,6 +85,30 @@ std::string ConfigReader::get_string(const std::string& key, const std::string& 
   return has(key) ? get_string(key) : fallback;
 }
 
+std::vector<std::string> ConfigReader::get_string_list(const std::string& key) const {
+  const json* v = find(key);
+  std::vector<std::string> out;
+  if (!v) return out;
+  if (!v->is_array()) fail(key, "a list of strings");
+  for (const auto& e : *v) {
+    if (!e.is_string()) fail(key, "a list of strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<int64_t> ConfigReader::get_int_list(const std::string& key) const {
+  const json* v = find(key);
+  std::vector<int64_t> out;
+  if (!v) return out;
+  if (!v->is_array()) fail(key, "a list of integers");
+  for (const auto& e : *v) {
+    if (!e.is_number_integer()) fail(key, "a list of integers");
+    out.push_back(e.get<int64_t>());
+  }
+  return out;
+}
+
 std::string ConfigReader::architecture() const {
   const json* v = find("architectures");
   if (!v || !v->is_array() || v->empty() || !(*v)[0].is_string()) {
@@ -93,13 +117,23 @@ std::string ConfigReader::architecture() const {
   return (*v)[0].get<std::string>();
 }
 
-RopeConfig ConfigReader::rope() const {
+RopeConfig ConfigReader::rope(const std::string& layer_type) const {
   RopeConfig r;
   r.theta = get_double("rope_theta", r.theta);
+  if (layer_type == "sliding_attention") r.theta = get_double("rope_local_base_freq", r.theta);
   r.partial_rotary_factor = get_double("partial_rotary_factor", 1.0);
   // transformers 5 writes `rope_parameters`; older checkpoints `rope_scaling`.
   const json* params = find("rope_parameters");
   if (!params) params = find("rope_scaling");
+  if (params && params->is_object()) {  // per layer type (Gemma 3)
+    const std::string key = layer_type.empty() ? "full_attention" : layer_type;
+    auto it = params->find(key);
+    if (it != params->end() && it->is_object()) {
+      params = &*it;
+    } else if (layer_type == "sliding_attention") {
+      return r;  // older Gemma 3 configs: rope_scaling is the global layers' only
+    }
+  }
   if (!params) return r;
   INGOT_CHECK(params->is_object(), IoError, "[config] '{}': rope parameters should be an object, got {}",
               origin_, params->dump());
@@ -120,12 +154,30 @@ RopeConfig ConfigReader::rope() const {
   r.type = type;
   r.theta = num("rope_theta", r.theta);
   r.factor = num("factor", 1.0);
+  if (p.contains("factor") && p["factor"].is_number()) r.factor_given = r.factor;
   r.partial_rotary_factor = num("partial_rotary_factor", r.partial_rotary_factor);
   r.low_freq_factor = num("low_freq_factor", r.low_freq_factor);
   r.high_freq_factor = num("high_freq_factor", r.high_freq_factor);
   if (p.contains("original_max_position_embeddings") && p["original_max_position_embeddings"].is_number()) {
     r.original_max_position_embeddings = p["original_max_position_embeddings"].get<int64_t>();
+  } else if (has("original_max_position_embeddings")) {  // Phi-3 keeps it at the top level
+    r.original_max_position_embeddings = get_int("original_max_position_embeddings");
   }
+  if (type == "su") type = r.type = "longrope";  // the older name transformers maps
+  auto factors = [&](const char* k) {
+    std::vector<double> f;
+    if (!p.contains(k)) return f;
+    INGOT_CHECK(p[k].is_array(), IoError, "[config] '{}': rope parameter '{}' should be a list of "
+                "numbers, got {}", origin_, k, p[k].dump());
+    for (const auto& v : p[k]) {
+      INGOT_CHECK(v.is_number(), IoError, "[config] '{}': rope parameter '{}' should be a list of "
+                  "numbers, got {}", origin_, k, p[k].dump());
+      f.push_back(v.get<double>());
+    }
+    return f;
+  };
+  r.short_factor = factors("short_factor");
+  r.long_factor = factors("long_factor");
   r.beta_fast = num("beta_fast", r.beta_fast);
   r.beta_slow = num("beta_slow", r.beta_slow);
   if (p.contains("attention_factor") && p["attention_factor"].is_number()) r.attention_factor = p["attention_factor"].get<double>();
@@ -133,10 +185,14 @@ RopeConfig ConfigReader::rope() const {
   if (p.contains("mscale_all_dim") && p["mscale_all_dim"].is_number()) r.mscale_all_dim = p["mscale_all_dim"].get<double>();
   if (p.contains("truncate") && p["truncate"].is_boolean()) r.truncate = p["truncate"].get<bool>();
   const bool known = type == "default" || type == "linear" || type == "dynamic" ||
-                     type == "llama3" || type == "yarn";
+                     type == "llama3" || type == "yarn" || type == "longrope";
   INGOT_CHECK(known, NotSupportedError,
               "[config] '{}': rope type '{}' is not supported (supported: default, linear, "
-              "dynamic, llama3, yarn)", origin_, type);
+              "dynamic, llama3, yarn, longrope)", origin_, type);
+  INGOT_CHECK(type != "longrope" || (!r.short_factor.empty() && !r.long_factor.empty() &&
+                                     r.original_max_position_embeddings),
+              IoError, "[config] '{}': longrope needs short_factor, long_factor and "
+              "original_max_position_embeddings", origin_);
   return r;
 }
 

@@ -36,9 +36,15 @@ class ConfigReader {
   bool get_bool(const std::string& key, bool fallback) const;
   std::string get_string(const std::string& key) const;
   std::string get_string(const std::string& key, const std::string& fallback) const;
+  // A list of strings / integers; empty when the key is absent or null.
+  std::vector<std::string> get_string_list(const std::string& key) const;
+  std::vector<int64_t> get_int_list(const std::string& key) const;
   // `architectures[0]`; IoError when absent.
   std::string architecture() const;
-  RopeConfig rope() const;
+  // Rotary parameters; `layer_type` picks a per-layer-type set (Gemma 3's
+  // rope_parameters {"full_attention": {...}, "sliding_attention": {...}}, or its older
+  // rope_local_base_freq for sliding layers). Without one, the "full_attention" set.
+  RopeConfig rope(const std::string& layer_type = "") const;
 
  private:
   ConfigReader(std::unique_ptr<nlohmann::json> json, std::string origin);

@@ -1,5 +1,6 @@
 #include "ingot/models/decoder_lm.h"
 
+#include "ingot/core/half.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::models {
@@ -26,31 +27,124 @@ DecoderConfig DecoderConfig::from_llama_like(const ConfigReader& c) {
   return d;
 }
 
+void DecoderConfig::read_layer_types(const ConfigReader& c, std::vector<bool> fallback) {
+  std::vector<std::string> types = c.get_string_list("layer_types");
+  if (types.empty()) {
+    sliding_layers = std::move(fallback);
+    return;
+  }
+  INGOT_CHECK(int64_t(types.size()) == num_layers, IoError,
+              "[config] '{}': layer_types has {} entries for {} layers", c.origin(), types.size(),
+              num_layers);
+  sliding_layers.clear();
+  for (const std::string& t : types) {
+    INGOT_CHECK(t == "full_attention" || t == "sliding_attention", NotSupportedError,
+                "[config] '{}': layer type '{}' is not supported (supported: full_attention, "
+                "sliding_attention)", c.origin(), t);
+    sliding_layers.push_back(t == "sliding_attention");
+  }
+}
+
+void DecoderConfig::read_optional_sliding_windows(const ConfigReader& c) {
+  const bool use = c.get_bool("use_sliding_window", false);
+  sliding_window = use ? c.get_optional_int("sliding_window") : std::nullopt;
+  const int64_t first = c.get_int("max_window_layers", num_layers);
+  std::vector<bool> fallback;
+  for (int64_t i = 0; i < num_layers; ++i) fallback.push_back(sliding_window && i >= first);
+  read_layer_types(c, fallback);
+  if (!sliding_window) sliding_layers.assign(size_t(num_layers), false);  // as transformers
+}
+
+std::shared_ptr<nn::Normalization> make_norm(NormKind kind, int64_t dim, double eps, DType dtype) {
+  if (kind == NormKind::kLayerNorm) return std::make_shared<nn::LayerNorm>(dim, eps, true, dtype);
+  return std::make_shared<nn::RMSNorm>(dim, eps, dtype, kind == NormKind::kRmsOffset);
+}
+
 DecoderLayer::DecoderLayer(const DecoderConfig& c, size_t index, DType dtype)
-    : nn::Module("DecoderLayer") {
-  nn::AttentionConfig ac{c.hidden_size, c.num_heads, c.num_kv_heads, c.head_dim,
-                         c.attention_bias, c.output_bias, c.qk_norm, c.rms_norm_eps, dtype};
+    : nn::Module("DecoderLayer"), block_(c.block), residual_scale_(c.residual_scale) {
+  nn::AttentionConfig ac;
+  ac.hidden_size = c.hidden_size;
+  ac.num_heads = c.num_heads;
+  ac.num_kv_heads = c.num_kv_heads;
+  ac.head_dim = c.head_dim;
+  ac.qkv_bias = c.attention_bias;
+  ac.output_bias = c.output_bias;
+  ac.qk_norm = c.qk_norm;
+  ac.norm_weight_offset = c.norm == NormKind::kRmsOffset;
+  ac.rms_norm_eps = c.rms_norm_eps;
+  ac.fused_qkv = c.fused_qkv;
+  ac.scale = c.attention_scale;
+  ac.softcap = c.attn_softcap;
+  ac.dtype = dtype;
   self_attn_ = register_module("self_attn", std::make_shared<nn::SelfAttention>(ac, index));
-  mlp_ = register_module("mlp", std::make_shared<nn::GatedMLP>(c.hidden_size, c.intermediate_size,
-                                                               c.hidden_act, c.mlp_bias, dtype));
-  input_layernorm_ = register_module("input_layernorm", std::make_shared<nn::RMSNorm>(c.hidden_size, c.rms_norm_eps, dtype));
-  post_attention_layernorm_ = register_module("post_attention_layernorm", std::make_shared<nn::RMSNorm>(c.hidden_size, c.rms_norm_eps, dtype));
+  const bool sparse = c.moe && (c.moe_layers.empty() || c.moe_layers.at(index));
+  if (sparse) {
+    mlp_ = register_module(c.mlp_name, std::make_shared<nn::SparseMoE>(c.hidden_size, *c.moe, dtype));
+  } else {
+    mlp_ = register_module("mlp", std::make_shared<nn::GatedMLP>(c.hidden_size, c.intermediate_size,
+                                                                 c.hidden_act, c.mlp_bias, dtype,
+                                                                 c.fused_gate_up));
+  }
+  auto norm = [&](const char* name) {
+    return register_module(name, make_norm(c.norm, c.hidden_size, c.rms_norm_eps, dtype));
+  };
+  if (block_ != BlockKind::kPostNorm) input_layernorm_ = norm("input_layernorm");
+  if (block_ != BlockKind::kParallel) post_attention_layernorm_ = norm("post_attention_layernorm");
+  if (block_ == BlockKind::kSandwich) pre_feedforward_layernorm_ = norm("pre_feedforward_layernorm");
+  if (block_ == BlockKind::kSandwich || block_ == BlockKind::kPostNorm) {
+    post_feedforward_layernorm_ = norm("post_feedforward_layernorm");
+  }
 }
 
 Tensor DecoderLayer::forward(const Tensor& x, const Tensor& cos, const Tensor& sin,
                              const Tensor& mask, nn::Cache* cache) const {
-  Tensor h = add(x, self_attn_->forward(input_layernorm_->forward(x), cos, sin, mask, cache));
-  return add(h, mlp_->forward(post_attention_layernorm_->forward(h)));
+  auto attn = [&](const Tensor& t) { return self_attn_->forward(t, cos, sin, mask, cache); };
+  auto scaled = [&](const Tensor& t) { return residual_scale_ == 1.0 ? t : mul(t, residual_scale_); };
+  switch (block_) {
+    case BlockKind::kPreNorm: {
+      Tensor h = add(x, scaled(attn(input_layernorm_->forward(x))));
+      return add(h, scaled(mlp_->forward(post_attention_layernorm_->forward(h))));
+    }
+    case BlockKind::kSandwich: {
+      Tensor h = add(x, post_attention_layernorm_->forward(attn(input_layernorm_->forward(x))));
+      Tensor m = mlp_->forward(pre_feedforward_layernorm_->forward(h));
+      return add(h, post_feedforward_layernorm_->forward(m));
+    }
+    case BlockKind::kPostNorm: {
+      Tensor h = add(x, post_attention_layernorm_->forward(attn(x)));
+      return add(h, post_feedforward_layernorm_->forward(mlp_->forward(h)));
+    }
+    case BlockKind::kParallel: {
+      Tensor n = input_layernorm_->forward(x);
+      return add(add(x, attn(n)), mlp_->forward(n));
+    }
+  }
+  return x;
 }
 
 DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype) : PretrainedModel("DecoderLM"), config_(c) {
+  if (config_.sliding_layers.empty()) {
+    config_.sliding_layers.assign(size_t(c.num_layers), c.sliding_window.has_value());
+  }
+  if (config_.rope_layers.empty()) config_.rope_layers.assign(size_t(c.num_layers), true);
+  INGOT_CHECK(int64_t(config_.sliding_layers.size()) == c.num_layers &&
+                  int64_t(config_.rope_layers.size()) == c.num_layers,
+              ValueError, "[DecoderLM] per-layer settings must have one entry per layer ({})",
+              c.num_layers);
+  for (bool sliding : config_.sliding_layers) {
+    INGOT_CHECK(!sliding || c.sliding_window, ValueError,
+                "[DecoderLM] a sliding-attention layer needs sliding_window");
+  }
   // The decoder stack lives under "model" like transformers' LlamaModel.
   auto body = register_module("model", std::make_shared<nn::Container>("DecoderModel"));
   embed_tokens_ = body->add("embed_tokens", std::make_shared<nn::Embedding>(c.vocab_size, c.hidden_size, dtype));
   layers_ = body->add("layers", std::make_shared<nn::ModuleList>());
   for (int64_t i = 0; i < c.num_layers; ++i) layers_->append(std::make_shared<DecoderLayer>(c, size_t(i), dtype));
-  norm_ = body->add("norm", std::make_shared<nn::RMSNorm>(c.hidden_size, c.rms_norm_eps, dtype));
+  norm_ = body->add("norm", make_norm(c.norm, c.hidden_size, c.rms_norm_eps, dtype));
   rotary_ = body->add("rotary_emb", std::make_shared<nn::RotaryEmbedding>(c.head_dim, c.rope, c.max_position_embeddings));
+  if (c.local_rope) {
+    local_rotary_ = body->add("rotary_emb_local", std::make_shared<nn::RotaryEmbedding>(c.head_dim, *c.local_rope, c.max_position_embeddings));
+  }
   if (!c.tie_word_embeddings) {
     lm_head_ = register_module("lm_head", std::make_shared<nn::Linear>(c.hidden_size, c.vocab_size, false, dtype));
   }
@@ -61,6 +155,19 @@ std::optional<nn::CacheSpec> DecoderLM::cache_spec() const {
   return nn::CacheSpec{config_.num_layers, config_.num_kv_heads, config_.head_dim,
                        embed_tokens_->weight().dtype()};
 }
+
+namespace {
+
+// cap * tanh(x / cap): Gemma's soft-capping.
+Tensor softcap(const Tensor& x, double cap) { return mul(tanh(div(x, cap)), cap); }
+
+// `value` rounded to `dtype`, as transformers' scale tensors are (Gemma's embed_scale).
+double rounded(double value, DType dtype) {
+  if (dtype == DType::BF16) return float(BFloat16(float(value)));
+  return float(value);
+}
+
+}  // namespace
 
 // Trace-friendly: batch and seq are only used as SymInts, positions and masks are ops.
 ModelOutputs DecoderLM::forward(const ModelInputs& in) {
@@ -73,19 +180,36 @@ ModelOutputs DecoderLM::forward(const ModelInputs& in) {
   Tensor position_ids =
       in.position_ids.defined() ? in.position_ids : default_position_ids(positions, batch);
   Tensor x = embed_tokens_->forward(in.input_ids);  // [b, s, hidden]
+  if (config_.embedding_scale != 1.0) x = mul(x, rounded(config_.embedding_scale, x.dtype()));
   auto [cos, sin] = rotary_->forward(position_ids, x.dtype());
-  Tensor mask = nn::causal_mask(positions, key_length, in.attention_mask, config_.sliding_window);
+  Tensor local_cos = cos, local_sin = sin;
+  if (local_rotary_) std::tie(local_cos, local_sin) = local_rotary_->forward(position_ids, x.dtype());
+  // One mask for full-attention layers and one for sliding ones (when any).
+  Tensor full_mask = nn::causal_mask(positions, key_length, in.attention_mask, std::nullopt);
+  Tensor sliding_mask;
+  if (config_.sliding_window) {
+    sliding_mask = nn::causal_mask(positions, key_length, in.attention_mask, config_.sliding_window);
+  }
   ModelOutputs out;
   if (in.output_hidden_states) out.hidden_states.push_back(x);
   for (size_t i = 0; i < layers_->size(); ++i) {
-    x = layers_->at<DecoderLayer>(i).forward(x, cos, sin, mask, in.cache);
+    const bool sliding = config_.sliding_layers[i];
+    Tensor c, s;  // undefined: no rotary
+    if (config_.rope_layers[i]) {
+      c = sliding ? local_cos : cos;
+      s = sliding ? local_sin : sin;
+    }
+    x = layers_->at<DecoderLayer>(i).forward(x, c, s, sliding ? sliding_mask : full_mask, in.cache);
     if (in.output_hidden_states && i + 1 < layers_->size()) out.hidden_states.push_back(x);
   }
   x = norm_->forward(x);
   // transformers reports the final-normed state as the last hidden state.
   if (in.output_hidden_states) out.hidden_states.push_back(x);
   out.last_hidden_state = x;
-  out.logits = linear(x, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
+  Tensor logits = linear(x, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
+  if (config_.logits_divisor != 1.0) logits = div(logits, config_.logits_divisor);
+  if (config_.final_softcap) logits = softcap(logits, *config_.final_softcap);
+  out.logits = logits;
   return out;
 }
 

@@ -21,6 +21,7 @@ bool ignorable(const std::string& name) {
   };
   return ends_with("rotary_emb.inv_freq") || ends_with(".attn.masked_bias") ||
          ends_with(".attn.bias") || name == "lm_head.weight" ||
+         ends_with(".attention.masked_bias") || ends_with(".attention.bias") ||
          ends_with("embeddings.position_ids");
 }
 

@@ -1,6 +1,5 @@
-// Qwen2ForCausalLM: biases on q/k/v (not o_proj); a sliding window only when
-// `use_sliding_window` is set (then applied to layers >= max_window_layers, which
-// ingot does not support yet: such configs are rejected rather than run wrongly).
+// Qwen2ForCausalLM: biases on q/k/v (not o_proj); with `use_sliding_window`, a sliding
+// window on the layers `layer_types` marks (or those >= max_window_layers).
 #include "ingot/models/decoder_lm.h"
 
 namespace ingot::models {
@@ -9,9 +8,7 @@ namespace {
 const ArchitectureRegistrar kQwen2("Qwen2ForCausalLM", [](const ConfigReader& c, const LoadOptions& o) {
   DecoderConfig d = DecoderConfig::from_llama_like(c);
   d.attention_bias = true;
-  INGOT_CHECK(!c.get_bool("use_sliding_window", false), NotSupportedError,
-              "[Qwen2ForCausalLM] '{}': use_sliding_window=true (per-layer windows) is not "
-              "supported yet", c.origin());
+  d.read_optional_sliding_windows(c);
   return std::make_shared<DecoderLM>(d, o.compute_dtype);
 });
 

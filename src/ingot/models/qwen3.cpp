@@ -1,5 +1,5 @@
 // Qwen3ForCausalLM: per-head RMSNorm on q and k (before rotary), explicit head_dim,
-// optional attention_bias; sliding windows only with `use_sliding_window` (rejected).
+// optional attention_bias; per-layer sliding windows as Qwen2.
 #include "ingot/models/decoder_lm.h"
 
 namespace ingot::models {
@@ -7,11 +7,9 @@ namespace {
 
 const ArchitectureRegistrar kQwen3("Qwen3ForCausalLM", [](const ConfigReader& c, const LoadOptions& o) {
   DecoderConfig d = DecoderConfig::from_llama_like(c);
-  d.qk_norm = true;
+  d.qk_norm = nn::QkNorm::kPerHead;
   d.attention_bias = d.output_bias = c.get_bool("attention_bias", false);
-  INGOT_CHECK(!c.get_bool("use_sliding_window", false), NotSupportedError,
-              "[Qwen3ForCausalLM] '{}': use_sliding_window=true (per-layer windows) is not "
-              "supported yet", c.origin());
+  d.read_optional_sliding_windows(c);
   return std::make_shared<DecoderLM>(d, o.compute_dtype);
 });
 

@@ -25,7 +25,7 @@ Embedding::Embedding(int64_t num_embeddings, int64_t dim, DType dtype) : Module(
 Tensor Embedding::forward(const Tensor& ids) const { return embedding(*weight_, ids); }
 
 LayerNorm::LayerNorm(int64_t dim, double eps, bool bias, DType dtype)
-    : Module("LayerNorm"), dim_(dim), eps_(eps) {
+    : Normalization("LayerNorm"), dim_(dim), eps_(eps) {
   weight_ = register_parameter("weight", placeholder({dim}, dtype));
   if (bias) bias_ = register_parameter("bias", placeholder({dim}, dtype));
 }
@@ -37,7 +37,7 @@ Tensor LayerNorm::forward(const Tensor& x) const {
 }
 
 RMSNorm::RMSNorm(int64_t dim, double eps, DType dtype, bool weight_offset)
-    : Module("RMSNorm"), eps_(eps), weight_offset_(weight_offset) {
+    : Normalization("RMSNorm"), eps_(eps), weight_offset_(weight_offset) {
   weight_ = register_parameter("weight", placeholder({dim}, dtype));
 }
 

@@ -40,11 +40,19 @@ class Embedding : public Module {
   Tensor* weight_;
 };
 
+// A normalisation over the last dim; decoder blocks pick the kind from the config.
+class Normalization : public Module {
+ public:
+  using Module::Module;
+  virtual Tensor forward(const Tensor& x) const = 0;
+};
+
 // torch.nn.LayerNorm over the last dim (elementwise affine, optional bias).
-class LayerNorm : public Module {
+class LayerNorm : public Normalization {
  public:
   LayerNorm(int64_t dim, double eps, bool bias = true, DType dtype = DType::F32);
-  Tensor forward(const Tensor& x) const;
+  Tensor forward(const Tensor& x) const override;
+  Tensor& weight() const { return *weight_; }
 
  private:
   int64_t dim_;
@@ -55,10 +63,10 @@ class LayerNorm : public Module {
 
 // Hugging Face RMSNorm over the last dim: normalise in float32, cast back to the input
 // dtype, then scale by `weight` (or by `1 + weight` with weight_offset, as Gemma does).
-class RMSNorm : public Module {
+class RMSNorm : public Normalization {
  public:
   RMSNorm(int64_t dim, double eps, DType dtype = DType::F32, bool weight_offset = false);
-  Tensor forward(const Tensor& x) const;
+  Tensor forward(const Tensor& x) const override;
 
  private:
   double eps_;

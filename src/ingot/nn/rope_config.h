@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ingot::nn {
 
@@ -10,7 +11,7 @@ namespace ingot::nn {
 // (`rope_parameters` in transformers 5, or the older `rope_theta` + `rope_scaling`;
 // models::ConfigReader::rope() reads both).
 struct RopeConfig {
-  std::string type = "default";  // default | linear | dynamic | llama3 | yarn
+  std::string type = "default";  // default | linear | dynamic | llama3 | yarn | longrope
   double theta = 10000.0;
   double factor = 1.0;
   double partial_rotary_factor = 1.0;
@@ -25,6 +26,11 @@ struct RopeConfig {
   std::optional<double> mscale;
   std::optional<double> mscale_all_dim;
   bool truncate = true;
+  // longrope (Phi-3; "su" in older configs): per-frequency divisors [rotary_dim / 2],
+  // the long set once a forward's positions reach original_max_position_embeddings.
+  std::vector<double> short_factor, long_factor;
+  // The model's max_position_embeddings when the rope parameters lack `factor`.
+  std::optional<double> factor_given;
 };
 
 }  // namespace ingot::nn

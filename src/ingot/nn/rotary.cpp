@@ -44,7 +44,32 @@ RotaryEmbedding::RotaryEmbedding(int64_t head_dim, const RopeConfig& rope,
       attention_scaling_ = yarn_mscale(factor);
     }
   }
+  if (rope_.type == "longrope") {
+    INGOT_CHECK(rope_.original_max_position_embeddings && *rope_.original_max_position_embeddings > 0,
+                ValueError, "[RotaryEmbedding] longrope needs original_max_position_embeddings");
+    const double orig = double(*rope_.original_max_position_embeddings);
+    const double factor = rope_.factor_given.value_or(double(max_position_embeddings) / orig);
+    attention_scaling_ = rope_.attention_factor.value_or(
+        factor <= 1.0 ? 1.0 : std::sqrt(1 + std::log(factor) / std::log(orig)));
+    long_inv_freq_ = register_buffer("long_inv_freq", longrope_inv_freq(rope_.long_factor), false);
+    inv_freq_ = register_buffer("inv_freq", longrope_inv_freq(rope_.short_factor), false);
+    return;
+  }
   inv_freq_ = register_buffer("inv_freq", compute_inv_freq(max_position_embeddings), false);
+}
+
+Tensor RotaryEmbedding::longrope_inv_freq(const std::vector<double>& factors) const {
+  const int64_t dim = rotary_dim_;
+  INGOT_CHECK(int64_t(factors.size()) == dim / 2, ValueError,
+              "[RotaryEmbedding] longrope factors have {} entries; rotary dim {} needs {}",
+              factors.size(), dim, dim / 2);
+  // 1 / (factor_i * base^(2i / dim)) in float32, as transformers computes it.
+  std::vector<float> inv;
+  for (int64_t i = 0; i < dim; i += 2) {
+    const float power = std::pow(float(rope_.theta), float(i) / float(dim));
+    inv.push_back(1.0f / (float(factors[size_t(i / 2)]) * power));
+  }
+  return Tensor::from_vector<float>(inv, {int64_t(inv.size())});
 }
 
 Tensor RotaryEmbedding::compute_inv_freq(int64_t seq_len) const {
@@ -108,6 +133,12 @@ Tensor RotaryEmbedding::compute_inv_freq(int64_t seq_len) const {
 
 std::pair<Tensor, Tensor> RotaryEmbedding::forward(const Tensor& position_ids, DType dtype) const {
   Tensor inv_freq = *inv_freq_;
+  if (long_inv_freq_) {
+    // The long factors once the largest position reaches the original context, for the
+    // whole forward (transformers' longrope_frequency_update); ops, so it traces.
+    Tensor longer = gt(amax(position_ids), *rope_.original_max_position_embeddings - 1);  // []
+    inv_freq = where(longer, *long_inv_freq_, inv_freq);
+  }
   if (rope_.type == "dynamic" && position_ids.has_storage() && position_ids.numel() > 0) {
     const int64_t seq_len = amax(position_ids).item<int64_t>() + 1;
     if (seq_len > max_position_embeddings_) inv_freq = compute_inv_freq(seq_len);

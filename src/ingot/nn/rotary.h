@@ -1,7 +1,7 @@
 // Rotary position embeddings as Hugging Face computes them.
 //
 // inv_freq follows transformers' ROPE_INIT_FUNCTIONS for the supported types (default,
-// linear, dynamic NTK, llama3, yarn) in float32 like torch; cos/sin are computed from
+// linear, dynamic NTK, llama3, yarn, longrope) in float32 like torch; cos/sin are computed from
 // position ids with ops (traceable) and scaled by the type's attention factor. Partial
 // rotary (rotary_dim < head_dim) rotates only the leading rotary_dim channels.
 #pragma once
@@ -25,12 +25,15 @@ class RotaryEmbedding : public Module {
  private:
   // inv_freq [rotary_dim / 2] for sequences up to seq_len (only dynamic NTK uses it).
   Tensor compute_inv_freq(int64_t seq_len) const;
+  // longrope: 1 / (factor_i * base^(2i / rotary_dim)) for the short or long factors.
+  Tensor longrope_inv_freq(const std::vector<double>& factors) const;
 
   RopeConfig rope_;
   int64_t rotary_dim_;
   int64_t max_position_embeddings_;
   double attention_scaling_ = 1.0;
   Tensor* inv_freq_;  // non-persistent buffer, as in transformers
+  Tensor* long_inv_freq_ = nullptr;  // longrope: the long-context frequencies
 };
 
 // q, k [batch, heads, seq, head_dim]; cos, sin [batch, seq, rotary_dim].

@@ -3,6 +3,8 @@
 
 #include <source_location>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "ingot/core/tensor.h"
 #include "ingot/ops/value.h"
@@ -46,6 +48,17 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const std::optional<Tensor>& mask = {}, bool is_causal = false,
                                     std::optional<double> scale = std::nullopt,
                                     bool enable_gqa = false,
+    std::source_location where = std::source_location::current());
+
+// Mixture-of-experts experts (Mixtral, Qwen3-MoE): for each token t of hidden [T, H],
+//   out[t] = sum_j expert_weight[t, j] * down[e](act(gate[e] x) * up[e] x),  e = expert_index[t, j]
+// expert_index int64 [T, k], expert_weight [T, k] (hidden's dtype); per expert gate[e],
+// up[e] [I, H] and down[e] [H, I]; act "silu" or "gelu_tanh". Only the chosen experts
+// are computed (the CPU kernel groups tokens by expert); shapes do not depend on the
+// routing. -> [T, H]
+Tensor moe_experts(const Tensor& hidden, const Tensor& expert_index, const Tensor& expert_weight,
+                   const std::vector<Tensor>& gate, const std::vector<Tensor>& up,
+                   const std::vector<Tensor>& down, const std::string& act = "silu",
     std::source_location where = std::source_location::current());
 
 }  // namespace ingot
