@@ -17,6 +17,7 @@
 
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
+#include "../decoder_fixtures.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/control_flow.h"
 #include "ingot/export/static_cache_pytree.h"
@@ -82,7 +83,7 @@ std::map<std::string, Tensor> run_ingot(const OpenVINOModel& p, runtime::Program
 
 // --- fixture architectures ---------------------------------------------------------------
 
-class OpenVINOFixtureConformance : public ::testing::TestWithParam<const char*> {};
+class OpenVINOFixtureConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OpenVINOFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersOutputs) {
   SKIP_WITHOUT_VENV();
@@ -138,10 +139,8 @@ TEST_P(OpenVINOFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransf
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OpenVINOFixtureConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"));
+                         ::testing::ValuesIn(testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
 
 // --- seed-001 programs -----------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "ingot/exporters/fixes.h"
+#include "ingot/exporters/moe_fallback.h"
 
 namespace ingot::exporters::openvino {
 
@@ -18,5 +19,10 @@ INGOT_REGISTER_NODE_FIX(openvino_drop_runtime_asserts, "openvino", "assert",
                                                n.source.str());
                           return r;
                         });
+
+// OpenVINO has no grouped expert matmul: Mixtral / Qwen3-MoE layers are exported with
+// every expert computed and weighted by its router weight (core ops only).
+INGOT_REGISTER_OP_PATCH(openvino_dense_moe_experts, "openvino", "moe_experts",
+                        "OpenVINO has no grouped expert matmul", dense_moe_experts_patch);
 
 }  // namespace ingot::exporters::openvino
