@@ -1,0 +1,273 @@
+// The ExecuTorch exporter. Without a venv: the .pte layout (identifier, extended header,
+// aligned segments), the memory planner's offsets, configs, and the errors of bad input.
+// With the reference venv (executorch pinned): ExecuTorch's own runtime loads every .pte
+// and its outputs equal ingot's runtime on the same ExportedProgram within 1e-4 (f32) and
+// the committed transformers logits within 1e-4:
+//  * every decoder fixture architecture with dynamic batch and sequence at three shapes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../export/export_test_util.h"
+#include "../models/fixture_path.h"
+#include "et_harness.h"
+#include "ingot/exporters/executorch/executorch_exporter.h"
+#include "ingot/exporters/executorch/memory_planner.h"
+#include "ingot/exporters/executorch/pte_writer.h"
+#include "ingot/exporters/pretrained.h"
+#include "ingot/ops/functional.h"
+#include "ingot/runtime/program_module.h"
+
+namespace ingot::exporters {
+namespace {
+
+namespace fs = std::filesystem;
+namespace et = testing::et;
+using testing::rand_tensor;
+
+constexpr double kAtol = 1e-4;  // f32 ExecuTorch vs ingot / transformers
+
+#define SKIP_WITHOUT_VENV() \
+  if (!et::have_venv()) GTEST_SKIP() << et::skip_reason()
+
+ExecutorchProgram& pte_of(ExportArtifact& a) {
+  return dynamic_cast<ExecutorchProgram&>(a);
+}
+
+uint64_t u64_at(const std::string& s, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | uint8_t(s[at + size_t(i)]);
+  return v;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// --- memory planner ------------------------------------------------------------------------
+
+TEST(ExecutorchMemoryPlanner, ReusesMemoryOfDeadTensorsAndKeepsLiveOnesApart) {
+  using executorch::PlannedBuffer;
+  // a lives [0, 1] (256 B), b [1, 2] (100 B), c [2, 3] (256 B). a and c never live together
+  // (c reuses a's bytes); b overlaps both, so it goes after them.
+  std::vector<PlannedBuffer> bufs{{256, 0, 1}, {100, 1, 2}, {256, 2, 3}};
+  executorch::MemoryPlan p = executorch::plan_memory(bufs, 64);
+  EXPECT_EQ(p.offsets[0], 0u);
+  EXPECT_EQ(p.offsets[2], 0u);
+  EXPECT_EQ(p.offsets[1], 256u);
+  EXPECT_EQ(p.arena_bytes, 384u);  // 256 + 100 rounded up to 64
+  // Everything alive at once: no reuse, every buffer at its own aligned offset.
+  std::vector<PlannedBuffer> all{{10, -1, 5}, {70, -1, 5}, {64, -1, 5}};
+  p = executorch::plan_memory(all, 64);
+  EXPECT_EQ(p.offsets[1], 0u);    // 70 B -> 128
+  EXPECT_EQ(p.offsets[2], 128u);  // 64 B
+  EXPECT_EQ(p.offsets[0], 192u);  // 10 B -> 64
+  EXPECT_EQ(p.arena_bytes, 256u);
+}
+
+// --- .pte layout ---------------------------------------------------------------------------
+
+struct TinyMlp : nn::Module {
+  TinyMlp() : Module("TinyMlp") {
+    w = register_parameter("w", rand_tensor({4, 3}, 1));
+    b = register_parameter("b", rand_tensor({4}, 2));
+  }
+  Tensor forward(const Tensor& x) { return relu(linear(x, *w, *b)); }
+  Tensor *w, *b;
+};
+
+TEST(ExecutorchPte, HeaderIdentifierAndAlignedConstantSegment) {
+  TinyMlp m;
+  ExecutorchConfig c;
+  auto a = ExecutorchExporter().export_fn(
+      &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)}, c,
+      {"x"});
+  et::ScratchDir dir("layout");
+  const fs::path file = dir.path() / "mlp.pte";
+  a->save(file.string());
+  const std::string bytes = read_file(file);
+  ASSERT_GT(bytes.size(), 64u);
+  EXPECT_EQ(bytes.substr(4, 4), "ET12");
+  EXPECT_EQ(bytes.substr(8, 4), "eh00");
+  EXPECT_EQ(uint8_t(bytes[12]), 32u);  // header length
+  const uint64_t program_size = u64_at(bytes, 16), base = u64_at(bytes, 24),
+                 segments = u64_at(bytes, 32);
+  EXPECT_LE(program_size, base);
+  EXPECT_EQ(base % 128, 0u);
+  EXPECT_EQ(base + segments, bytes.size());
+  // The weights are in the segment, bit for bit: w (48 B) at 0, b (16 B) at 64.
+  const Tensor w = contiguous(*m.w);
+  EXPECT_EQ(std::memcmp(bytes.data() + base, w.raw_data(), w.nbytes()), 0);
+  EXPECT_EQ(std::memcmp(bytes.data() + base + 64, m.b->raw_data(), m.b->nbytes()), 0);
+  EXPECT_FALSE(fs::exists(file.string() + ".tmp"));
+  EXPECT_EQ(pte_of(*a).output_names, std::vector<std::string>{"output"});
+}
+
+// --- configs and bad input -----------------------------------------------------------------
+
+TEST(ExecutorchConfig, JsonRoundTripAndAutoExporter) {
+  auto c = AutoExportConfig::from_json(
+      R"({"export_format": "executorch", "dynamic": true, "alloc_graph_output": false})");
+  ASSERT_EQ(c->export_format(), "executorch");
+  const auto& e = dynamic_cast<const ExecutorchConfig&>(*c);
+  EXPECT_TRUE(e.dynamic);
+  EXPECT_FALSE(e.alloc_graph_output);
+  EXPECT_EQ(e.backend, "portable");
+  auto again = AutoExportConfig::from_json(c->to_json());
+  EXPECT_EQ(again->to_json(), c->to_json());
+  EXPECT_EQ(AutoExporter::from_config(*c)->backend(), "executorch");
+  try {
+    AutoExportConfig::from_json(R"({"export_format": "executorch", "backend": "coreml"})");
+    FAIL() << "expected a ValueError";
+  } catch (const ValueError& err) {
+    EXPECT_NE(std::string(err.what()).find("\"portable\" or \"xnnpack\""), std::string::npos)
+        << err.what();
+  }
+}
+
+TEST(ExecutorchErrors, XnnpackIsRefusedNotSilentlyPortable) {
+  TinyMlp m;
+  ExecutorchConfig c;
+  c.backend = "xnnpack";
+  try {
+    ExecutorchExporter().export_fn(
+        &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)}, c,
+        {"x"});
+    FAIL() << "expected NotSupportedError";
+  } catch (const NotSupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("xnnpack"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExecutorchErrors, AnOpWithoutKernelNamesTheOpTheLineAndTheFix) {
+  ExecutorchConfig c;
+  const int line = __LINE__ + 2;
+  auto fn = [](const Tensor& x) {
+    return sort(x, -1).first;  // sort has no mapping in the kernel table
+  };
+  try {
+    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({2, 5}, 3)}, c, {"x"});
+    FAIL() << "expected NotSupportedError";
+  } catch (const NotSupportedError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'sort'"), std::string::npos) << m;
+    EXPECT_NE(m.find("executorch_export_test.cpp:" + std::to_string(line)), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("INGOT_EXECUTORCH_KERNEL"), std::string::npos) << m;
+  }
+}
+
+TEST(ExecutorchErrors, AFailedSaveLeavesNoFile) {
+  TinyMlp m;
+  ExecutorchConfig c;
+  auto a = ExecutorchExporter().export_fn(
+      &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)}, c,
+      {"x"});
+  et::ScratchDir dir("failed_save");
+  const fs::path missing = dir.path() / "no_such_dir" / "m.pte";
+  EXPECT_THROW(a->save(missing.string()), IoError);
+  EXPECT_FALSE(fs::exists(missing));
+  EXPECT_FALSE(fs::exists(missing.string() + ".tmp"));
+}
+
+// --- seed-001 programs (ExecuTorch's runtime as the judge) ----------------------------------
+
+// Exports `fn`, saves it and checks ExecuTorch against ingot's runtime on each input set
+// (the method's inputs by position); returns the artifact.
+template <typename Fn, typename... Args>
+std::unique_ptr<ExportArtifact> check_program(const std::string& name, nn::Module* module, Fn fn,
+                                              const std::tuple<Args...>& example,
+                                              const ExecutorchConfig& config,
+                                              const std::vector<std::string>& input_names,
+                                              const std::vector<std::vector<Tensor>>& input_sets) {
+  auto artifact = ExecutorchExporter().export_fn(module, fn, example, config, input_names);
+  ExecutorchProgram& p = pte_of(*artifact);
+  et::ScratchDir dir(name);
+  const fs::path file = dir.path() / "model.pte";
+  p.save(file.string());
+  auto mod = runtime::ProgramModule(p.program);
+  et::Cases cases(dir.path() / "cases");
+  for (const auto& inputs : input_sets) {
+    std::vector<Tensor> outs = mod.run(inputs);
+    std::vector<std::pair<std::string, Tensor>> in;
+    for (size_t i = 0; i < inputs.size(); ++i) in.push_back({p.input_names.at(i), inputs[i]});
+    std::vector<std::pair<size_t, std::pair<std::string, Tensor>>> want;
+    for (size_t k = 0; k < outs.size(); ++k)
+      want.push_back({k, {p.output_names.at(k), contiguous(outs[k])}});
+    cases.add(in, want);
+  }
+  nlohmann::json summary = cases.run(file, kAtol);
+  EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
+  return artifact;
+}
+
+TEST(ExecutorchSeedPrograms, LinearReluWithDynamicBatch) {
+  SKIP_WITHOUT_VENV();
+  TinyMlp m;
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"x": {"0": {"name": "n", "min": 1, "max": 16}}})";
+  check_program(
+      "mlp", &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)},
+      c, {"x"}, {{rand_tensor({1, 3}, 4)}, {rand_tensor({2, 3}, 5)}, {rand_tensor({16, 3}, 6)}});
+}
+
+// --- fixture architectures (ExecuTorch's runtime as the judge) -----------------------------
+
+// Runs ingot's runtime on the method inputs; returns the user outputs by position.
+std::vector<Tensor> run_ingot(const ExecutorchProgram& p, runtime::ProgramModule& mod,
+                              const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> outs = mod.run(inputs);
+  for (Tensor& t : outs) t = contiguous(t);
+  return outs;
+}
+
+class ExecutorchFixtureConformance : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
+  SKIP_WITHOUT_VENV();
+  const std::string folder = testing::fixture_path(std::string("models/") + GetParam());
+  auto model = models::from_pretrained(folder);
+  et::ScratchDir dir(GetParam());
+  ExecutorchConfig c;
+  c.dynamic = true;
+  c.max_batch = 4;
+  c.max_seq = 24;
+  auto artifact = ExecutorchExporter().export_(*model, c);
+  ExecutorchProgram& p = pte_of(*artifact);
+  const fs::path file = dir.path() / "model.pte";
+  p.save(file.string());
+  ASSERT_EQ(p.input_names, (std::vector<std::string>{"input_ids", "attention_mask"}));
+  ASSERT_EQ(p.output_names.at(0), "logits");
+  auto mod = runtime::ProgramModule(p.program);
+  et::Cases cases(dir.path() / "cases");
+  for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
+    models::ModelInputs in = example_model_inputs(*model, b, s);
+    in.input_ids = to(abs(mul(rand_tensor({b, s}, uint32_t(b * 31 + s)), Scalar(40))), DType::I64);
+    if (s > 1) {  // one padded key in the first row (no row is fully masked)
+      in.attention_mask = contiguous(clone(in.attention_mask));
+      in.attention_mask.data<int64_t>()[s - 1] = 0;
+    }
+    std::vector<Tensor> want = run_ingot(p, mod, {in.input_ids, in.attention_mask});
+    cases.add({{"input_ids", in.input_ids}, {"attention_mask", in.attention_mask}},
+              {{0, {"logits", want.at(0)}}});
+  }
+  // transformers' own logits on the committed inputs (tools/reference/make_model_fixtures.py).
+  cases.add({{"input_ids", models::load_npy(folder + "/input_ids.npy")},
+             {"attention_mask", models::load_npy(folder + "/attention_mask.npy")}},
+            {{0, {"logits", models::load_npy(folder + "/logits.npy")}}});
+  nlohmann::json summary = cases.run(file, kAtol);
+  EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
+  std::cout << "memory plan: " << p.planned_bytes << " bytes (" << p.planned_bytes_without_reuse
+            << " without reuse)\n";
+  EXPECT_LT(p.planned_bytes, p.planned_bytes_without_reuse);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchFixtureConformance,
+                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
+                                           "mistral_sliding_window", "qwen2_linear_rope",
+                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
+                                           "gpt2", "bert"));
+
+}  // namespace
+}  // namespace ingot::exporters
