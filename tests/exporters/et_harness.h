@@ -98,9 +98,11 @@ class ScratchDir {
 class Cases {
  public:
   explicit Cases(fs::path dir) : dir_(std::move(dir)) {}
-  // `want` may hold fewer outputs than the method has (by position).
+  // `want` may hold fewer outputs than the method has (by position). `keep` (an attention
+  // mask [batch, seq]) limits the comparison of output 0 to the positions it keeps.
   void add(const std::vector<std::pair<std::string, Tensor>>& inputs,
-           const std::vector<std::pair<size_t, std::pair<std::string, Tensor>>>& want) {
+           const std::vector<std::pair<size_t, std::pair<std::string, Tensor>>>& want,
+           const Tensor& keep = Tensor()) {
     fs::path c = dir_ / ("case" + std::to_string(count_++));
     fs::create_directories(c / "in");
     fs::create_directories(c / "want");
@@ -110,6 +112,10 @@ class Cases {
     for (const auto& [k, nt] : want)
       models::save_npy((c / "want" / fmt::format("{}_{}.npy", k, nt.first)).string(),
                        contiguous(nt.second));
+    if (keep.defined())
+      models::save_npy(
+          (c / "want" / fmt::format("0_{}.keep.npy", want.at(0).second.first)).string(),
+          contiguous(keep));
     dirs_.push_back(c.string());
   }
   nlohmann::json run(const fs::path& model, double atol = 1e-4, double rtol = 0.0) const {

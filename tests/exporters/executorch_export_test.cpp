@@ -237,8 +237,23 @@ TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTran
   ExecutorchProgram& p = pte_of(*artifact);
   const fs::path file = dir.path() / "model.pte";
   p.save(file.string());
-  ASSERT_EQ(p.input_names, (std::vector<std::string>{"input_ids", "attention_mask"}));
-  ASSERT_EQ(p.output_names.at(0), "logits");
+  const std::string out_name = p.output_names.at(0);  // logits, or last_hidden_state (bert)
+  // The method's inputs by name from ModelInputs (input_ids, attention_mask[, token_type_ids]).
+  auto method_inputs = [&](const models::ModelInputs& in) {
+    std::vector<std::pair<std::string, Tensor>> v;
+    for (const std::string& n : p.input_names) {
+      if (n == "input_ids") v.push_back({n, in.input_ids});
+      else if (n == "attention_mask") v.push_back({n, in.attention_mask});
+      else if (n == "token_type_ids") v.push_back({n, in.token_type_ids});
+      else ADD_FAILURE() << "unexpected input " << n;
+    }
+    return v;
+  };
+  auto tensors = [](const std::vector<std::pair<std::string, Tensor>>& v) {
+    std::vector<Tensor> t;
+    for (const auto& [n, x] : v) t.push_back(x);
+    return t;
+  };
   auto mod = runtime::ProgramModule(p.program);
   et::Cases cases(dir.path() / "cases");
   for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
@@ -248,14 +263,22 @@ TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTran
       in.attention_mask = contiguous(clone(in.attention_mask));
       in.attention_mask.data<int64_t>()[s - 1] = 0;
     }
-    std::vector<Tensor> want = run_ingot(p, mod, {in.input_ids, in.attention_mask});
-    cases.add({{"input_ids", in.input_ids}, {"attention_mask", in.attention_mask}},
-              {{0, {"logits", want.at(0)}}});
+    const auto inputs = method_inputs(in);
+    std::vector<Tensor> want = run_ingot(p, mod, tensors(inputs));
+    cases.add(inputs, {{0, {out_name, want.at(0)}}});
   }
-  // transformers' own logits on the committed inputs (tools/reference/make_model_fixtures.py).
-  cases.add({{"input_ids", models::load_npy(folder + "/input_ids.npy")},
-             {"attention_mask", models::load_npy(folder + "/attention_mask.npy")}},
-            {{0, {"logits", models::load_npy(folder + "/logits.npy")}}});
+  // transformers' own outputs on the committed inputs (tools/reference/make_model_fixtures.py).
+  {
+    models::ModelInputs ref;
+    ref.input_ids = models::load_npy(folder + "/input_ids.npy");
+    ref.attention_mask = models::load_npy(folder + "/attention_mask.npy");
+    if (fs::exists(folder + "/token_type_ids.npy"))
+      ref.token_type_ids = models::load_npy(folder + "/token_type_ids.npy");
+    // (padded query positions left out, as tests/models/hf_conformance_test.cpp does)
+    cases.add(method_inputs(ref),
+              {{0, {out_name, models::load_npy(folder + "/" + out_name + ".npy")}}},
+              ref.attention_mask);
+  }
   nlohmann::json summary = cases.run(file, kAtol);
   EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
   std::cout << "memory plan: " << p.planned_bytes << " bytes (" << p.planned_bytes_without_reuse

@@ -5,7 +5,10 @@
 
 Each case DIR holds in/<k>_<name>.npy (the method's inputs, k = position) and
 want/<k>_<name>.npy (expected outputs, k = output position); every wanted output must
-match within |got - want| <= atol + rtol * |want|, shape and dtype equal. The program is
+match within |got - want| <= atol + rtol * |want|, shape and dtype equal. An optional
+want/<k>_<name>.keep.npy (the attention mask, [batch, seq]) restricts the comparison to the
+positions it keeps: outputs at padded query positions are not defined by transformers'
+reference (a fully masked row), so they are left out there. The program is
 loaded once (executorch.runtime.Runtime), a method once per case list.
 Prints one line per output and case, then a JSON summary line
 {"ok": bool, "executorch": version, "worst": {name: max |diff|}, "method": {...}}.
@@ -69,7 +72,10 @@ def main() -> int:
             print(f"run_cases: {case}: execute FAILED: {e}")
             ok = False
             continue
+        keeps = {name[: -len(".keep")]: x for _, name, x in want if name.endswith(".keep")}
         for k, name, expected in want:
+            if name.endswith(".keep"):
+                continue
             g = got[k].numpy() if hasattr(got[k], "numpy") else np.asarray(got[k])
             tag = f"  {os.path.basename(case)}: {name}"
             if g.shape != expected.shape or g.dtype != expected.dtype:
@@ -80,6 +86,9 @@ def main() -> int:
                 print(f"{tag}: ok (empty)")
                 continue
             d = np.abs(g.astype(np.float64) - expected.astype(np.float64))
+            if name in keeps:  # padded positions (and everything after them) left out
+                keep = keeps[name].astype(bool).reshape(keeps[name].shape + (1,) * (d.ndim - keeps[name].ndim))
+                d = np.where(keep, d, 0.0)
             tol = args.atol + args.rtol * np.abs(expected.astype(np.float64))
             bad = ~(d <= tol)
             diff = float(np.nanmax(d)) if not np.isnan(d).all() else float("nan")

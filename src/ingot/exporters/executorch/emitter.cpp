@@ -524,11 +524,6 @@ int32_t KernelContext::value(EValue v) {
 int32_t KernelContext::out(size_t k) {
   return e_.current_outputs().at(k);
 }
-int32_t KernelContext::out_list() {
-  TensorListValue l;
-  for (int32_t v : e_.current_outputs()) l.items.push_back(v);
-  return e_.add(std::move(l));
-}
 int32_t KernelContext::temp(DType dtype, const std::vector<sym::Expr>& sizes) {
   return e_.new_tensor(dtype, sizes, true);
 }
@@ -542,12 +537,10 @@ void KernelContext::call(const std::string& kernel, const std::vector<int32_t>& 
                          const std::vector<int32_t>& outs) {
   std::vector<int32_t> all = args;
   all.insert(all.end(), outs.begin(), outs.end());
-  all.insert(all.end(), outs.begin(), outs.end());
+  all.push_back(outs.size() == 1 ? outs[0] : e_.add(TensorListValue{outs}));
   e_.call(kernel, all);
 }
-void KernelContext::call_void(const std::string& kernel, const std::vector<int32_t>& args) {
-  e_.call(kernel, args);
-}
+
 void KernelContext::unsupported(const std::string& what) const {
   INGOT_THROW(NotSupportedError,
               "[executorch] '{}' (called at {}) cannot be emitted for ExecuTorch: {}. Improve "

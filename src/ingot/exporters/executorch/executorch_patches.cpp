@@ -98,7 +98,10 @@ INGOT_REGISTER_OP_PATCH(
           else
             scores = add(scores, mask);
         }
+        // A fully masked row is all -inf: softmax gives NaN there; ingot's kernel (and
+        // PyTorch's math backend, _safe_softmax) give zeros.
         Tensor p = softmax(scores, -1);
+        p = where(isnan(p), full({}, Scalar(0.0), p.dtype()), p);
         Tensor out = bmm(reshape(p, {BH, L, S}), reshape(v, {BH, S, Ev}));
         return std::vector<Tensor>{reshape(out, {B, H, L, Ev})};
       };

@@ -64,20 +64,15 @@ class KernelContext {
   // Output k of the node (a planned tensor), and temporaries of a composed lowering.
   int32_t out(size_t k = 0);
   int32_t temp(DType dtype, const std::vector<sym::Expr>& sizes);
-  // A TensorList of fresh outputs for list-valued ops (split): the node's outputs.
-  int32_t out_list();
 
   const ir::ValueInfo& in_info(size_t i) const;
   const ir::ValueInfo& out_info(size_t k = 0) const;
 
   // Appends a call of an out-variant kernel ("aten::add.out"): its arguments, then its out
-  // tensors, which the kernel also returns (ExecuTorch's calling convention: the
-  // argument list is the schema's arguments followed by its returns, so every out
-  // tensor appears twice).
+  // tensors, then one more slot for the return (ExecuTorch's calling convention: the
+  // return is the out tensor again, or a TensorList of the outs when there are several).
   void call(const std::string& kernel, const std::vector<int32_t>& args,
             const std::vector<int32_t>& outs);
-  // A call whose schema returns nothing (split_copy: outputs in a TensorList argument).
-  void call_void(const std::string& kernel, const std::vector<int32_t>& args);
 
   [[noreturn]] void unsupported(const std::string& what) const;
 

@@ -79,24 +79,27 @@ INGOT_EXECUTORCH_KERNEL(narrow, "narrow", [](KernelContext& k) {
           k.int_const(1)}, {k.out()});
 });
 
-// split.Tensor(self, split_size, dim) -> split_copy.Tensor_out(self, split_size, dim, outs);
-// split_with_sizes -> split_with_sizes_copy.out; chunk(self, chunks, dim) is a split by
-// ceil(size / chunks).
-INGOT_EXECUTORCH_KERNEL(split, "split.Tensor", [](KernelContext& k) {
-  k.call_void("aten::split_copy.Tensor_out", {k.tensor(0), k.int_(1), k.int_(2), k.out_list()});
-});
-INGOT_EXECUTORCH_KERNEL(split_with_sizes, "split_with_sizes", [](KernelContext& k) {
-  k.call_void("aten::split_with_sizes_copy.out", {k.tensor(0), k.int_list(1), k.int_(2), k.out_list()});
-});
-INGOT_EXECUTORCH_KERNEL(chunk, "chunk", [](KernelContext& k) {
-  // Every output but the last has the split size.
-  const Expr size = k.out_info(0).sizes.at(size_t([&] {
-    int64_t d = std::get<Expr>(k.node().args.at(2)).value();
-    return d < 0 ? d + int64_t(k.in_info(0).sizes.size()) : d;
-  }()));
-  k.call_void("aten::split_copy.Tensor_out",
-         {k.tensor(0), k.int_of(size), k.int_(2), k.out_list()});
-});
+// split.Tensor / split_with_sizes / chunk: one slice_copy per piece. The portable
+// split_copy kernels check their outputs' sizes instead of resizing them, which fails for
+// dynamic shapes (seed 004 lists split_copy / chunk among ExecuTorch's workarounds);
+// slice_copy resizes its out. Piece k spans [start_k, start_k + size_k) of `dim`, its size
+// taken from the node's output k.
+void slice_pieces(KernelContext& k, size_t dim_arg) {
+  int64_t dim = std::get<Expr>(k.node().args.at(dim_arg)).value();
+  if (dim < 0) dim += int64_t(k.in_info(0).sizes.size());
+  Expr start = sym::integer(0);
+  for (size_t o = 0; o < k.node().outputs.size(); ++o) {
+    const Expr end = sym::add(start, k.out_info(o).sizes.at(size_t(dim)));
+    k.call("aten::slice_copy.Tensor_out",
+           {k.tensor(0), k.int_const(dim), k.int_of(start), k.int_of(end), k.int_const(1)},
+           {k.out(o)});
+    start = end;
+  }
+}
+INGOT_EXECUTORCH_KERNEL(split, "split.Tensor", [](KernelContext& k) { slice_pieces(k, 2); });
+INGOT_EXECUTORCH_KERNEL(split_with_sizes, "split_with_sizes",
+                        [](KernelContext& k) { slice_pieces(k, 2); });
+INGOT_EXECUTORCH_KERNEL(chunk, "chunk", [](KernelContext& k) { slice_pieces(k, 2); });
 
 // silu(x) = x * sigmoid(x) (the portable set has no silu kernel).
 INGOT_EXECUTORCH_KERNEL(silu, "silu", [](KernelContext& k) {

@@ -422,8 +422,9 @@ void write_pte(const Program& program, const std::string& path) {
       if (f.has_constants()) at += write_segment(out, program.constants, f.constants);
       if (f.has_state()) {
         write_padding(out, at, f.state_segment_offset);
-        write_segment(out, program.mutable_state, f.state);
+        at = f.state_segment_offset + write_segment(out, program.mutable_state, f.state);
       }
+      write_padding(out, at, f.segment_data_size);
     }
     out.close();
     INGOT_CHECK(out.good(), IoError, "[executorch] writing '{}' failed", tmp.string());
