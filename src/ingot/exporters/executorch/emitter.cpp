@@ -541,6 +541,10 @@ void KernelContext::call(const std::string& kernel, const std::vector<int32_t>& 
   e_.call(kernel, all);
 }
 
+void KernelContext::call_prim(const std::string& kernel,
+                              const std::vector<int32_t>& args_and_return) {
+  e_.call(kernel, args_and_return);
+}
 void KernelContext::unsupported(const std::string& what) const {
   INGOT_THROW(NotSupportedError,
               "[executorch] '{}' (called at {}) cannot be emitted for ExecuTorch: {}. Improve "

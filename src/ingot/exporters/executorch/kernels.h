@@ -74,6 +74,10 @@ class KernelContext {
   void call(const std::string& kernel, const std::vector<int32_t>& args,
             const std::vector<int32_t>& outs);
 
+  // A prim op (aten::sym_size.int, aten::_local_scalar_dense, executorch_prim::*): its
+  // arguments then its one return value, no out arguments.
+  void call_prim(const std::string& kernel, const std::vector<int32_t>& args_and_return);
+
   [[noreturn]] void unsupported(const std::string& what) const;
 
  private:

@@ -101,6 +101,11 @@ INGOT_EXECUTORCH_KERNEL(split_with_sizes, "split_with_sizes",
                         [](KernelContext& k) { slice_pieces(k, 2); });
 INGOT_EXECUTORCH_KERNEL(chunk, "chunk", [](KernelContext& k) { slice_pieces(k, 2); });
 
+// item(t) -> the unbacked integer it binds: aten::_local_scalar_dense (a prim op).
+INGOT_EXECUTORCH_KERNEL(item, "item", [](KernelContext& k) {
+  k.call_prim("aten::_local_scalar_dense", {k.tensor(0), k.out()});
+});
+
 // silu(x) = x * sigmoid(x) (the portable set has no silu kernel).
 INGOT_EXECUTORCH_KERNEL(silu, "silu", [](KernelContext& k) {
   const ir::ValueInfo& x = k.in_info(0);
