@@ -17,6 +17,7 @@
 
 #include "ingot/core/tensor.h"
 #include "ingot/models/npy.h"
+#include "ingot/ops/functional/views.h"
 
 namespace ingot::testing::et {
 
