@@ -441,12 +441,9 @@ class ExecutorchDecodeLoop : public ::testing::TestWithParam<DecodeCase> {};
 // export_for_generation's decode component (inputs input_ids + the cache tensors, the
 // mutated cache among the outputs), 32 greedy steps over ExecuTorch's runtime: tokens equal
 // ingot's own loop on the same program and every step's logits within 1e-4.
-TEST_P(ExecutorchDecodeLoop, GreedyTokensEqualIngotsRuntimeFor32Steps) {
-  SKIP_WITHOUT_VENV();
-  const DecodeCase& tc = GetParam();
+void decode_loop_matches_ingot(const DecodeCase& tc, const ExecutorchConfig& c) {
   auto model = models::from_pretrained(tc.folder);
   const int64_t max_len = 48, steps = 32;
-  ExecutorchConfig c;
   GenerationExportOptions g;
   g.max_cache_len = max_len;
   auto parts = ExecutorchExporter().export_for_generation(*model, c, g);
@@ -493,6 +490,22 @@ TEST_P(ExecutorchDecodeLoop, GreedyTokensEqualIngotsRuntimeFor32Steps) {
     testing::expect_near_tensors(select(et_logits, 0, s), last_logits[size_t(s)], kAtol);
   std::cout << tc.name << ": ExecuTorch decode " << r.summary.value("tokens_per_s", 0.0)
             << " tokens/s (python loop, cache copied per step)\n";
+}
+
+TEST_P(ExecutorchDecodeLoop, GreedyTokensEqualIngotsRuntimeFor32Steps) {
+  SKIP_WITHOUT_VENV();
+  decode_loop_matches_ingot(GetParam(), ExecutorchConfig());
+}
+
+// Seed 003's in-place layout: inputs, outputs and state unplanned (the caller's buffers:
+// set_input shares them, the outputs are bound by the caller; the Python runtime gives each
+// unplanned output its own buffer), the same tokens.
+TEST(ExecutorchDecodeLoopUnplanned, CallerBoundInputsAndOutputsGiveTheSameTokens) {
+  SKIP_WITHOUT_VENV();
+  ExecutorchConfig c;
+  c.alloc_graph_input = c.alloc_graph_output = c.alloc_mutable_buffers = false;
+  decode_loop_matches_ingot(
+      {"llama_unplanned", testing::fixture_path("models/llama"), {3, 17, 42, 5, 9}}, c);
 }
 
 std::vector<DecodeCase> decode_cases() {
