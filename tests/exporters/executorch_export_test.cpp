@@ -14,6 +14,7 @@
 #include "../models/fixture_path.h"
 #include "et_harness.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
+#include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/executorch/memory_planner.h"
 #include "ingot/exporters/executorch/pte_writer.h"
 #include "ingot/export/static_cache_pytree.h"
@@ -522,6 +523,61 @@ std::vector<DecodeCase> decode_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Decoders, ExecutorchDecodeLoop, ::testing::ValuesIn(decode_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// --- the LLM-runner layout, judged by ExecuTorch's TextLLMRunner ----------------------------
+
+// The demo LM in the runner's layout (cache as program state, forward(tokens, input_pos),
+// metadata methods) next to its tokenizer.json: TextLLMRunner's greedy text equals ingot's
+// greedy loop on the decode program, decoded by ingot's tokenizer.
+TEST(ExecutorchLlmRunner, TextLlmRunnerGeneratesIngotsGreedyTextOnTheDemoLm) {
+  SKIP_WITHOUT_VENV();
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  auto model = models::from_pretrained(demo);
+  auto tok = models::Tokenizer::from_folder(demo);
+  const int64_t max_len = 64, steps = 24;
+  const std::string prompt = "It is a truth universally acknowledged, that";
+  GenerationExportOptions g;
+  g.max_cache_len = max_len;
+  g.multi_token_decode = true;
+  auto parts = ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
+  const ExportedProgram& decode = parts.at("decode")->program;
+  nn::StaticCache empty(*model->cache_spec(), 1, max_len);
+  executorch::LlmRunnerMetadata meta;
+  meta.max_seq_len = max_len;
+  meta.vocab_size = decode.graph->value(decode.graph->outputs.back()).sizes.back().value();
+  meta.bos_id = 0;
+  meta.eos_ids = {0};  // assets/demo-lm/generation_config.json
+  auto runner_pte = executorch::llm_runner_program(decode, empty.named_tensors(), meta);
+  EXPECT_EQ(runner_pte->input_names, (std::vector<std::string>{"input_ids", "input_pos"}));
+  EXPECT_EQ(runner_pte->output_names, std::vector<std::string>{"logits"});
+  et::ScratchDir dir("llm_runner");
+  const fs::path pte = dir.path() / "model.pte";
+  runner_pte->save(pte.string());
+
+  // ingot: greedy on the decode program, stopping at eos like the runner.
+  auto mod = runtime::ProgramModule(decode);
+  nn::StaticCache cache(*model->cache_spec(), 1, max_len);
+  std::vector<int64_t> ids = tok.encode(prompt, false), out;
+  Tensor step = Tensor::from_vector(ids, {1, int64_t(ids.size())});
+  for (int64_t s = 0; s < steps; ++s) {
+    Tensor logits = mod(step, cache).at(0);
+    int64_t next = argmax(select(select(logits, 1, logits.size(1) - 1), 0, 0), 0).item<int64_t>();
+    if (next == 0) break;
+    out.push_back(next);
+    step = Tensor::from_vector(std::vector<int64_t>{next}, {1, 1});
+  }
+  const std::string want = tok.decode(out);
+  ASSERT_FALSE(want.empty());
+
+  et::ToolResult r = et::run_tool(
+      "llm_runner.py", {pte.string(), demo + "/tokenizer.json", "--prompt", prompt,
+                        "--max-new-tokens", std::to_string(steps)});
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_TRUE(r.summary.is_object()) << r.log;
+  EXPECT_EQ(r.summary["text"].get<std::string>(), want) << r.log;
+  std::cout << "TextLLMRunner: \"" << r.summary["text"].get<std::string>() << "\" (" << out.size()
+            << " tokens)\n";
+}
 
 }  // namespace
 }  // namespace ingot::exporters
