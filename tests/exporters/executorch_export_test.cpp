@@ -250,6 +250,22 @@ TEST(ExecutorchSeedPrograms, PytreeInputLeavesAreNamedByPath) {
   EXPECT_EQ(pte_of(*a).input_names, (std::vector<std::string>{"x.f", "x.p"}));
 }
 
+// item(): the first k rows, k read from data; the unbacked size is bounded by check().
+TEST(ExecutorchSeedPrograms, DataDependentSizeFromItem) {
+  SKIP_WITHOUT_VENV();
+  auto first_rows = [](const Tensor& x, const Tensor& k) {
+    SymInt n = item_int(k);
+    check_is_size(n);
+    check(n <= x.sym_size(0));
+    return narrow(x, 0, SymInt(0), n);
+  };
+  check_program("item", nullptr, first_rows,
+                std::tuple{rand_tensor({5, 2}, 2), Tensor::scalar(int64_t(3))}, ExecutorchConfig(),
+                {"x", "k"},
+                {{rand_tensor({5, 2}, 3), Tensor::scalar(int64_t(2))},
+                 {rand_tensor({5, 2}, 4), Tensor::scalar(int64_t(5))}});
+}
+
 // A mutated buffer is program state: planned memory initialised from the .pte's mutable
 // segment at load and written back at the end of each call, so the count goes on from one
 // execute to the next (the cases run in order on one loaded method).

@@ -64,12 +64,16 @@ def main() -> int:
           f"{meta.num_outputs()} outputs")
     ok, worst = True, {}
     for case in args.case:
-        feeds = [torch.from_numpy(np.ascontiguousarray(x)) for _, _, x in load_dir(os.path.join(case, "in"))]
+        # (np.ascontiguousarray would make a 0-d array 1-d)
+        feeds = [torch.from_numpy(np.ascontiguousarray(x).reshape(x.shape)) for _, _, x in load_dir(os.path.join(case, "in"))]
         want = load_dir(os.path.join(case, "want"))
         try:
             got = method.execute(feeds)
         except Exception as e:  # noqa: BLE001
             print(f"run_cases: {case}: execute FAILED: {e}")
+            for i, f in enumerate(feeds):
+                m = meta.input_tensor_meta(i)
+                print(f"    input {i}: fed {tuple(f.shape)} {f.dtype}; method {tuple(m.sizes())} {m.dtype()}")
             ok = False
             continue
         keeps = {name[: -len(".keep")]: x for _, name, x in want if name.endswith(".keep")}
