@@ -13,7 +13,9 @@ IO.json: {"inputs": [names], "outputs": [names], "prompt": "prompt.npy",
 "initial": {cache name: "file.npy"}}. Prints one JSON object {"tokens": [...],
 "executorch": version, "cache_position": int}; tokens are the prompt's continuation (the
 argmax after the prompt, then after each fed token). --logits-out saves the last
-position's logits of every step as [N, vocab] float32. Run with the reference venv.
+position's logits of every step as [N, vocab] float32. --bench-steps K times K more
+single-token steps (decode_tokens_per_s; the cache is handed from outputs to inputs
+without a copy). Run with the reference venv.
 """
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ def main() -> int:
     ap.add_argument("--io", required=True)
     ap.add_argument("--steps", type=int, required=True)
     ap.add_argument("--logits-out")
+    ap.add_argument("--bench-steps", type=int, default=0,
+                    help="time K more single-token steps after the loop (decode_tokens_per_s)")
     args = ap.parse_args()
     import torch
     from executorch.runtime import Runtime
@@ -56,6 +60,15 @@ def main() -> int:
         tokens.append(int(step_logits.argmax()))
         ids = torch.tensor([[tokens[-1]]], dtype=torch.int64)
     elapsed = time.perf_counter() - start
+    bench = None
+    if args.bench_steps:
+        t0 = time.perf_counter()
+        for _ in range(args.bench_steps):
+            outs = method.execute([ids] + [state[n] for n in inputs[1:]])
+            for n in inputs[1:]:
+                state[n] = outs[outputs.index("output." + n)]
+            ids = outs[logits_at][:, -1:].argmax(-1)
+        bench = args.bench_steps / (time.perf_counter() - t0)
     if args.logits_out:
         np.save(args.logits_out, np.stack(last).astype(np.float32))
     pos = state.get("cache_position")
@@ -64,6 +77,7 @@ def main() -> int:
         "executorch": version("executorch"),
         "cache_position": int(pos.reshape(-1)[0]) if pos is not None else -1,
         "tokens_per_s": args.steps / elapsed,
+        "decode_tokens_per_s": bench,
     }))
     return 0
 
