@@ -70,8 +70,10 @@ EtSetup& setup() {
     for (int64_t i = 0; i < kPromptLen; ++i) prompt[size_t(i)] = 100 + i;
     ingot::models::save_npy((d.dir / "prompt.npy").string(),
                             ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
-    nlohmann::json io{{"inputs", p.input_names}, {"outputs", p.output_names},
-                      {"prompt", "prompt.npy"}, {"initial", nlohmann::json::object()}};
+    nlohmann::json io{{"inputs", p.input_names},
+                      {"outputs", p.output_names},
+                      {"prompt", "prompt.npy"},
+                      {"initial", nlohmann::json::object()}};
     ingot::nn::StaticCache cache(*d.model->cache_spec(), 1, kMaxCacheLen);
     for (const auto& [name, t] : cache.named_tensors()) {
       ingot::models::save_npy((d.dir / (name + ".npy")).string(), ingot::contiguous(t));

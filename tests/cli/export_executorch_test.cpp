@@ -24,8 +24,8 @@ TEST(CliExportExecutorch, FormatExecutorchDynamicMatchesTransformersInExecuTorch
   const std::string dir = testing::fixture_path("models/qwen3");
   et::ScratchDir tmp("cli_et");
   const std::string pte = (tmp.path() / "qwen3.pte").string();
-  ASSERT_EQ(call(run_export, {dir, "--format", "executorch", "--backend", "portable", "--dynamic",
-                              "-o", pte}),
+  ASSERT_EQ(call(run_export,
+                 {dir, "--format", "executorch", "--backend", "portable", "--dynamic", "-o", pte}),
             0);
   std::ifstream f(pte, std::ios::binary);
   std::string head(8, '\0');

@@ -3,6 +3,7 @@
 // venv, callers GTEST_SKIP with skip_reason().
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -82,8 +82,8 @@ inline ToolResult run_tool(const std::string& script, const std::vector<std::str
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& name) {
-    path_ = fs::temp_directory_path() /
-            ("ingot_et_export_" + std::to_string(::getpid()) + "_" + name);
+    path_ =
+        fs::temp_directory_path() / ("ingot_et_export_" + std::to_string(::getpid()) + "_" + name);
     fs::remove_all(path_);
     fs::create_directories(path_);
   }

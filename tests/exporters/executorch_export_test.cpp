@@ -10,14 +10,14 @@
 
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
-#include "ingot/export/control_flow.h"
 #include "../models/fixture_path.h"
 #include "et_harness.h"
+#include "ingot/export/control_flow.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/executorch/memory_planner.h"
 #include "ingot/exporters/executorch/pte_writer.h"
-#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
@@ -85,9 +85,8 @@ struct TinyMlp : nn::Module {
 TEST(ExecutorchPte, HeaderIdentifierAndAlignedConstantSegment) {
   TinyMlp m;
   ExecutorchConfig c;
-  auto a = ExecutorchExporter().export_fn(
-      &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)}, c,
-      {"x"});
+  auto a = ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                          std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
   et::ScratchDir dir("layout");
   const fs::path file = dir.path() / "mlp.pte";
   a->save(file.string());
@@ -136,9 +135,8 @@ TEST(ExecutorchErrors, XnnpackIsRefusedNotSilentlyPortable) {
   ExecutorchConfig c;
   c.backend = "xnnpack";
   try {
-    ExecutorchExporter().export_fn(
-        &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)}, c,
-        {"x"});
+    ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                   std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
     FAIL() << "expected NotSupportedError";
   } catch (const NotSupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("xnnpack"), std::string::npos) << e.what();
@@ -157,8 +155,7 @@ TEST(ExecutorchErrors, AnOpWithoutKernelNamesTheOpTheLineAndTheFix) {
   } catch (const NotSupportedError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("'sort'"), std::string::npos) << m;
-    EXPECT_NE(m.find("executorch_export_test.cpp:" + std::to_string(line)), std::string::npos)
-        << m;
+    EXPECT_NE(m.find("executorch_export_test.cpp:" + std::to_string(line)), std::string::npos) << m;
     EXPECT_NE(m.find("INGOT_EXECUTORCH_KERNEL"), std::string::npos) << m;
   }
 }
@@ -166,9 +163,8 @@ TEST(ExecutorchErrors, AnOpWithoutKernelNamesTheOpTheLineAndTheFix) {
 TEST(ExecutorchErrors, AFailedSaveLeavesNoFile) {
   TinyMlp m;
   ExecutorchConfig c;
-  auto a = ExecutorchExporter().export_fn(
-      &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)}, c,
-      {"x"});
+  auto a = ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                          std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
   et::ScratchDir dir("failed_save");
   const fs::path missing = dir.path() / "no_such_dir" / "m.pte";
   EXPECT_THROW(a->save(missing.string()), IoError);
@@ -213,9 +209,9 @@ TEST(ExecutorchSeedPrograms, LinearReluWithDynamicBatch) {
   TinyMlp m;
   ExecutorchConfig c;
   c.dynamic_shapes_json = R"({"x": {"0": {"name": "n", "min": 1, "max": 16}}})";
-  check_program(
-      "mlp", &m, [&](const Tensor& x) { return m.forward(x); }, std::tuple{rand_tensor({2, 3}, 3)},
-      c, {"x"}, {{rand_tensor({1, 3}, 4)}, {rand_tensor({2, 3}, 5)}, {rand_tensor({16, 3}, 6)}});
+  check_program("mlp", &m, [&](const Tensor& x) { return m.forward(x); },
+                std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"},
+                {{rand_tensor({1, 3}, 4)}, {rand_tensor({2, 3}, 5)}, {rand_tensor({16, 3}, 6)}});
 }
 
 TEST(ExecutorchSeedPrograms, StaticValueFolded) {
@@ -273,8 +269,8 @@ TEST(ExecutorchSeedPrograms, BufferMutationIsStateThatPersistsAcrossCalls) {
   SKIP_WITHOUT_VENV();
   testing::Counter m;
   Tensor x = rand_tensor({3}, 1);
-  auto artifact = ExecutorchExporter().export_fn(
-      &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x}, ExecutorchConfig(), {"x"});
+  auto artifact = ExecutorchExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); },
+                                                 std::tuple{x}, ExecutorchConfig(), {"x"});
   ExecutorchProgram& p = pte_of(*artifact);
   EXPECT_EQ(p.input_names, std::vector<std::string>{"x"});
   EXPECT_EQ(p.output_names, std::vector<std::string>{"output"});
@@ -287,9 +283,8 @@ TEST(ExecutorchSeedPrograms, BufferMutationIsStateThatPersistsAcrossCalls) {
   EXPECT_TRUE(cases.run(dir.path() / "model.pte", kAtol).value("ok", false));
   ExecutorchConfig no_state;
   no_state.alloc_mutable_buffers = false;
-  EXPECT_THROW(ExecutorchExporter().export_fn(
-                   &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{x}, no_state,
-                   {"x"}),
+  EXPECT_THROW(ExecutorchExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); },
+                                              std::tuple{x}, no_state, {"x"}),
                NotSupportedError);
 }
 
@@ -309,9 +304,9 @@ TEST(ExecutorchSeedPrograms, SliceAndSelectAssignmentIntoABuffer) {
   SKIP_WITHOUT_VENV();
   RingWriter m;
   Tensor x1 = rand_tensor({1, 3}, 2), x2 = rand_tensor({1, 3}, 3);
-  auto a = ExecutorchExporter().export_fn(
-      &m, [&m](const Tensor& t) { return m.forward(t); }, std::tuple{rand_tensor({1, 3}, 1)},
-      ExecutorchConfig(), {"x"});
+  auto a =
+      ExecutorchExporter().export_fn(&m, [&m](const Tensor& t) { return m.forward(t); },
+                                     std::tuple{rand_tensor({1, 3}, 1)}, ExecutorchConfig(), {"x"});
   et::ScratchDir dir("ring");
   a->save((dir.path() / "model.pte").string());
   // Expected: eager calls on the module, whose buffer carries over (export left it as is).
@@ -340,9 +335,10 @@ TEST(ExecutorchSeedPrograms, SixteenBitFloats) {
   // silu): one bf16 ulp (2^-7) absolute and relative.
   ExecutorchConfig c;  // ExecuTorch needs a bound on every dynamic size
   c.dynamic_shapes_json = R"({"x": {"0": {"name": "n", "min": 1, "max": 8}}})";
-  check_program("halves", &m, [&m](const Tensor& t) { return m.forward(t); },
-                std::tuple{rand_tensor({2, 4}, 1)}, c, {"x"},
-                {{rand_tensor({2, 4}, 5)}, {rand_tensor({5, 4}, 6)}}, 1.0 / 128, 1.0 / 128);
+  check_program(
+      "halves", &m, [&m](const Tensor& t) { return m.forward(t); },
+      std::tuple{rand_tensor({2, 4}, 1)}, c, {"x"},
+      {{rand_tensor({2, 4}, 5)}, {rand_tensor({5, 4}, 6)}}, 1.0 / 128, 1.0 / 128);
 }
 
 // Control flow is not emitted yet: a clear error naming the op, not a broken .pte.
@@ -353,8 +349,8 @@ TEST(ExecutorchSeedPrograms, CondIsAClearNotSupportedError) {
         [](const TensorList& in) { return TensorList{cos(in[0])}; }, {x})[0];
   };
   try {
-    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)},
-                                   ExecutorchConfig(), {"x"});
+    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, ExecutorchConfig(),
+                                   {"x"});
     FAIL() << "expected NotSupportedError";
   } catch (const NotSupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("'cond'"), std::string::npos) << e.what();
@@ -391,10 +387,14 @@ TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTran
   auto method_inputs = [&](const models::ModelInputs& in) {
     std::vector<std::pair<std::string, Tensor>> v;
     for (const std::string& n : p.input_names) {
-      if (n == "input_ids") v.push_back({n, in.input_ids});
-      else if (n == "attention_mask") v.push_back({n, in.attention_mask});
-      else if (n == "token_type_ids") v.push_back({n, in.token_type_ids});
-      else ADD_FAILURE() << "unexpected input " << n;
+      if (n == "input_ids")
+        v.push_back({n, in.input_ids});
+      else if (n == "attention_mask")
+        v.push_back({n, in.attention_mask});
+      else if (n == "token_type_ids")
+        v.push_back({n, in.token_type_ids});
+      else
+        ADD_FAILURE() << "unexpected input " << n;
     }
     return v;
   };
@@ -471,8 +471,10 @@ void decode_loop_matches_ingot(const DecodeCase& tc, const ExecutorchConfig& c) 
   Tensor prompt = Tensor::from_vector(tc.prompt, {1, prompt_len});
   models::save_npy((dir.path() / "prompt.npy").string(), prompt);
   nn::StaticCache cache(*model->cache_spec(), 1, max_len);
-  nlohmann::json io{{"inputs", p.input_names}, {"outputs", p.output_names},
-                    {"prompt", "prompt.npy"}, {"initial", nlohmann::json::object()}};
+  nlohmann::json io{{"inputs", p.input_names},
+                    {"outputs", p.output_names},
+                    {"prompt", "prompt.npy"},
+                    {"initial", nlohmann::json::object()}};
   for (const auto& [name, t] : cache.named_tensors()) {
     models::save_npy((dir.path() / (name + ".npy")).string(), contiguous(t));
     io["initial"][name] = name + ".npy";
@@ -494,9 +496,9 @@ void decode_loop_matches_ingot(const DecodeCase& tc, const ExecutorchConfig& c) 
   EXPECT_EQ(cache.seq_length(), prompt_len + steps - 1);
 
   et::ToolResult r = et::run_tool(
-      "decode_loop.py", {(dir.path() / "decode.pte").string(), "--io",
-                         (dir.path() / "io.json").string(), "--steps", std::to_string(steps),
-                         "--logits-out", (dir.path() / "logits.npy").string()});
+      "decode_loop.py",
+      {(dir.path() / "decode.pte").string(), "--io", (dir.path() / "io.json").string(), "--steps",
+       std::to_string(steps), "--logits-out", (dir.path() / "logits.npy").string()});
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_TRUE(r.summary.is_object()) << r.log;
   EXPECT_EQ(r.summary["tokens"].get<std::vector<int64_t>>(), tokens) << r.log;
@@ -585,9 +587,9 @@ TEST(ExecutorchLlmRunner, TextLlmRunnerGeneratesIngotsGreedyTextOnTheDemoLm) {
   const std::string want = tok.decode(out);
   ASSERT_FALSE(want.empty());
 
-  et::ToolResult r = et::run_tool(
-      "llm_runner.py", {pte.string(), demo + "/tokenizer.json", "--prompt", prompt,
-                        "--max-new-tokens", std::to_string(steps)});
+  et::ToolResult r =
+      et::run_tool("llm_runner.py", {pte.string(), demo + "/tokenizer.json", "--prompt", prompt,
+                                     "--max-new-tokens", std::to_string(steps)});
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_TRUE(r.summary.is_object()) << r.log;
   EXPECT_EQ(r.summary["text"].get<std::string>(), want) << r.log;

@@ -15,16 +15,26 @@ namespace ingot::exporters::executorch {
 
 pte::ScalarType scalar_type_of(DType t) {
   switch (t) {
-    case DType::Bool: return pte::ScalarType::Bool;
-    case DType::U8: return pte::ScalarType::Byte;
-    case DType::I8: return pte::ScalarType::Char;
-    case DType::I16: return pte::ScalarType::Short;
-    case DType::I32: return pte::ScalarType::Int;
-    case DType::I64: return pte::ScalarType::Long;
-    case DType::F16: return pte::ScalarType::Half;
-    case DType::BF16: return pte::ScalarType::BFloat16;
-    case DType::F32: return pte::ScalarType::Float;
-    case DType::F64: return pte::ScalarType::Double;
+    case DType::Bool:
+      return pte::ScalarType::Bool;
+    case DType::U8:
+      return pte::ScalarType::Byte;
+    case DType::I8:
+      return pte::ScalarType::Char;
+    case DType::I16:
+      return pte::ScalarType::Short;
+    case DType::I32:
+      return pte::ScalarType::Int;
+    case DType::I64:
+      return pte::ScalarType::Long;
+    case DType::F16:
+      return pte::ScalarType::Half;
+    case DType::BF16:
+      return pte::ScalarType::BFloat16;
+    case DType::F32:
+      return pte::ScalarType::Float;
+    case DType::F64:
+      return pte::ScalarType::Double;
   }
   return pte::ScalarType::Float;
 }
@@ -33,21 +43,24 @@ size_t element_size(pte::ScalarType t) {
   switch (t) {
     case pte::ScalarType::Bool:
     case pte::ScalarType::Byte:
-    case pte::ScalarType::Char: return 1;
+    case pte::ScalarType::Char:
+      return 1;
     case pte::ScalarType::Short:
     case pte::ScalarType::Half:
-    case pte::ScalarType::BFloat16: return 2;
+    case pte::ScalarType::BFloat16:
+      return 2;
     case pte::ScalarType::Int:
-    case pte::ScalarType::Float: return 4;
-    default: return 8;
+    case pte::ScalarType::Float:
+      return 4;
+    default:
+      return 8;
   }
 }
 
 // The emitter of one method; KernelContext calls back into it.
 class Emitter {
  public:
-  Emitter(const ExportedProgram& p, const EmitOptions& o, Program& out)
-      : p_(p), o_(o), out_(out) {
+  Emitter(const ExportedProgram& p, const EmitOptions& o, Program& out) : p_(p), o_(o), out_(out) {
     plan_.name = o.method_name;
   }
 
@@ -130,9 +143,9 @@ class Emitter {
   std::map<int64_t, int32_t> int_consts_;
   std::map<std::string, std::pair<int32_t, int64_t>> symbol_sources_;  // -> (tensor, dim)
   int32_t none_ = -1;
-  std::set<int32_t> planned_;        // tensors the memory plan places
-  std::set<int32_t> whole_run_;      // planned tensors live for the whole method (state)
-  std::set<int32_t> produced_;       // tensors written by a kernel of this method
+  std::set<int32_t> planned_;    // tensors the memory plan places
+  std::set<int32_t> whole_run_;  // planned tensors live for the whole method (state)
+  std::set<int32_t> produced_;   // tensors written by a kernel of this method
   std::vector<std::pair<int32_t, int32_t>> write_backs_;  // (state, new value)
   const ir::Node* current_ = nullptr;
   std::vector<int32_t> current_outputs_;
@@ -234,8 +247,8 @@ void Emitter::bind_inputs() {
       }
       continue;
     }
-    const Tensor& data = in.kind == InputKind::ConstantTensor ? p_.constants.at(in.target)
-                                                              : p_.state.at(in.target);
+    const Tensor& data =
+        in.kind == InputKind::ConstantTensor ? p_.constants.at(in.target) : p_.state.at(in.target);
     if (in.kind == InputKind::Buffer && mutated_buffers.contains(in.target)) {
       // Program state: planned for the whole run, initialised from segment 1 at load.
       INGOT_CHECK(o_.alloc_mutable_buffers, NotSupportedError,
@@ -254,8 +267,7 @@ void Emitter::bind_inputs() {
     }
     const int32_t v = new_tensor(info.dtype, info.sizes, false);
     out_.constants.push_back(data);
-    std::get<TensorValue>(plan_.values[size_t(v)]).constant_index =
-        uint32_t(out_.constants.size());
+    std::get<TensorValue>(plan_.values[size_t(v)]).constant_index = uint32_t(out_.constants.size());
     tensors_[id] = v;
   }
 }
@@ -555,8 +567,7 @@ void KernelContext::unsupported(const std::string& what) const {
 
 // --- entry points ----------------------------------------------------------------------
 
-EmitSummary emit_method(const ExportedProgram& program, const EmitOptions& options,
-                        Program& out) {
+EmitSummary emit_method(const ExportedProgram& program, const EmitOptions& options, Program& out) {
   Emitter e(program, options, out);
   return e.run();
 }

@@ -44,8 +44,7 @@ struct EmitSummary {
 // Emits `program` as a method of `out` (a Program that may already hold methods; the
 // constants are appended). Throws NotSupportedError naming the op and the user's line for
 // a node without a kernel mapping.
-EmitSummary emit_method(const ExportedProgram& program, const EmitOptions& options,
-                        Program& out);
+EmitSummary emit_method(const ExportedProgram& program, const EmitOptions& options, Program& out);
 
 // A method returning a constant (the LLM runner's metadata methods: get_max_seq_len, ...).
 void emit_constant_method(const std::string& name, EValue value, Program& out);

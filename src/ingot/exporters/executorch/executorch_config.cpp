@@ -32,11 +32,10 @@ void read_executorch_keys(const nlohmann::ordered_json& j, NativeExportConfig& c
 }
 
 const bool kRegistered = [] {
-  register_config_format("executorch",
-                         {{"backend", "alloc_graph_input", "alloc_graph_output",
-                           "alloc_mutable_buffers", "quantizer", "output_path"},
-                          [] { return std::make_unique<ExecutorchConfig>(); },
-                          read_executorch_keys});
+  register_config_format("executorch", {{"backend", "alloc_graph_input", "alloc_graph_output",
+                                         "alloc_mutable_buffers", "quantizer", "output_path"},
+                                        [] { return std::make_unique<ExecutorchConfig>(); },
+                                        read_executorch_keys});
   return true;
 }();
 

@@ -50,21 +50,22 @@ INGOT_REGISTER_OP_PATCH(executorch_matmul_as_bmm, "executorch", "matmul",
                         });
 
 // rms_norm(x, shape, w, eps) = x * rsqrt(mean(x^2 over the normalised dims) + eps) * w.
-INGOT_REGISTER_OP_PATCH(
-    executorch_rms_norm, "executorch", "rms_norm",
-    "the portable kernels have no rms_norm; mul, mean, add, rsqrt", [](OpImpl) -> OpImpl {
-      return [](const OpArgs& a) {
-        const Tensor& x = a.tensor(0);
-        const int64_t n = int64_t(a.sym_int_list(1).size());
-        IntShape dims;
-        for (int64_t d = x.dim() - n; d < x.dim(); ++d) dims.push_back(d);
-        const double eps = a.optional_f64(3).value_or(1.1920928955078125e-07);  // f32 eps
-        Tensor y = mul(x, rsqrt(add(mean(mul(x, x), dims, true), Scalar(eps))));
-        Tensor w = a.optional_tensor(2);
-        if (w.defined()) y = mul(y, w);
-        return std::vector<Tensor>{y};
-      };
-    });
+INGOT_REGISTER_OP_PATCH(executorch_rms_norm, "executorch", "rms_norm",
+                        "the portable kernels have no rms_norm; mul, mean, add, rsqrt",
+                        [](OpImpl) -> OpImpl {
+                          return [](const OpArgs& a) {
+                            const Tensor& x = a.tensor(0);
+                            const int64_t n = int64_t(a.sym_int_list(1).size());
+                            IntShape dims;
+                            for (int64_t d = x.dim() - n; d < x.dim(); ++d) dims.push_back(d);
+                            const double eps =
+                                a.optional_f64(3).value_or(1.1920928955078125e-07);  // f32 eps
+                            Tensor y = mul(x, rsqrt(add(mean(mul(x, x), dims, true), Scalar(eps))));
+                            Tensor w = a.optional_tensor(2);
+                            if (w.defined()) y = mul(y, w);
+                            return std::vector<Tensor>{y};
+                          };
+                        });
 
 // scaled_dot_product_attention(q [B, H, L, E], k [B, Hk, S, E], v [B, Hk, S, Ev], mask) =
 // softmax(q k^T * scale + mask) v, with grouped kv heads repeated (enable_gqa) and the

@@ -96,8 +96,8 @@ std::vector<std::string> mapped_ops();
 
 #define INGOT_ET_CONCAT_(a, b) a##b
 #define INGOT_ET_CONCAT(a, b) INGOT_ET_CONCAT_(a, b)
-#define INGOT_EXECUTORCH_KERNEL(id, op, ...)                                       \
-  static const bool INGOT_ET_CONCAT(kEtKernel_, id) = [] {                         \
-    ::ingot::exporters::executorch::register_kernel(op, __VA_ARGS__);              \
-    return true;                                                                   \
+#define INGOT_EXECUTORCH_KERNEL(id, op, ...)                          \
+  static const bool INGOT_ET_CONCAT(kEtKernel_, id) = [] {            \
+    ::ingot::exporters::executorch::register_kernel(op, __VA_ARGS__); \
+    return true;                                                      \
   }()

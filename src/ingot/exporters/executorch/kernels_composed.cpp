@@ -52,8 +52,8 @@ INGOT_EXECUTORCH_KERNEL(mean_all, "mean", [](KernelContext& k) {
   k.call("aten::mean.dtype_out", {k.tensor(0), k.optional_dtype(1)}, {k.out()});
 });
 INGOT_EXECUTORCH_KERNEL(sum_all, "sum", [](KernelContext& k) {
-  k.call("aten::sum.IntList_out",
-         {k.tensor(0), k.none(), k.bool_const(false), k.optional_dtype(1)}, {k.out()});
+  k.call("aten::sum.IntList_out", {k.tensor(0), k.none(), k.bool_const(false), k.optional_dtype(1)},
+         {k.out()});
 });
 
 // layer_norm(input, normalized_shape, weight?, bias?, eps, cudnn_enable) ->
@@ -65,8 +65,8 @@ INGOT_EXECUTORCH_KERNEL(layer_norm, "layer_norm", [](KernelContext& k) {
   std::vector<Expr> stat(x.sizes.begin(), x.sizes.end());
   for (size_t i = stat.size() - n; i < stat.size(); ++i) stat[i] = sym::integer(1);
   const int32_t mean = k.temp(x.dtype, stat), rstd = k.temp(x.dtype, stat);
-  k.call("aten::native_layer_norm.out", {k.tensor(0), k.int_list(1), k.optional_tensor(2),
-                                         k.optional_tensor(3), k.double_(4)},
+  k.call("aten::native_layer_norm.out",
+         {k.tensor(0), k.int_list(1), k.optional_tensor(2), k.optional_tensor(3), k.double_(4)},
          {k.out(), mean, rstd});
 });
 
@@ -75,8 +75,8 @@ INGOT_EXECUTORCH_KERNEL(narrow, "narrow", [](KernelContext& k) {
   const Expr start = std::get<Expr>(k.node().args.at(2));
   const Expr length = std::get<Expr>(k.node().args.at(3));
   k.call("aten::slice_copy.Tensor_out",
-         {k.tensor(0), k.int_(1), k.int_(2), k.int_of(sym::add(start, length)),
-          k.int_const(1)}, {k.out()});
+         {k.tensor(0), k.int_(1), k.int_(2), k.int_of(sym::add(start, length)), k.int_const(1)},
+         {k.out()});
 });
 
 // split.Tensor / split_with_sizes / chunk: one slice_copy per piece. The portable
@@ -126,8 +126,8 @@ INGOT_EXECUTORCH_KERNEL(index_copy, "index_copy", [](KernelContext& k) {
   OptionalTensorListValue indices;
   for (int64_t d = 0; d < dim; ++d) indices.items.push_back(-1);
   indices.items.push_back(k.tensor(2));
-  k.call("aten::index_put.out",
-         {k.tensor(0), k.value(indices), k.tensor(3), k.bool_const(false)}, {k.out()});
+  k.call("aten::index_put.out", {k.tensor(0), k.value(indices), k.tensor(3), k.bool_const(false)},
+         {k.out()});
 });
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Ops whose portable kernel takes exactly the op's arguments (in the op's order, every
-// default spelled out) followed by the outputs (and again as the returns): `add.Tensor(self, other, *, alpha)` ->
-// `aten::add.out(self, other, *, alpha, out)`. Views are copies in ExecuTorch's portable
-// set (`view` -> `view_copy.out`): every tensor is contiguous and owns its memory.
+// default spelled out) followed by the outputs (and again as the returns): `add.Tensor(self, other,
+// *, alpha)` -> `aten::add.out(self, other, *, alpha, out)`. Views are copies in ExecuTorch's
+// portable set (`view` -> `view_copy.out`): every tensor is contiguous and owns its memory.
 #include <variant>
 
 #include "ingot/exporters/executorch/kernels.h"
@@ -17,17 +17,26 @@ KernelFn direct(std::string kernel, bool optional_tensor_lists = false) {
     std::vector<int32_t> args;
     for (size_t i = 0; i < k.num_args(); ++i) {
       const ir::Argument& a = k.node().args[i];
-      if (std::holds_alternative<std::monostate>(a)) args.push_back(k.none());
-      else if (std::holds_alternative<ir::TensorRef>(a)) args.push_back(k.tensor(i));
+      if (std::holds_alternative<std::monostate>(a))
+        args.push_back(k.none());
+      else if (std::holds_alternative<ir::TensorRef>(a))
+        args.push_back(k.tensor(i));
       else if (std::holds_alternative<ir::OptionalValueList>(a))
         args.push_back(optional_tensor_lists ? k.optional_tensor_list(i) : k.tensor_list(i));
-      else if (std::holds_alternative<sym::Expr>(a)) args.push_back(k.int_(i));
-      else if (std::holds_alternative<std::vector<sym::Expr>>(a)) args.push_back(k.int_list(i));
-      else if (std::holds_alternative<double>(a)) args.push_back(k.double_(i));
-      else if (std::holds_alternative<bool>(a)) args.push_back(k.boolean(i));
-      else if (std::holds_alternative<Scalar>(a)) args.push_back(k.scalar(i));
-      else if (std::holds_alternative<DType>(a)) args.push_back(k.optional_dtype(i));
-      else if (std::holds_alternative<std::string>(a)) args.push_back(k.optional_string(i));
+      else if (std::holds_alternative<sym::Expr>(a))
+        args.push_back(k.int_(i));
+      else if (std::holds_alternative<std::vector<sym::Expr>>(a))
+        args.push_back(k.int_list(i));
+      else if (std::holds_alternative<double>(a))
+        args.push_back(k.double_(i));
+      else if (std::holds_alternative<bool>(a))
+        args.push_back(k.boolean(i));
+      else if (std::holds_alternative<Scalar>(a))
+        args.push_back(k.scalar(i));
+      else if (std::holds_alternative<DType>(a))
+        args.push_back(k.optional_dtype(i));
+      else if (std::holds_alternative<std::string>(a))
+        args.push_back(k.optional_string(i));
     }
     std::vector<int32_t> outs;
     for (size_t o = 0; o < k.node().outputs.size(); ++o) outs.push_back(k.out(o));

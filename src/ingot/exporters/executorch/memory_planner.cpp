@@ -35,9 +35,9 @@ MemoryPlan plan_memory(const std::vector<PlannedBuffer>& buffers, uint64_t align
     std::vector<std::pair<uint64_t, uint64_t>> busy;  // [begin, end)
     for (size_t j : placed) {
       if (overlaps(t, buffers[j]))
-        busy.emplace_back(plan.offsets[j],
-                          plan.offsets[j] + align_up(std::max<uint64_t>(buffers[j].bytes, 1),
-                                                     alignment));
+        busy.emplace_back(
+            plan.offsets[j],
+            plan.offsets[j] + align_up(std::max<uint64_t>(buffers[j].bytes, 1), alignment));
     }
     std::sort(busy.begin(), busy.end());
     uint64_t at = 0;

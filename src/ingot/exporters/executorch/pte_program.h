@@ -26,8 +26,8 @@ struct TensorValue {
   pte::ScalarType scalar_type = pte::ScalarType::Float;
   std::vector<int32_t> sizes;  // DYNAMIC_BOUND: the upper bounds
   pte::Dynamism dynamism = pte::Dynamism::Static;
-  uint32_t constant_index = 0;       // > 0: Program constant i (its data), 0: none
-  uint32_t mutable_state_index = 0;  // > 0: initial value i of the mutable segment
+  uint32_t constant_index = 0;           // > 0: Program constant i (its data), 0: none
+  uint32_t mutable_state_index = 0;      // > 0: initial value i of the mutable segment
   std::optional<Allocation> allocation;  // memory-planned; nullopt: bound at run time
   std::string name;                      // fully qualified name (mutable state), may be empty
 };

@@ -89,7 +89,7 @@ namespace AllocationDetails {
 // memory_id is 1-based: id n is the method's planned buffer n - 1
 // (non_const_buffer_sizes[n]); slot 0 of the sizes is reserved.
 constexpr int memory_id = 0, memory_offset_low = 1, memory_offset_high = 2;
-}
+}  // namespace AllocationDetails
 namespace ExtraTensorInfo {
 constexpr int mutable_data_segments_idx = 0, fully_qualified_name = 1, location = 2;
 }

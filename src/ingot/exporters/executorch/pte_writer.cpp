@@ -240,8 +240,8 @@ class Builder {
       auto rs = b_.StartTable();
       b_.AddElement<int8_t>(slot(pte::BackendDelegateDataReference::location),
                             int8_t(pte::DataLocation::Inline), 0);
-      b_.AddElement<uint32_t>(slot(pte::BackendDelegateDataReference::index),
-                              d.inline_data_index, 0);
+      b_.AddElement<uint32_t>(slot(pte::BackendDelegateDataReference::index), d.inline_data_index,
+                              0);
       Table ref(b_.EndTable(rs));
       auto specs = b_.CreateVector(std::vector<Table>{});
       auto s = b_.StartTable();
@@ -285,8 +285,7 @@ class Builder {
   Table subsegment(uint32_t segment_index, const std::vector<uint64_t>& offsets) {
     auto vec = b_.CreateVector(offsets);
     auto s = b_.StartTable();
-    b_.AddElement<uint32_t>(slot(pte::SubsegmentOffsets::segment_index), segment_index,
-                            0);
+    b_.AddElement<uint32_t>(slot(pte::SubsegmentOffsets::segment_index), segment_index, 0);
     b_.AddOffset(slot(pte::SubsegmentOffsets::offsets), vec);
     return Table(b_.EndTable(s));
   }
@@ -367,8 +366,7 @@ std::string header_for(const Program& program, const FileLayout& f) {
   std::memcpy(out.data() + 8, pte::kExtendedHeaderMagic, 4);
   put_u32(out, 12, pte::kExtendedHeaderLength);
   const uint64_t program_size = out.size();
-  const uint64_t base =
-      f.segment_data_size ? align_up(program_size, pte::kSegmentAlignment) : 0;
+  const uint64_t base = f.segment_data_size ? align_up(program_size, pte::kSegmentAlignment) : 0;
   put_u64(out, 16, program_size);
   put_u64(out, 24, base);
   put_u64(out, 32, f.segment_data_size);
