@@ -1,8 +1,10 @@
-// `ingot export FOLDER -o OUT [--format native|onnx] [--dynamic | --dynamic-shapes spec.json]
-//  [--config config.json] [--task forward|generation] [--max-cache-len N] [--opset N]
-//  [--optimize] [--external-data auto|always|never] [--dtype bfloat16]`: traces a Hugging
+// `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch] [--dynamic |
+//  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
+//  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
+//  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]`: traces a Hugging
 // Face model folder through an exporter (exporters/exporter.h) and saves the artifact: an
-// .ingot archive (native) or an .onnx model (onnx). --config reads the auto-config JSON
+// .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml + .bin (openvino)
+// or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 // --task generation writes a generation directory OUT (exporters/generation_directory.h):
 // "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
@@ -13,6 +15,7 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
+#include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
@@ -33,18 +36,19 @@ std::string read_file(const std::string& path, const char* what) {
 
 int run_export(int argc, char** argv) {
   std::string folder, output, spec_file, config_file, task = "forward", dtype;
-  std::optional<std::string> format, external_data;
+  std::optional<std::string> format, external_data, backend;
   std::optional<int64_t> opset, max_cache_len;
   bool dynamic = false, optimize = false, multi_token_decode = false, compress_to_fp16 = false;
   CLI::App app{
       "Traces a Hugging Face model folder through an exporter and writes the artifact: an .ingot "
-      "archive (native) or an .onnx model; --task generation writes a generation directory.",
+      "archive (native), an .onnx model, an OpenVINO IR or an ExecuTorch .pte; --task generation "
+      "writes a generation directory.",
       "ingot export"};
   app.add_option("folder", folder, "Hugging Face model folder (config.json + safetensors)")
       ->required();
   app.add_option("-o,--output", output,
                  "the artifact (or, for --task generation, the directory) to write");
-  app.add_option("--format", format, "exporter: native (default), onnx or openvino");
+  app.add_option("--format", format, "exporter: native (default), onnx, openvino or executorch");
   auto* dyn =
       app.add_flag("--dynamic", dynamic, "batch and sequence dims of every input are dynamic");
   app.add_option("--dynamic-shapes", spec_file, "JSON spec of dynamic dims by input name")
@@ -63,6 +67,8 @@ int run_export(int argc, char** argv) {
                  "onnx: auto|always|never (weights in <file>.data)");
   app.add_flag("--compress-to-fp16", compress_to_fp16,
                "openvino: float32 weights stored as float16 (decompressed on load)");
+  app.add_option("--backend", backend, "executorch: portable (default) or xnnpack")
+      ->check(CLI::IsMember({"portable", "xnnpack"}));
   app.add_option("--dtype", dtype, "compute dtype: float32 (default) or bfloat16");
   if (!parse(app, argc, argv)) return 0;
   models::LoadOptions load;
@@ -103,6 +109,14 @@ int run_export(int argc, char** argv) {
     if (compress_to_fp16) ov_config->compress_to_fp16 = true;
     if (output.empty()) output = ov_config->output_path;
     if (task == "generation") multi_token_decode = true;
+  }
+  // ExecuTorch: the kernel backend; the .pte goes to -o or the config's output_path.
+  auto* et_config = dynamic_cast<exporters::ExecutorchConfig*>(config.get());
+  INGOT_CHECK(et_config || !backend, ValueError,
+              "[ingot export] --backend applies to --format executorch");
+  if (et_config) {
+    if (backend) et_config->backend = *backend;
+    if (output.empty()) output = et_config->output_path;
   }
   // Re-reading the JSON checks the overridden fields like a config file.
   config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");

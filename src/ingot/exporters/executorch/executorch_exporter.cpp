@@ -1,0 +1,73 @@
+#include "ingot/exporters/executorch/executorch_exporter.h"
+
+#include <fmt/format.h>
+
+#include "ingot/export/passes.h"
+#include "ingot/exporters/executorch/emitter.h"
+#include "ingot/exporters/executorch/pte_writer.h"
+#include "ingot/exporters/fixes.h"
+
+namespace ingot::exporters {
+
+void ExecutorchProgram::save(const std::string& path) const {
+  executorch::write_pte(pte, path);
+}
+
+std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram program,
+                                                           std::vector<std::string> notes,
+                                                           const NativeExportConfig& config) {
+  ExecutorchConfig defaults;
+  static_cast<NativeExportConfig&>(defaults) = config;
+  const auto* given = dynamic_cast<const ExecutorchConfig*>(&config);
+  const ExecutorchConfig& c = given ? *given : defaults;
+
+  // ── Stage 7: backend preparation: the delegate and quantizer this config asks for ──
+  INGOT_CHECK(c.backend == "portable", NotSupportedError,
+              "[executorch] backend \"{}\" is not implemented yet: the XNNPACK delegate "
+              "(linear / matmul partitions) is future work. Export with backend=\"portable\"",
+              c.backend);
+  INGOT_CHECK(c.quantizer.empty(), NotSupportedError,
+              "[executorch] quantizer \"{}\": quantisation at export is not implemented for "
+              "ExecuTorch yet; leave quantizer empty",
+              c.quantizer);
+
+  // ── Stage 8: decomposition to core ops; node fixes again on what it introduced ──
+  decompose_to_core(program);
+  for (std::string& n : apply_node_fixes(backend(), program)) notes.push_back(std::move(n));
+  eliminate_dead_code(program);
+
+  // ── Stage 9: emission: kernel table (kernels_*.cpp), symbolic sizes as prim ops ──
+  // ── Stage 10: memory planning (memory_planner.h): offsets by lifetime ──
+  executorch::EmitOptions eo;
+  eo.alloc_graph_input = c.alloc_graph_input;
+  eo.alloc_graph_output = c.alloc_graph_output;
+  eo.alloc_mutable_buffers = c.alloc_mutable_buffers;
+  auto a = std::make_unique<ExecutorchProgram>();
+  const executorch::EmitSummary s = executorch::emit_method(program, eo, a->pte);
+  size_t asserts = 0;
+  for (const ir::Node& n : program.graph->nodes()) asserts += n.target == "assert";
+  if (asserts)
+    notes.push_back(fmt::format(
+        "executorch: {} runtime assert(s) not emitted (the .pte checks only the shape bounds)",
+        asserts));
+  notes.push_back(fmt::format("executorch: memory plan {} bytes for {} tensors ({} without reuse)",
+                              s.planned_bytes, s.planned_tensors, s.unplanned_bytes_if_no_reuse));
+
+  // ── Stage 11: the .pte (written by save(): flatbuffer, extended header, segments) ──
+  a->input_names = s.input_names;
+  a->output_names = s.output_names;
+  a->planned_bytes = s.planned_bytes;
+  a->planned_bytes_without_reuse = s.unplanned_bytes_if_no_reuse;
+  a->program = std::move(program);
+  a->notes = std::move(notes);
+  return a;
+}
+
+namespace {
+const bool kRegistered = [] {
+  register_exporter("executorch", [] { return std::make_unique<ExecutorchExporter>(); });
+  return true;
+}();
+}  // namespace
+
+}  // namespace ingot::exporters

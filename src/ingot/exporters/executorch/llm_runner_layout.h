@@ -1,0 +1,35 @@
+// ExecuTorch's LLM-runner layout (what executorch.extension.llm.runner's TextLLMRunner
+// loads): `forward(tokens [1, n], input_pos [1])` with the KV cache inside the program as
+// mutable state, plus constant metadata methods (get_max_seq_len, get_max_context_len,
+// get_vocab_size, get_bos_id, get_eos_ids, use_kv_cache, enable_dynamic_shape).
+//
+// It is made from the framework's multi-token decode component (export_for_generation):
+// the cache user inputs become buffers initialised to an empty cache and their mutations
+// buffer mutations. input_pos is accepted and unused: the program tracks positions in its
+// own cache_position state, so a runner that calls it in order from position 0 (prefill,
+// then one token at a time) gets the same results.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ingot/exporters/executorch/emitter.h"
+#include "ingot/exporters/executorch/executorch_exporter.h"
+#include "ingot/nn/cache.h"
+
+namespace ingot::exporters::executorch {
+
+struct LlmRunnerMetadata {
+  int64_t max_seq_len = 0;  // the cache length
+  int64_t vocab_size = 0;
+  int64_t bos_id = 0;
+  std::vector<int64_t> eos_ids;
+};
+
+// `decode`: a multi-token decode program (inputs input_ids + the cache tensors of
+// `empty_cache`, by name). Emits forward and the metadata methods.
+std::unique_ptr<ExecutorchProgram> llm_runner_program(const ExportedProgram& decode,
+                                                      const nn::NamedTensors& empty_cache,
+                                                      const LlmRunnerMetadata& meta);
+
+}  // namespace ingot::exporters::executorch
