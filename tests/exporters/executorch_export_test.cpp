@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "../decoder_fixtures.h"
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
@@ -367,7 +368,7 @@ std::vector<Tensor> run_ingot(const ExecutorchProgram& p, runtime::ProgramModule
   return outs;
 }
 
-class ExecutorchFixtureConformance : public ::testing::TestWithParam<const char*> {};
+class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
   SKIP_WITHOUT_VENV();
@@ -436,10 +437,8 @@ TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTran
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchFixtureConformance,
-                         ::testing::Values("llama", "llama_llama3_rope_tied_bf16",
-                                           "mistral_sliding_window", "qwen2_linear_rope",
-                                           "qwen2_yarn_rope", "qwen3", "qwen3_dynamic_rope_f16",
-                                           "gpt2", "bert"));
+                         ::testing::ValuesIn(testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
 
 // --- generation: the decode component in a greedy loop over ExecuTorch ---------------------
 

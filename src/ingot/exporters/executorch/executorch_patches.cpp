@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ingot/core/error.h"
+#include "ingot/exporters/moe_fallback.h"
 #include "ingot/exporters/patches.h"
 #include "ingot/ops/functional.h"
 
@@ -109,5 +110,11 @@ INGOT_REGISTER_OP_PATCH(
     });
 
 }  // namespace
+
+// The portable kernels have no grouped expert matmul: Mixtral / Qwen3-MoE layers are
+// exported with every expert computed and weighted by its router weight (core ops only).
+INGOT_REGISTER_OP_PATCH(executorch_dense_moe_experts, "executorch", "moe_experts",
+                        "the portable kernels have no grouped expert matmul",
+                        dense_moe_experts_patch);
 
 }  // namespace ingot::exporters::executorch
