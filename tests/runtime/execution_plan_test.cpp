@@ -44,7 +44,8 @@ Tensor ids(std::vector<int64_t> v) {
 class ExecutionPlanTest : public ::testing::TestWithParam<const char*> {};
 
 // The merged multi-token decode graph (dynamic sequence length): a 3-token prompt,
-// decode steps, then a 2-token chunk (a new shape) through planned and unplanned modules.
+// decode steps, 2-token chunks (a new shape, then its plan replayed) through planned and
+// unplanned modules.
 TEST_P(ExecutionPlanTest, PlannedRunsAreBitIdenticalToTheInterpreter) {
   auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + GetParam()));
   GenerationExportOptions o;
@@ -60,6 +61,8 @@ TEST_P(ExecutionPlanTest, PlannedRunsAreBitIdenticalToTheInterpreter) {
   for (int64_t t = 0; t < 6; ++t) chunks.push_back(ids({11 + 3 * t}));
   chunks.push_back(ids({2, 9}));  // a shape not seen before
   chunks.push_back(ids({4}));     // back to the decode plan
+  chunks.push_back(ids({8, 1}));  // the [1, 2] plan again: multi-token steps replayed
+  chunks.push_back(ids({6}));
   for (size_t step = 0; step < chunks.size(); ++step) {
     // A fresh ids tensor for the planned module each step: ids are rebound, not bound.
     Tensor mine = clone(chunks[step]);

@@ -243,7 +243,23 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
       copy_op().cpu_kernel(*steps_.back().args, steps_.back().outputs);
       set_outputs(n, {self});
     } else if (s.op->view_fn) {
-      set_outputs(n, s.op->view_fn(OpArgs(*s.op, std::move(vals))));
+      // A view is computed once. A "view" op that had to copy this time (reshape of a
+      // transposed tensor) is replayed as a copy into a plan buffer of its own.
+      OpArgs args(*s.op, std::move(vals));
+      std::vector<Tensor> outs = s.op->view_fn(args);
+      for (Tensor& r : outs) {
+        bool aliases = false;
+        for (const Value& v : args.values())
+          aliases |= v.is(Value::Kind::Tensor) && v.tensor().defined() && r.shares_storage_with(v.tensor());
+        if (aliases) continue;
+        Tensor buffer = arena.allocate(r.sizes(), r.dtype());
+        steps_.push_back(recompute_step(*s.op, std::move(args), buffer));
+        ++num_kernels_;
+        run_recompute(steps_.back());
+        r = buffer;
+        break;  // (one output: multi-output views never copy)
+      }
+      set_outputs(n, outs);
     } else {
       const OpDef& op = s.inplace ? *s.inplace : *s.op;
       OpArgs args(op, std::move(vals));
@@ -346,7 +362,27 @@ bool ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   return true;
 }
 
+ExecutionPlan::Step ExecutionPlan::recompute_step(const OpDef& op, OpArgs args,
+                                                  const Tensor& buffer) {
+  Step st;
+  st.view_op = &op;
+  st.args.emplace(std::move(args));
+  st.outputs = {buffer};
+  return st;
+}
+
+void ExecutionPlan::run_recompute(const Step& s) {
+  // Allocates (the op's own copy) but stays correct; decode graphs do not hit it.
+  const Tensor r = s.view_op->view_fn(*s.args).at(0);
+  OpArgs copy = normalize_args(copy_op(), {s.outputs[0], r});
+  copy_op().cpu_kernel(copy, s.outputs);
+}
+
 void ExecutionPlan::run_check(const Step& s) const {
+  if (s.view_op) {
+    run_recompute(s);
+    return;
+  }
   if (s.slot) {
     *s.slot = s.source.item<int64_t>();
     return;

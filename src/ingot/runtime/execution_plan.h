@@ -67,6 +67,7 @@ class ExecutionPlan {
     Tensor source;
     int64_t* slot = nullptr;
     const ir::Node* check = nullptr;
+    const OpDef* view_op = nullptr;  // a view op that copied: re-run, copied into outputs[0]
   };
   // Argument `arg` of step `step` is graph input `input` (rebound every run).
   struct Rebind {
@@ -88,6 +89,8 @@ class ExecutionPlan {
   };
 
   void run_check(const Step& s) const;
+  static Step recompute_step(const OpDef& op, OpArgs args, const Tensor& buffer);
+  static void run_recompute(const Step& s);
 
   std::vector<Step> steps_;
   size_t num_kernels_ = 0;
