@@ -1,5 +1,6 @@
 #include "ingot/runtime/program_module.h"
 
+#include <cstdlib>
 #include <functional>
 
 #include "ingot/ops/functional.h"
@@ -37,6 +38,9 @@ ProgramModule::ProgramModule(std::shared_ptr<const ExportedProgram> program)
   compiled_ = compile(g, writable);
   pool_ = std::make_shared<StoragePool>();
   unplannable_reason_ = ExecutionPlan::unplannable_reason(*compiled_);
+  // INGOT_EXECUTION_PLAN=0 runs every call through the interpreter (an A/B switch for
+  // benchmarks, and a way out should a plan ever be suspected of a wrong answer).
+  if (const char* env = std::getenv("INGOT_EXECUTION_PLAN")) planning_ = std::string(env) != "0";
   plannable_ = unplannable_reason_.empty();
 }
 

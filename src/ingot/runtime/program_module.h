@@ -41,8 +41,8 @@ class ProgramModule {
   // Nodes that write a buffer or user input in place instead of producing a copy.
   size_t num_inplace_writes() const;
 
-  // Execution plans on (default) or off (every call through the interpreter, for tests
-  // and benchmarks comparing the two).
+  // Execution plans on (default; off when the environment sets INGOT_EXECUTION_PLAN=0) or
+  // off (every call through the interpreter, for tests and benchmarks comparing the two).
   void set_planning(bool enabled) { planning_ = enabled; }
   // Plans made so far (cached ones; 0 when the graph is not plannable).
   size_t num_plans() const { return plans_.size(); }
