@@ -136,6 +136,7 @@ TEST(ExecutionPlan, DecodeStepsAllocateNoStorageAfterWarmUp) {
       EXPECT_EQ(allocations[i], 0) << name << " step " << i << " allocated " << bytes[i]
                                    << " bytes";
     }
+    EXPECT_EQ(gen.decode_planned_runs(), 22) << name << ": the decode steps ran the plan";
   }
 }
 
