@@ -105,7 +105,7 @@ TEST(ExecutionPlan, HeldOutputsAreNotOverwritten) {
   EXPECT_EQ(mod.num_planned_runs(), 1);
   EXPECT_TRUE(bit_identical(first, copy));
   EXPECT_FALSE(bit_identical(first, second));  // a later position gives other logits
-  Tensor view = select(second, 1, 0);  // a view also keeps it
+  Tensor view = select(second, 1, 0);          // a view also keeps it
   second = Tensor();
   mod(token, cache);
   EXPECT_EQ(mod.num_planned_runs(), 1);
@@ -133,8 +133,8 @@ TEST(ExecutionPlan, DecodeStepsAllocateNoStorageAfterWarmUp) {
     ASSERT_EQ(allocations.size(), 24u);
     // Token 0 comes from prefill, token 1 from the step that builds the decode plan.
     for (size_t i = 2; i < allocations.size(); ++i) {
-      EXPECT_EQ(allocations[i], 0) << name << " step " << i << " allocated " << bytes[i]
-                                   << " bytes";
+      EXPECT_EQ(allocations[i], 0)
+          << name << " step " << i << " allocated " << bytes[i] << " bytes";
     }
     EXPECT_EQ(gen.decode_planned_runs(), 22) << name << ": the decode steps ran the plan";
   }

@@ -143,8 +143,7 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
     if (s.op) {
       const bool view = s.op->view_fn != nullptr;
       const bool scatter = s.inplace && is_scatter_into_view(*s.op);
-      std::vector<int> mutated =
-          s.inplace ? std::vector<int>{0} : s.op->schema.mutated_arguments();
+      std::vector<int> mutated = s.inplace ? std::vector<int>{0} : s.op->schema.mutated_arguments();
       for (size_t k = 0; k < n.args.size(); ++k) {
         arg_bound[k] = view || (scatter && k < 2) ||
                        std::find(mutated.begin(), mutated.end(), int(k)) != mutated.end();
@@ -226,13 +225,12 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
     if (s.inplace && is_scatter_into_view(*s.op)) {
       // self[view] = src: the view is fixed, each run copies src into it.
       const Tensor self = vals[0].tensor();
-      Tensor view =
-          s.op->qualified_name == "slice_scatter"
-              ? slice(self, vals[2].sym_int().expect_int(),
-                      vals[3].is_none() ? std::optional<SymInt>() : vals[3].sym_int(),
-                      vals[4].is_none() ? std::optional<SymInt>() : vals[4].sym_int(),
-                      vals[5].sym_int())
-              : select(self, vals[2].sym_int().expect_int(), vals[3].sym_int());
+      Tensor view = s.op->qualified_name == "slice_scatter"
+                        ? slice(self, vals[2].sym_int().expect_int(),
+                                vals[3].is_none() ? std::optional<SymInt>() : vals[3].sym_int(),
+                                vals[4].is_none() ? std::optional<SymInt>() : vals[4].sym_int(),
+                                vals[5].sym_int())
+                        : select(self, vals[2].sym_int().expect_int(), vals[3].sym_int());
       OpArgs args = normalize_args(copy_op(), {view, vals[1].tensor()});
       Step copy;
       copy.kernel = &copy_op().cpu_kernel;
@@ -250,7 +248,8 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
       for (Tensor& r : outs) {
         bool aliases = false;
         for (const Value& v : args.values())
-          aliases |= v.is(Value::Kind::Tensor) && v.tensor().defined() && r.shares_storage_with(v.tensor());
+          aliases |= v.is(Value::Kind::Tensor) && v.tensor().defined() &&
+                     r.shares_storage_with(v.tensor());
         if (aliases) continue;
         Tensor buffer = arena.allocate(r.sizes(), r.dtype());
         steps_.push_back(recompute_step(*s.op, std::move(args), buffer));
@@ -301,10 +300,9 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
   outputs_.reserve(g.outputs.size());
   for (size_t o = 0; o < g.outputs.size(); ++o) {
     const Tensor& t = values[size_t(g.outputs[o])];
-    const bool owned = t.has_storage() && std::any_of(storages_.begin(), storages_.end(),
-                                                      [&](const auto& s) {
-                                                        return s == t.storage();
-                                                      });
+    const bool owned =
+        t.has_storage() && std::any_of(storages_.begin(), storages_.end(),
+                                       [&](const auto& s) { return s == t.storage(); });
     if (!owned) {
       outputs_.push_back(t);
       continue;
@@ -342,8 +340,7 @@ bool ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
   // The plan holds each handle twice (owned_outputs_ and outputs_); more means the caller
   // still has it, a higher storage count that it has a view of it.
   for (const OwnedOutput& o : owned_outputs_) {
-    if (o.handle.use_count() != 2 || o.handle->storage.use_count() != o.storage_uses)
-      return false;
+    if (o.handle.use_count() != 2 || o.handle->storage.use_count() != o.storage_uses) return false;
   }
   for (const Rebind& r : rebinds_) {
     const Tensor& now = inputs[r.input];
