@@ -69,10 +69,14 @@ Tensor contiguous_for_kernel(const Tensor& t) {
 template <typename Acc>
 std::vector<Acc> param_as(const Tensor& p) {
   if (!p.defined()) return {};
-  Tensor c = Tensor::empty(p.sizes(), dtype_of<Acc>);
+  // Converted straight into the vector (a borrowed storage over it: no tensor allocation).
+  std::vector<Acc> v(size_t(p.numel()));
+  const IntShape sizes = p.sizes();
+  Tensor c = Tensor::from_storage(
+      Storage::from_external(v.data(), std::max<size_t>(v.size() * sizeof(Acc), 1), nullptr, true),
+      dtype_of<Acc>, sizes, contiguous_strides(sizes), 0);
   cpu::copy_cast(c, p);
-  const Acc* d = c.data<Acc>();
-  return std::vector<Acc>(d, d + c.numel());
+  return v;
 }
 
 // Sum of f(i) for i < n with 16 independent partial sums: vectorisable without

@@ -201,6 +201,7 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
       break;
     }
     step_ids_.data<int64_t>()[0] = out.back();
+    logits = Tensor();  // drop the last logits so a planned step may reuse their memory
     logits = run(*decode_, step_ids_);
     ++cached;
     stopped = emit(next_token(logits));

@@ -75,6 +75,8 @@ class Generator {
                                 GenerationStats* stats = nullptr);
 
   int64_t max_cache_len() const { return max_cache_len_; }
+  // Decode calls that only ran a cached execution plan (runtime/execution_plan.h).
+  int64_t decode_planned_runs() const { return decode_->num_planned_runs(); }
   // The cache tensors (for tests: their storage never changes).
   const std::vector<Tensor>& cache_tensors() const { return cache_; }
 

@@ -5,19 +5,9 @@
 #include "ingot/export/input_binding.h"
 #include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
+#include "ingot/runtime/compiled_graph.h"
 
 namespace ingot::runtime {
-
-struct CompiledGraph {
-  const ir::Graph* graph = nullptr;
-  struct Step {
-    const OpDef* op = nullptr;         // registry op (null for control flow / assert / item)
-    const OpDef* inplace = nullptr;    // run this twin on the first argument instead
-    std::vector<ir::ValueId> release;  // values dead after this node
-    std::vector<std::shared_ptr<const CompiledGraph>> subgraphs;
-  };
-  std::vector<Step> steps;
-};
 
 size_t num_reinplaced(const CompiledGraph& g) {
   size_t n = 0;

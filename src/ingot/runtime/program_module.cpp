@@ -1,8 +1,10 @@
 #include "ingot/runtime/program_module.h"
 
+#include <cstdlib>
 #include <functional>
 
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/execution_plan.h"
 #include "ingot/runtime/interpreter.h"
 #include "ingot/runtime/memory_pool.h"
 
@@ -35,7 +37,21 @@ ProgramModule::ProgramModule(std::shared_ptr<const ExportedProgram> program)
   }
   compiled_ = compile(g, writable);
   pool_ = std::make_shared<StoragePool>();
+  unplannable_reason_ = ExecutionPlan::unplannable_reason(*compiled_);
+  // INGOT_EXECUTION_PLAN=0 runs every call through the interpreter (an A/B switch for
+  // benchmarks, and a way out should a plan ever be suspected of a wrong answer).
+  if (const char* env = std::getenv("INGOT_EXECUTION_PLAN")) planning_ = std::string(env) != "0";
+  plannable_ = unplannable_reason_.empty();
 }
+
+ProgramModule::~ProgramModule() = default;
+ProgramModule::ProgramModule(ProgramModule&&) noexcept = default;
+ProgramModule& ProgramModule::operator=(ProgramModule&&) noexcept = default;
+
+namespace {
+// Plans kept per module: decode needs one, prefill one per prompt length seen recently.
+constexpr size_t kMaxPlans = 4;
+}  // namespace
 
 int64_t ProgramModule::pooled_bytes() const {
   return pool_->pooled_bytes();
@@ -116,9 +132,28 @@ std::vector<Tensor> ProgramModule::run(const std::vector<Tensor>& user_inputs) {
   INGOT_CHECK(next_user == user_inputs.size(), ValueError,
               "[ProgramModule] the program takes {} user inputs, got {}", p.num_user_inputs(),
               user_inputs.size());
-  sym::Bindings bindings = bind_inputs(p, inputs);
-  std::vector<Tensor> outputs =
-      run_graph(*compiled_, inputs, bindings, p.range_constraints, pool_.get());
+  std::vector<Tensor> outputs;
+  bool done = false;
+  ExecutionPlan* plan = nullptr;
+  if (planning_ && plannable_) {
+    for (auto& candidate : plans_) {
+      if (candidate->matches(inputs)) {
+        plan = candidate.get();
+        break;
+      }
+    }
+    if (plan) done = plan->run(inputs, outputs);
+    planned_runs_ += done;
+  }
+  if (!done) {
+    sym::Bindings bindings = bind_inputs(p, inputs);
+    if (planning_ && plannable_ && !plan) {
+      if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());
+      plans_.push_back(std::make_unique<ExecutionPlan>(*compiled_, inputs, bindings, outputs));
+    } else {
+      outputs = run_graph(*compiled_, inputs, bindings, p.range_constraints, pool_.get());
+    }
+  }
   std::vector<Tensor> user_outputs;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const OutputSpec& o = p.signature.outputs[i];
