@@ -181,12 +181,14 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
         a, [&](ir::ValueId v) { return values[size_t(v)]; },
         [&](const sym::Expr& e) { return SymInt(evaluate_size(e, b)); });
   };
-  auto set_outputs = [&](const ir::Node& n, const std::vector<Tensor>& outs) {
+  // `defined`: the outputs were counted when they were allocated (see below).
+  auto set_outputs = [&](const ir::Node& n, const std::vector<Tensor>& outs,
+                         bool defined = false) {
     INGOT_CHECK(outs.size() >= n.outputs.size(), InternalError,
                 "[runtime] {} produced {} values for {}", n.target, outs.size(), n.outputs.size());
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       values[size_t(n.outputs[k])] = outs[k];
-      arena.define(outs[k]);
+      if (!defined) arena.define(outs[k]);
     }
   };
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -274,6 +276,9 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
         } else {
           outs.push_back(arena.allocate(to_int_shape(metas[k].sizes), metas[k].dtype));
         }
+        // Counted at once, so the next output of a multi-output op (topk's values and
+        // indices) cannot be given the same free storage.
+        arena.define(outs.back());
       }
       for (size_t k = 0; k < n.args.size(); ++k) {
         auto* r = std::get_if<ir::TensorRef>(&n.args[k]);
@@ -287,7 +292,7 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
       steps_.push_back(std::move(call));
       ++num_kernels_;
       op.cpu_kernel(*steps_.back().args, steps_.back().outputs);
-      set_outputs(n, outs);
+      set_outputs(n, outs, /*defined=*/true);
     }
     for (ir::ValueId v : s.release) {
       arena.release(values[size_t(v)]);
