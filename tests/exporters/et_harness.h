@@ -5,108 +5,56 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <nlohmann/json.hpp>
+#include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ingot/core/tensor.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional/views.h"
+#include "venv_tool.h"
 
 namespace ingot::testing::et {
 
 namespace fs = std::filesystem;
 
-inline fs::path source_dir() {
-  if (const char* s = std::getenv("INGOT_SOURCE_DIR")) return s;
-  return fs::path(INGOT_FIXTURES_DIR) / ".." / "..";
-}
-
-inline fs::path venv_python() {
-  const char* venv = std::getenv("INGOT_REF_VENV");
-  const char* home = std::getenv("HOME");
-  fs::path dir = venv ? fs::path(venv) : fs::path(home ? home : "/") / ".cache/ingot/ref-venv";
-  return dir / "bin" / "python";
+inline const VenvTool& tool() {
+  static const VenvTool t{"reference (with executorch)", "INGOT_REF_VENV", "ref-venv",
+                          "tools/executorch", "tools/reference/setup-venv"};
+  return t;
 }
 
 // The venv exists and has the pinned executorch in it.
 inline bool have_venv() {
-  if (!fs::exists(venv_python())) return false;
-  const fs::path lib = venv_python().parent_path().parent_path() / "lib";
+  if (!tool().exists()) return false;
   std::error_code ec;
-  for (const auto& d : fs::directory_iterator(lib, ec))
+  for (const auto& d : fs::directory_iterator(tool().dir() / "lib", ec))
     if (fs::exists(d.path() / "site-packages" / "executorch" / "runtime")) return true;
   return false;
 }
-
-inline std::string skip_reason() {
-  return "no reference venv with executorch at " +
-         venv_python().parent_path().parent_path().string() +
-         " (create it with tools/reference/setup-venv)";
-}
-
-struct ToolResult {
-  int status = -1;
-  std::string log;
-  nlohmann::json summary;  // the last line of stdout, when it is JSON
-};
-
-// Runs tools/executorch/<script> with `args` (each quoted) in the venv.
+inline std::string skip_reason() { return tool().skip_reason(); }
 inline ToolResult run_tool(const std::string& script, const std::vector<std::string>& args) {
-  std::string cmd = "'" + venv_python().string() + "' '" +
-                    (source_dir() / "tools/executorch" / script).string() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " 2>&1";
-  ToolResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  size_t end = r.log.find_last_not_of('\n');
-  if (end != std::string::npos) {
-    size_t start = r.log.rfind('\n', end);
-    start = start == std::string::npos ? 0 : start + 1;
-    r.summary = nlohmann::json::parse(r.log.substr(start, end + 1 - start), nullptr, false);
-  }
-  return r;
+  return tool().run(script, args);
 }
 
-class ScratchDir {
+class ScratchDir : public testing::ScratchDir {
  public:
-  explicit ScratchDir(const std::string& name) {
-    path_ =
-        fs::temp_directory_path() / ("ingot_et_export_" + std::to_string(::getpid()) + "_" + name);
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  explicit ScratchDir(const std::string& name) : testing::ScratchDir("et_export", name) {}
 };
 
 // Input / expected-output cases for tools/executorch/run_cases.py: inputs and outputs by
 // position in the method ("<k>_<name>.npy").
-class Cases {
+class Cases : CaseDirs {
  public:
-  explicit Cases(fs::path dir) : dir_(std::move(dir)) {}
+  using CaseDirs::CaseDirs;
   // `want` may hold fewer outputs than the method has (by position). `keep` (an attention
   // mask [batch, seq]) limits the comparison of output 0 to the positions it keeps.
   void add(const std::vector<std::pair<std::string, Tensor>>& inputs,
            const std::vector<std::pair<size_t, std::pair<std::string, Tensor>>>& want,
            const Tensor& keep = Tensor()) {
-    fs::path c = dir_ / ("case" + std::to_string(count_++));
-    fs::create_directories(c / "in");
-    fs::create_directories(c / "want");
+    const fs::path c = next_case();
     for (size_t k = 0; k < inputs.size(); ++k)
       models::save_npy((c / "in" / fmt::format("{}_{}.npy", k, inputs[k].first)).string(),
                        contiguous(inputs[k].second));
@@ -117,25 +65,14 @@ class Cases {
       models::save_npy(
           (c / "want" / fmt::format("0_{}.keep.npy", want.at(0).second.first)).string(),
           contiguous(keep));
-    dirs_.push_back(c.string());
   }
+  // Loads the program and runs every case; EXPECTs success and returns the summary.
   nlohmann::json run(const fs::path& model, double atol = 1e-4, double rtol = 0.0) const {
-    std::vector<std::string> args{model.string(), "--atol", std::to_string(atol), "--rtol",
-                                  std::to_string(rtol)};
-    for (const auto& d : dirs_) {
-      args.push_back("--case");
-      args.push_back(d);
-    }
-    ToolResult r = run_tool("run_cases.py", args);
+    ToolResult r = run_tool("run_cases.py", run_cases_args(model, atol, rtol));
     EXPECT_EQ(r.status, 0) << r.log;
     if (r.status == 0) std::cout << r.log;
     return r.summary.is_object() ? r.summary : nlohmann::json::object();
   }
-
- private:
-  fs::path dir_;
-  std::vector<std::string> dirs_;
-  int count_ = 0;
 };
 
 }  // namespace ingot::testing::et

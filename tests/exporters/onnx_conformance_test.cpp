@@ -4,16 +4,14 @@
 // Needs the venv of tools/onnx/setup-venv ($INGOT_ONNX_VENV, default
 // ~/.cache/ingot/onnx-venv); without it every test is skipped with that reason.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/onnx/writer.h"
 #include "ingot/models/npy.h"
 #include "onnx_test_models.h"
+#include "ort_harness.h"
 
 namespace ingot::exporters::onnx {
 namespace {
@@ -24,26 +22,10 @@ namespace fs = std::filesystem;
 // may order them differently, well inside this tolerance.
 constexpr double kAtol = 1e-5;
 
-fs::path source_dir() {
-  if (const char* s = std::getenv("INGOT_SOURCE_DIR")) return s;
-  return fs::path(INGOT_FIXTURES_DIR) / ".." / "..";
-}
-
-fs::path venv_python() {
-  const char* venv = std::getenv("INGOT_ONNX_VENV");
-  const char* home = std::getenv("HOME");
-  fs::path dir = venv ? fs::path(venv) : fs::path(home ? home : "/") / ".cache/ingot/onnx-venv";
-  return dir / "bin" / "python";
-}
-
 class OnnxConformance : public ::testing::Test {
  protected:
   void SetUp() override {
-    python_ = venv_python();
-    if (!fs::exists(python_)) {
-      GTEST_SKIP() << "no ONNX venv at " << python_.parent_path().parent_path()
-                   << " (create it with tools/onnx/setup-venv)";
-    }
+    if (!testing::ort::have_venv()) GTEST_SKIP() << testing::ort::skip_reason();
     dir_ = fs::temp_directory_path() /
            ("ingot_onnx_ort_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -65,19 +47,11 @@ class OnnxConformance : public ::testing::Test {
                          const SaveOptions& options = {}) {
     fs::path model = dir_ / "model.onnx";
     save_model(m, model.string(), options);
-    std::string cmd =
-        "'" + python_.string() + "' '" + (source_dir() / "tools/onnx/check_and_run.py").string() +
-        "' '" + model.string() + "' --roundtrip --output-dir '" + (dir_ / "out").string() + "'";
-    for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " 2>&1";
-    std::string log;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    EXPECT_NE(p, nullptr);
-    if (p == nullptr) return {};
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) log.append(buf, n);
-    int status = ::pclose(p);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << log;
+    std::vector<std::string> all{model.string(), "--roundtrip", "--output-dir",
+                                 (dir_ / "out").string()};
+    all.insert(all.end(), args.begin(), args.end());
+    const testing::ToolResult r = testing::ort::run_tool("check_and_run.py", all);
+    EXPECT_EQ(r.status, 0) << r.log;
     return dir_ / "out";
   }
 
@@ -85,7 +59,6 @@ class OnnxConformance : public ::testing::Test {
     return models::load_npy((dir_ / "out" / (name + ".npy")).string());
   }
 
-  fs::path python_;
   fs::path dir_;
 };
 

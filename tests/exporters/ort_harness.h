@@ -1,77 +1,34 @@
-// Running ONNX Runtime (through tools/onnx/*.py in the venv of tools/onnx/setup-venv) from
-// the exporter tests: input/expected .npy cases, one checker + ORT run per model, and the
-// drift warning for the venv's versions. Without the venv, callers GTEST_SKIP with
-// skip_reason().
+// Running ONNX Runtime (tools/onnx/*.py in the venv of tools/onnx/setup-venv) from the
+// exporter tests: input/expected .npy cases, one checker + ORT run per model, and the drift
+// warning for the venv's versions. Without the venv, callers GTEST_SKIP with skip_reason().
 #pragma once
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "ingot/core/tensor.h"
 #include "ingot/exporters/tool_versions.h"
 #include "ingot/models/npy.h"
+#include "venv_tool.h"
 
 namespace ingot::testing::ort {
 
 namespace fs = std::filesystem;
 
-inline fs::path source_dir() {
-  if (const char* s = std::getenv("INGOT_SOURCE_DIR")) return s;
-  return fs::path(INGOT_FIXTURES_DIR) / ".." / "..";
+inline const VenvTool& tool() {
+  static const VenvTool t{"ONNX", "INGOT_ONNX_VENV", "onnx-venv", "tools/onnx",
+                          "tools/onnx/setup-venv"};
+  return t;
 }
+inline bool have_venv() { return tool().exists(); }
+inline std::string skip_reason() { return tool().skip_reason(); }
 
-inline fs::path venv_python() {
-  const char* venv = std::getenv("INGOT_ONNX_VENV");
-  const char* home = std::getenv("HOME");
-  fs::path dir = venv ? fs::path(venv) : fs::path(home ? home : "/") / ".cache/ingot/onnx-venv";
-  return dir / "bin" / "python";
-}
-
-inline bool have_venv() {
-  return fs::exists(venv_python());
-}
-
-inline std::string skip_reason() {
-  return "no ONNX venv at " + venv_python().parent_path().parent_path().string() +
-         " (create it with tools/onnx/setup-venv)";
-}
-
-struct ToolResult {
-  int status = -1;
-  std::string log;
-  nlohmann::json summary;  // the last line of stdout, when it is JSON
-};
-
-// Runs tools/onnx/<script> with `args` (each quoted) in the venv.
+// Runs tools/onnx/<script> in the venv; warns when its onnx / onnxruntime drifted from the pins.
 inline ToolResult run_tool(const std::string& script, const std::vector<std::string>& args) {
-  std::string cmd =
-      "'" + venv_python().string() + "' '" + (source_dir() / "tools/onnx" / script).string() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " 2>&1";
-  ToolResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::string last;
-  size_t end = r.log.find_last_not_of('\n');
-  if (end != std::string::npos) {
-    size_t start = r.log.rfind('\n', end);
-    last = r.log.substr(start == std::string::npos ? 0 : start + 1,
-                        end + 1 - (start == std::string::npos ? 0 : start + 1));
-  }
-  r.summary = nlohmann::json::parse(last, nullptr, false);
+  ToolResult r = tool().run(script, args);
   if (r.summary.is_object() && r.summary.contains("onnxruntime")) {
     exporters::warn_on_tool_version_drift({{"onnx", r.summary.value("onnx", "")},
                                            {"onnxruntime", r.summary.value("onnxruntime", "")}});
@@ -79,51 +36,26 @@ inline ToolResult run_tool(const std::string& script, const std::vector<std::str
   return r;
 }
 
-// A scratch directory for one test, removed at the end.
-class ScratchDir {
+class ScratchDir : public testing::ScratchDir {
  public:
-  explicit ScratchDir(const std::string& name) {
-    path_ = fs::temp_directory_path() /
-            ("ingot_onnx_export_" + std::to_string(::getpid()) + "_" + name);
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  explicit ScratchDir(const std::string& name) : testing::ScratchDir("onnx_export", name) {}
 };
 
-// Input / expected-output cases for tools/onnx/run_cases.py.
-class Cases {
+// Input / expected-output cases for tools/onnx/run_cases.py, by input and output name.
+class Cases : CaseDirs {
  public:
-  explicit Cases(fs::path dir) : dir_(std::move(dir)) {}
+  using CaseDirs::CaseDirs;
   void add(const std::map<std::string, Tensor>& inputs, const std::map<std::string, Tensor>& want) {
-    fs::path c = dir_ / ("case" + std::to_string(count_++));
-    fs::create_directories(c / "in");
-    fs::create_directories(c / "want");
+    const fs::path c = next_case();
     for (const auto& [name, t] : inputs) models::save_npy((c / "in" / (name + ".npy")).string(), t);
     for (const auto& [name, t] : want) models::save_npy((c / "want" / (name + ".npy")).string(), t);
-    dirs_.push_back(c.string());
   }
   // Checks the model and runs every case; EXPECTs success and returns the summary.
   nlohmann::json run(const fs::path& model, double atol = 1e-4, double rtol = 0.0) const {
-    std::vector<std::string> args{model.string(), "--atol", std::to_string(atol), "--rtol",
-                                  std::to_string(rtol)};
-    for (const auto& d : dirs_) {
-      args.push_back("--case");
-      args.push_back(d);
-    }
-    ToolResult r = run_tool("run_cases.py", args);
+    ToolResult r = run_tool("run_cases.py", run_cases_args(model, atol, rtol));
     EXPECT_EQ(r.status, 0) << r.log;
     return r.summary;
   }
-
- private:
-  fs::path dir_;
-  std::vector<std::string> dirs_;
-  int count_ = 0;
 };
 
 }  // namespace ingot::testing::ort

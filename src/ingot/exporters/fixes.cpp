@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <deque>
-#include <filesystem>
+
+#include "ingot/exporters/registry.h"
 
 namespace ingot::exporters {
 
@@ -16,10 +17,6 @@ std::deque<NodeFix>& node_registry() {
 std::deque<ProgramFix>& program_registry() {
   static std::deque<ProgramFix> r;
   return r;
-}
-
-std::string where_str(const std::source_location& w) {
-  return fmt::format("{}:{}", std::filesystem::path(w.file_name()).filename().string(), w.line());
 }
 
 bool for_backend(const std::string& fix_backend, const std::string& backend) {
@@ -85,27 +82,15 @@ void register_node_fix(NodeFix fix, std::source_location where) {
   INGOT_CHECK(!fix.name.empty() && !fix.backend.empty() && !fix.target.empty() && fix.fn,
               InternalError,
               "[exporters] node fix at {} needs a name, a backend, a target and a function",
-              where_str(where));
-  for (const NodeFix& f : node_registry()) {
-    INGOT_CHECK(f.name != fix.name, InternalError,
-                "[exporters] node fix '{}' is registered twice ({} and {})", fix.name, f.where,
-                where_str(where));
-  }
-  fix.where = where_str(where);
-  node_registry().push_back(std::move(fix));
+              source_site(where));
+  append_named(node_registry(), std::move(fix), "[exporters] node fix", where);
 }
 
 void register_program_fix(ProgramFix fix, std::source_location where) {
   INGOT_CHECK(!fix.name.empty() && !fix.backend.empty() && fix.fn, InternalError,
               "[exporters] program fix at {} needs a name, a backend and a function",
-              where_str(where));
-  for (const ProgramFix& f : program_registry()) {
-    INGOT_CHECK(f.name != fix.name, InternalError,
-                "[exporters] program fix '{}' is registered twice ({} and {})", fix.name, f.where,
-                where_str(where));
-  }
-  fix.where = where_str(where);
-  program_registry().push_back(std::move(fix));
+              source_site(where));
+  append_named(program_registry(), std::move(fix), "[exporters] program fix", where);
 }
 
 std::vector<const NodeFix*> node_fixes(const std::string& backend) {

@@ -1,11 +1,10 @@
 #include "ingot/exporters/patches.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <deque>
-#include <filesystem>
 #include <map>
+
+#include "ingot/exporters/registry.h"
 
 namespace ingot::exporters {
 
@@ -21,10 +20,6 @@ std::deque<ModulePatch>& module_registry() {
   return r;
 }
 
-std::string where_str(const std::source_location& w) {
-  return fmt::format("{}:{}", std::filesystem::path(w.file_name()).filename().string(), w.line());
-}
-
 bool for_backend(const std::string& patch_backend, const std::string& backend) {
   return patch_backend == "*" || patch_backend == backend;
 }
@@ -35,17 +30,13 @@ void register_op_patch(OpPatch patch, std::source_location where) {
   INGOT_CHECK(!patch.name.empty() && !patch.backend.empty() && !patch.op.empty() && patch.factory,
               InternalError,
               "[exporters] op patch at {} needs a name, a backend, an op and a factory",
-              where_str(where));
+              source_site(where));
   for (const OpPatch& p : op_registry()) {
-    INGOT_CHECK(p.name != patch.name, InternalError,
-                "[exporters] op patch '{}' is registered twice ({} and {})", patch.name, p.where,
-                where_str(where));
     INGOT_CHECK(!(p.op == patch.op && p.backend == patch.backend), InternalError,
                 "[exporters] op '{}' already has patch '{}' for backend '{}' ({}); combine them",
                 patch.op, p.name, p.backend, p.where);
   }
-  patch.where = where_str(where);
-  op_registry().push_back(std::move(patch));
+  append_named(op_registry(), std::move(patch), "[exporters] op patch", where);
 }
 
 void register_module_patch(ModulePatch patch, std::source_location where) {
@@ -53,14 +44,8 @@ void register_module_patch(ModulePatch patch, std::source_location where) {
       !patch.name.empty() && !patch.backend.empty() && !patch.module_type.empty() && patch.apply,
       InternalError,
       "[exporters] module patch at {} needs a name, a backend, a module type and apply",
-      where_str(where));
-  for (const ModulePatch& p : module_registry()) {
-    INGOT_CHECK(p.name != patch.name, InternalError,
-                "[exporters] module patch '{}' is registered twice ({} and {})", patch.name,
-                p.where, where_str(where));
-  }
-  patch.where = where_str(where);
-  module_registry().push_back(std::move(patch));
+      source_site(where));
+  append_named(module_registry(), std::move(patch), "[exporters] module patch", where);
 }
 
 std::vector<const OpPatch*> op_patches(const std::string& backend) {

@@ -1,10 +1,6 @@
 #include "ingot/exporters/skips.h"
 
-#include <fmt/format.h>
-
-#include <filesystem>
-
-#include "ingot/core/error.h"
+#include "ingot/exporters/registry.h"
 
 namespace ingot::exporters {
 
@@ -23,8 +19,7 @@ void register_skip(SkipEntry entry, std::source_location where) {
                   !entry.reason.empty(),
               InternalError,
               "[exporters] a skip entry needs an architecture, backend, task and reason");
-  entry.where = fmt::format("{}:{}", std::filesystem::path(where.file_name()).filename().string(),
-                            where.line());
+  entry.where = source_site(where);
   table().push_back(std::move(entry));
 }
 

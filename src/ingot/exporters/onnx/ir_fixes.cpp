@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
-#include "ingot/core/error.h"
+#include "ingot/exporters/registry.h"
 
 namespace ingot::exporters::onnx {
 
@@ -16,16 +14,9 @@ std::vector<IrFix>& registry() {
 }  // namespace
 
 void register_ir_fix(IrFix fix, std::source_location where) {
-  const std::string at = fmt::format(
-      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
   INGOT_CHECK(!fix.name.empty() && fix.fn, InternalError,
-              "[onnx] IR fix at {} needs a name and a function", at);
-  for (const IrFix& f : registry()) {
-    INGOT_CHECK(f.name != fix.name, InternalError,
-                "[onnx] IR fix '{}' is registered twice ({} and {})", fix.name, f.where, at);
-  }
-  fix.where = at;
-  registry().push_back(std::move(fix));
+              "[onnx] IR fix at {} needs a name and a function", source_site(where));
+  append_named(registry(), std::move(fix), "[onnx] IR fix", where);
 }
 
 const std::vector<IrFix>& ir_fixes() {

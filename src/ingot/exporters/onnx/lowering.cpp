@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <map>
 
+#include "ingot/exporters/registry.h"
 #include "ingot/exporters/onnx/tensor_data.h"
 #include "ingot/ops/functional.h"
 
@@ -14,35 +13,23 @@ namespace ingot::exporters::onnx {
 
 namespace {
 
-struct TableEntry {
-  Translation fn;
-  std::string where;
-};
-
-std::map<std::string, TableEntry, std::less<>>& table() {
-  static std::map<std::string, TableEntry, std::less<>> t;
+KeyedRegistry<Translation>& table() {
+  static KeyedRegistry<Translation> t("[onnx]", "translations");
   return t;
 }
 
 }  // namespace
 
 void register_translation(const std::string& op, Translation fn, std::source_location where) {
-  const std::string at = fmt::format(
-      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
-  auto [it, inserted] = table().emplace(op, TableEntry{std::move(fn), at});
-  INGOT_CHECK(inserted, InternalError, "[onnx] op '{}' has two translations ({} and {})", op,
-              it->second.where, at);
+  table().add(op, std::move(fn), where);
 }
 
 const Translation* find_translation(std::string_view op) {
-  auto it = table().find(op);
-  return it == table().end() ? nullptr : &it->second.fn;
+  return table().find(op);
 }
 
 std::vector<std::string> translated_ops() {
-  std::vector<std::string> out;
-  for (const auto& [name, e] : table()) out.push_back(name);
-  return out;
+  return table().keys();
 }
 
 DataType onnx_type(DType t) {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <limits>
 #include <set>
 
+#include "ingot/exporters/registry.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::exporters::openvino {
@@ -14,35 +14,23 @@ namespace ingot::exporters::openvino {
 
 namespace {
 
-struct TableEntry {
-  Translation fn;
-  std::string where;
-};
-
-std::map<std::string, TableEntry, std::less<>>& table() {
-  static std::map<std::string, TableEntry, std::less<>> t;
+KeyedRegistry<Translation>& table() {
+  static KeyedRegistry<Translation> t("[openvino]", "translations");
   return t;
 }
 
 }  // namespace
 
 void register_translation(const std::string& op, Translation fn, std::source_location where) {
-  const std::string at = fmt::format(
-      "{}:{}", std::filesystem::path(where.file_name()).filename().string(), where.line());
-  auto [it, inserted] = table().emplace(op, TableEntry{std::move(fn), at});
-  INGOT_CHECK(inserted, InternalError, "[openvino] op '{}' has two translations ({} and {})", op,
-              it->second.where, at);
+  table().add(op, std::move(fn), where);
 }
 
 const Translation* find_translation(std::string_view op) {
-  auto it = table().find(op);
-  return it == table().end() ? nullptr : &it->second.fn;
+  return table().find(op);
 }
 
 std::vector<std::string> translated_ops() {
-  std::vector<std::string> out;
-  for (const auto& [name, e] : table()) out.push_back(name);
-  return out;
+  return table().keys();
 }
 
 std::vector<int64_t> port_dims(const ir::ValueInfo& v) {
