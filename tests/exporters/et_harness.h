@@ -19,6 +19,7 @@
 namespace ingot::testing::et {
 
 namespace fs = std::filesystem;
+using testing::ToolResult;
 
 inline const VenvTool& tool() {
   static const VenvTool t{"reference (with executorch)", "INGOT_REF_VENV", "ref-venv",

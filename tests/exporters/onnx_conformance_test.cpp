@@ -25,7 +25,7 @@ constexpr double kAtol = 1e-5;
 class OnnxConformance : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!testing::ort::have_venv()) GTEST_SKIP() << testing::ort::skip_reason();
+    if (!ingot::testing::ort::have_venv()) GTEST_SKIP() << ingot::testing::ort::skip_reason();
     dir_ = fs::temp_directory_path() /
            ("ingot_onnx_ort_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -50,7 +50,7 @@ class OnnxConformance : public ::testing::Test {
     std::vector<std::string> all{model.string(), "--roundtrip", "--output-dir",
                                  (dir_ / "out").string()};
     all.insert(all.end(), args.begin(), args.end());
-    const testing::ToolResult r = testing::ort::run_tool("check_and_run.py", all);
+    const ingot::testing::ToolResult r = ingot::testing::ort::run_tool("check_and_run.py", all);
     EXPECT_EQ(r.status, 0) << r.log;
     return dir_ / "out";
   }

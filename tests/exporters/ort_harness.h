@@ -17,6 +17,7 @@
 namespace ingot::testing::ort {
 
 namespace fs = std::filesystem;
+using testing::ToolResult;
 
 inline const VenvTool& tool() {
   static const VenvTool t{"ONNX", "INGOT_ONNX_VENV", "onnx-venv", "tools/onnx",

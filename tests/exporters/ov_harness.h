@@ -17,6 +17,7 @@
 namespace ingot::testing::ov {
 
 namespace fs = std::filesystem;
+using testing::ToolResult;
 
 inline const VenvTool& tool() {
   static const VenvTool t{"OpenVINO", "INGOT_OV_VENV", "ov-venv", "tools/openvino",
