@@ -226,9 +226,7 @@ TEST(ExecutorchSeedPrograms, StaticValueFolded) {
 
 TEST(ExecutorchSeedPrograms, OptionalInputPassedOrNone) {
   SKIP_WITHOUT_VENV();
-  auto fn = [](const Tensor& x, const std::optional<Tensor>& y) {
-    return y ? mul(*y, x) : add(x, x);
-  };
+  auto fn = testing::optional_product;
   Tensor x = rand_tensor({3, 3}, 1), y = rand_tensor({3, 3}, 2);
   check_program("optional_given", nullptr, fn, std::tuple{x, std::optional<Tensor>(y)},
                 ExecutorchConfig(), {"x", "y"}, {{rand_tensor({3, 3}, 3), rand_tensor({3, 3}, 4)}});
@@ -250,12 +248,7 @@ TEST(ExecutorchSeedPrograms, PytreeInputLeavesAreNamedByPath) {
 // item(): the first k rows, k read from data; the unbacked size is bounded by check().
 TEST(ExecutorchSeedPrograms, DataDependentSizeFromItem) {
   SKIP_WITHOUT_VENV();
-  auto first_rows = [](const Tensor& x, const Tensor& k) {
-    SymInt n = item_int(k);
-    check_is_size(n);
-    check(n <= x.sym_size(0));
-    return narrow(x, 0, SymInt(0), n);
-  };
+  auto first_rows = testing::first_k_rows;
   check_program("item", nullptr, first_rows,
                 std::tuple{rand_tensor({5, 2}, 2), Tensor::scalar(int64_t(3))}, ExecutorchConfig(),
                 {"x", "k"},
@@ -289,16 +282,7 @@ TEST(ExecutorchSeedPrograms, BufferMutationIsStateThatPersistsAcrossCalls) {
                NotSupportedError);
 }
 
-struct RingWriter : nn::Module {
-  Tensor* cache;
-  RingWriter() : Module("RingWriter") { cache = register_buffer("cache", zeros({4, 3})); }
-  Tensor forward(const Tensor& x) {
-    Tensor row = slice(*cache, 0, 1, 2);
-    copy_(slice(*cache, 0, 1, 2), x);
-    copy_(select(*cache, 0, 3), mul(select(x, 0, 0), Scalar(2)));
-    return add(row, Scalar(0));
-  }
-};
+using testing::RingWriter;
 
 // Slice and select assignment into a buffer: the second call reads what the first wrote.
 TEST(ExecutorchSeedPrograms, SliceAndSelectAssignmentIntoABuffer) {
@@ -344,11 +328,7 @@ TEST(ExecutorchSeedPrograms, SixteenBitFloats) {
 
 // Control flow is not emitted yet: a clear error naming the op, not a broken .pte.
 TEST(ExecutorchSeedPrograms, CondIsAClearNotSupportedError) {
-  auto fn = [](const Tensor& x) {
-    return cond(
-        gt(sum(x), Scalar(0)), [](const TensorList& in) { return TensorList{sin(in[0])}; },
-        [](const TensorList& in) { return TensorList{cos(in[0])}; }, {x})[0];
-  };
+  auto fn = testing::sin_or_cos_by_sum;
   try {
     ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, ExecutorchConfig(),
                                    {"x"});

@@ -180,9 +180,7 @@ TEST(OnnxSeedPrograms, StaticValueFolded) {
 
 TEST(OnnxSeedPrograms, OptionalInputPassedOrNone) {
   SKIP_WITHOUT_VENV();
-  auto fn = [](const Tensor& x, const std::optional<Tensor>& y) {
-    return y ? mul(*y, x) : add(x, x);
-  };
+  auto fn = testing::optional_product;
   Tensor x = rand_tensor({3, 3}, 1), y = rand_tensor({3, 3}, 2);
   check_program("optional_given", nullptr, fn, std::tuple{x, std::optional<Tensor>(y)},
                 OnnxConfig(), {"x", "y"},
@@ -194,11 +192,7 @@ TEST(OnnxSeedPrograms, OptionalInputPassedOrNone) {
 
 TEST(OnnxSeedPrograms, CondBecomesIf) {
   SKIP_WITHOUT_VENV();
-  auto fn = [](const Tensor& x) {
-    return cond(
-        gt(sum(x), Scalar(0)), [](const TensorList& in) { return TensorList{sin(in[0])}; },
-        [](const TensorList& in) { return TensorList{cos(in[0])}; }, {x})[0];
-  };
+  auto fn = testing::sin_or_cos_by_sum;
   Tensor pos = abs(rand_tensor({3}, 2));
   OnnxConfig c;
   c.dynamic = true;
@@ -213,12 +207,7 @@ TEST(OnnxSeedPrograms, CondBecomesIf) {
 // graph from the input's dims.
 TEST(OnnxSeedPrograms, CondOnASymbolicSize) {
   SKIP_WITHOUT_VENV();
-  auto fn = [](const Tensor& x) {
-    return cond(
-        x.sym_size(0) > SymInt(4),
-        [](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; },
-        [](const TensorList& in) { return TensorList{mul(in[0], Scalar(3))}; }, {x})[0];
-  };
+  auto fn = testing::branch_on_rows;
   OnnxConfig c;
   c.dynamic_shapes_json = R"({"x": {"0": {"name": "n", "min": 1, "max": 16}}})";
   auto a = check_program("cond_size", nullptr, fn, std::tuple{rand_tensor({3, 2}, 1)}, c, {"x"},
@@ -228,16 +217,7 @@ TEST(OnnxSeedPrograms, CondOnASymbolicSize) {
 
 TEST(OnnxSeedPrograms, MapAndWhileLoopBecomeLoops) {
   SKIP_WITHOUT_VENV();
-  auto fn = [](const Tensor& xs, const Tensor& y) {
-    Tensor mapped =
-        map([](const TensorList& in) { return TensorList{add(mul(in[0], in[1]), Scalar(1))}; },
-            {xs}, {y})[0];
-    Tensor counted =
-        while_loop([](const TensorList& s) { return TensorList{lt(s[0], s[1])}; },
-                   [](const TensorList& s) { return TensorList{mul(s[0], Scalar(2))}; },
-                   {full({}, 1.0)}, {full({}, 10.0)})[0];
-    return std::tuple{mapped, counted};
-  };
+  auto fn = testing::map_and_while_loop;
   OnnxConfig c;
   c.dynamic_shapes_json = R"({"xs": {"0": {"name": "n", "min": 1, "max": 16}}})";
   Tensor y = rand_tensor({3}, 2);
@@ -251,22 +231,12 @@ TEST(OnnxSeedPrograms, MapAndWhileLoopBecomeLoops) {
 
 TEST(OnnxSeedPrograms, DataDependentSizesFromNonzeroAndItem) {
   SKIP_WITHOUT_VENV();
-  // nonzero's count is an unbacked size; check() settles the branch (the assert is dropped).
-  auto nz = [](const Tensor& x) {
-    Tensor idx = nonzero(x);
-    check(idx.sym_size(0) > SymInt(0));
-    return std::tuple{idx, idx.sym_size(0) > SymInt(0) ? sin(x) : cos(x)};
-  };
+  auto nz = testing::nonzero_then_branch;
   Tensor x = where(gt(rand_tensor({3, 2}, 1), Scalar(0.5)), rand_tensor({3, 2}, 1), zeros({3, 2}));
   check_program("nonzero", nullptr, nz, std::tuple{x}, OnnxConfig(), {"x"},
                 {{{"x", x}}, {{"x", ones({3, 2})}}});
   // item(): the first k rows, k read from data.
-  auto first_rows = [](const Tensor& x, const Tensor& k) {
-    SymInt n = item_int(k);
-    check_is_size(n);
-    check(n <= x.sym_size(0));
-    return narrow(x, 0, SymInt(0), n);
-  };
+  auto first_rows = testing::first_k_rows;
   check_program("item", nullptr, first_rows,
                 std::tuple{rand_tensor({5, 2}, 2), Tensor::scalar(int64_t(3))}, OnnxConfig(),
                 {"x", "k"},
@@ -306,16 +276,7 @@ TEST(OnnxSeedPrograms, BufferMutationIsAnInputOutputPairWithTheBufferAsDefault) 
   EXPECT_TRUE(cases.run(dir.path() / "model.onnx", kAtol).value("ok", false));
 }
 
-struct RingWriter : nn::Module {
-  Tensor* cache;
-  RingWriter() : Module("RingWriter") { cache = register_buffer("cache", zeros({4, 3})); }
-  Tensor forward(const Tensor& x) {
-    Tensor row = slice(*cache, 0, 1, 2);
-    copy_(slice(*cache, 0, 1, 2), x);
-    copy_(select(*cache, 0, 3), mul(select(x, 0, 0), Scalar(2)));
-    return add(row, Scalar(0));
-  }
-};
+using testing::RingWriter;
 
 TEST(OnnxSeedPrograms, SliceAndSelectAssignmentIntoABuffer) {
   SKIP_WITHOUT_VENV();
