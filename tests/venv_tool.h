@@ -30,6 +30,25 @@ struct ToolResult {
   nlohmann::json summary;  // the last line of the log, when it is JSON (else discarded)
 };
 
+// Runs a shell command line: its exit status and output (stdout + stderr), the last line
+// parsed as JSON when it is.
+inline ToolResult run_command(const std::string& cmd) {
+  ToolResult r;
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
+  const int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const size_t end = r.log.find_last_not_of('\n');
+  if (end != std::string::npos) {
+    size_t start = r.log.rfind('\n', end);
+    start = start == std::string::npos ? 0 : start + 1;
+    r.summary = nlohmann::json::parse(r.log.substr(start, end + 1 - start), nullptr, false);
+  }
+  return r;
+}
+
 // One venv and the folder of scripts that run in it.
 struct VenvTool {
   std::string label;      // "ONNX", in skip reasons
@@ -51,23 +70,10 @@ struct VenvTool {
 
   // Runs <scripts>/<script> with `args` (each quoted) in the venv.
   ToolResult run(const std::string& script, const std::vector<std::string>& args) const {
-    std::string cmd = "'" + python().string() + "' '" + (source_dir() / scripts / script).string() + "'";
+    std::string cmd =
+        "'" + python().string() + "' '" + (source_dir() / scripts / script).string() + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " 2>&1";
-    ToolResult r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
-    const int status = ::pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    const size_t end = r.log.find_last_not_of('\n');
-    if (end != std::string::npos) {
-      size_t start = r.log.rfind('\n', end);
-      start = start == std::string::npos ? 0 : start + 1;
-      r.summary = nlohmann::json::parse(r.log.substr(start, end + 1 - start), nullptr, false);
-    }
-    return r;
+    return run_command(cmd);
   }
 };
 
