@@ -1,0 +1,64 @@
+"""ingot.exporters: configs from dicts, AutoExporter, the ONNX exporter (judged by ONNX
+Runtime in its venv), generation components and their directory."""
+
+import numpy as np
+import pytest
+
+import ingot
+from ingot.exporters import (AutoExportConfig, AutoExporter, NativeExporter, OnnxConfig,
+                             OnnxExporter, export_for_generation)
+from conftest import BERT, llama_reference, ort_run
+
+
+def test_auto_config_from_dict_picks_the_class_and_round_trips():
+    c = AutoExportConfig.from_dict({"export_format": "onnx", "dynamic": True, "opset": 18})
+    assert isinstance(c, OnnxConfig) and c.dynamic is True and c.opset == 18
+    again = AutoExportConfig.from_dict(c.to_dict())
+    assert again.to_dict() == c.to_dict()
+    c.max_seq = 128
+    assert c.max_seq == 128 and c.to_dict()["max_seq"] == 128
+
+
+def test_config_errors_name_the_key_and_the_known_ones():
+    with pytest.raises(ValueError, match="bogus"):
+        AutoExportConfig.from_dict({"export_format": "bogus"})
+    with pytest.raises(ValueError, match="no_such_key"):
+        OnnxConfig(no_such_key=1)
+    with pytest.raises(AttributeError, match="has no field 'nope'"):
+        OnnxConfig().nope
+
+
+def test_auto_exporter_from_config():
+    e = AutoExporter.from_config(OnnxConfig(dynamic=True))
+    assert isinstance(e, OnnxExporter) and e.backend == "onnx"
+    assert NativeExporter().backend == "native"
+
+
+def test_onnx_export_is_judged_by_onnx_runtime(tmp_path, llama, onnx_python):
+    ids, want = llama_reference()
+    artifact = OnnxExporter().export(llama, {"input_ids": ids}, config=OnnxConfig(dynamic=True))
+    assert artifact.format == "onnx" and artifact.program.output_names == ["logits"]
+    path = tmp_path / "llama.onnx"
+    artifact.save(path)
+    full = ort_run(onnx_python, path, {"input_ids": ids}, tmp_path)["logits"]
+    np.testing.assert_allclose(full, want, atol=1e-4, rtol=1e-4)  # transformers' logits
+    short = ort_run(onnx_python, path, {"input_ids": ids[:, :4]}, tmp_path)["logits"]  # dynamic seq
+    np.testing.assert_allclose(short, llama(input_ids=ids[:, :4]).logits, atol=1e-4, rtol=1e-4)
+
+
+def test_export_for_generation_returns_the_components(tmp_path, llama):
+    comps = export_for_generation(llama, max_cache_len=32)
+    assert sorted(comps) == ["decode", "prefill"] and comps.max_cache_len == 32
+    assert all(a.format == "native" for a in comps.values())
+    one = NativeExporter().export_for_generation(llama, max_cache_len=32, multi_token_decode=True)
+    assert list(one) == ["decode"]
+    comps.save(tmp_path / "gen")
+    assert (tmp_path / "gen" / "manifest.json").is_file()
+    a = ingot.Generator(comps).generate([1, 2, 3], max_new_tokens=5, ignore_eos=True)
+    b = ingot.Generator(tmp_path / "gen").generate([1, 2, 3], max_new_tokens=5, ignore_eos=True)
+    assert a.generated_ids == b.generated_ids and len(a.generated_ids) == 5
+
+
+def test_encoder_generation_is_not_implemented():
+    with pytest.raises(NotImplementedError):
+        export_for_generation(ingot.from_pretrained(BERT))
