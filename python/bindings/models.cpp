@@ -5,6 +5,8 @@
 
 #include "ingot/exporters/exporter.h"
 #include "ingot/models/tokenizer.h"
+#include <pybind11/stl/filesystem.h>
+
 #include "bindings.h"
 
 namespace ingot::python {
@@ -69,8 +71,13 @@ void bind_models(py::module_& m) {
       py::call_guard<py::gil_scoped_release>());
 
   py::class_<models::Tokenizer, std::shared_ptr<models::Tokenizer>>(m, "Tokenizer")
-      .def_static("from_file", &models::Tokenizer::from_file, py::arg("path"))
-      .def_static("from_pretrained", &models::Tokenizer::from_folder, py::arg("folder"),
+      .def_static(
+          "from_file", [](const std::filesystem::path& p) { return models::Tokenizer::from_file(p.string()); },
+          py::arg("path"))
+      .def_static(
+          "from_pretrained",
+          [](const std::filesystem::path& p) { return models::Tokenizer::from_folder(p.string()); },
+          py::arg("folder"),
                   "Reads FOLDER/tokenizer.json (a model folder or a generation directory)")
       .def(
           "encode",

@@ -83,5 +83,7 @@ def demo_lm():
 
 
 def llama_reference():
-    """transformers' input_ids and logits for the Llama fixture (float32, eager attention)."""
-    return np.load(LLAMA / "input_ids.npy"), np.load(LLAMA / "logits.npy")
+    """transformers' inputs ({"input_ids", "attention_mask"}: row 1 is padded) and logits
+    for the Llama fixture (float32, eager attention)."""
+    inputs = {n: np.load(LLAMA / f"{n}.npy") for n in ("input_ids", "attention_mask")}
+    return inputs, np.load(LLAMA / "logits.npy")

@@ -35,15 +35,17 @@ def test_auto_exporter_from_config():
 
 
 def test_onnx_export_is_judged_by_onnx_runtime(tmp_path, llama, onnx_python):
-    ids, want = llama_reference()
-    artifact = OnnxExporter().export(llama, {"input_ids": ids}, config=OnnxConfig(dynamic=True))
+    inputs, want = llama_reference()
+    ids = inputs["input_ids"]
+    artifact = OnnxExporter().export(llama, inputs, config=OnnxConfig(dynamic=True))
     assert artifact.format == "onnx" and artifact.program.output_names == ["logits"]
     path = tmp_path / "llama.onnx"
     artifact.save(path)
-    full = ort_run(onnx_python, path, {"input_ids": ids}, tmp_path)["logits"]
+    full = ort_run(onnx_python, path, inputs, tmp_path)["logits"]
     np.testing.assert_allclose(full, want, atol=1e-4, rtol=1e-4)  # transformers' logits
-    short = ort_run(onnx_python, path, {"input_ids": ids[:, :4]}, tmp_path)["logits"]  # dynamic seq
-    np.testing.assert_allclose(short, llama(input_ids=ids[:, :4]).logits, atol=1e-4, rtol=1e-4)
+    short = {n: a[:, :4] for n, a in inputs.items()}  # the dynamic seq dim at another length
+    np.testing.assert_allclose(ort_run(onnx_python, path, short, tmp_path)["logits"],
+                               llama(**short).logits, atol=1e-4, rtol=1e-4)
 
 
 def test_export_for_generation_returns_the_components(tmp_path, llama):
