@@ -2,13 +2,13 @@
 """Benchmark: running the demo LM's decode program from Python vs the C++ CLI.
 
 Run with the package's venv (tools/python/test installs it):
-    ~/.cache/ingot/py-venv/bin/python tools/python/bench_decode.py [--rounds 5] [--tokens 64]
+    ~/.cache/ingot/py-venv/bin/python tools/python/bench_decode.py [--rounds 15] [--tokens 200]
 
 It exports assets/demo-lm for generation (prefill + decode, cache 256) into a temporary
 directory once, then interleaves, per round:
-  cli        `ingot generate DIR --input input_ids=P.npy --ignore-eos --json`: the C++ loop,
+  cli        `ingot generate DIR --input input_ids=P.npy --greedy --ignore-eos --json`: the C++ loop,
              its own decode_tokens_per_s (the anchor: what a user of the CLI gets)
-  generator  ingot.Generator(DIR).generate(ids, ignore_eos=True): the same C++ loop
+  generator  ingot.Generator(DIR).generate(ids, do_sample=False, ignore_eos=True): the same C++ loop
              driven from Python (its decode_tokens_per_s)
   module     a Python loop calling the decode program (ingot.load(DIR/decode.ingot)
              .module()) once per token, the KV cache as NumPy arrays written in place,
@@ -38,7 +38,7 @@ PROMPT = "It is a truth universally acknowledged, that a single man in possessio
 
 def run_cli(cli: Path, gen_dir: Path, prompt_npy: Path, tokens: int) -> dict:
     out = subprocess.run([str(cli), "generate", str(gen_dir), "--input", f"input_ids={prompt_npy}",
-                          "--max-new-tokens", str(tokens), "--ignore-eos", "--json"],
+                          "--max-new-tokens", str(tokens), "--greedy", "--ignore-eos", "--json"],
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
@@ -79,8 +79,8 @@ class ModuleLoop:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--tokens", type=int, default=200)
     ap.add_argument("--cli", default=str(REPO / "build" / "release" / "ingot"))
     a = ap.parse_args()
     cli = Path(a.cli)
@@ -101,7 +101,7 @@ def main() -> int:
             r = run_cli(cli, tmp / "gen", tmp / "prompt.npy", a.tokens)
             best["cli"] = max(best["cli"], r["decode_tokens_per_s"])
             tokens["cli"] = r["generated_ids"]
-            g = gen.generate(ids, max_new_tokens=a.tokens, ignore_eos=True)
+            g = gen.generate(ids, max_new_tokens=a.tokens, do_sample=False, ignore_eos=True)
             best["generator"] = max(best["generator"], g.decode_tokens_per_s)
             tokens["generator"] = g.generated_ids
             m_ids, m_tps = loop.generate(ids, a.tokens)
