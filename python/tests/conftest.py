@@ -24,6 +24,7 @@ BERT = REPO / "tests" / "fixtures" / "models" / "bert"
 LLAMA_BF16 = REPO / "tests" / "fixtures" / "models" / "llama_llama3_rope_tied_bf16"
 DEMO_LM = REPO / "assets" / "demo-lm"
 ONNX_VENV = Path(os.environ.get("INGOT_ONNX_VENV", Path.home() / ".cache/ingot/onnx-venv"))
+OV_VENV = Path(os.environ.get("INGOT_OV_VENV", Path.home() / ".cache/ingot/ov-venv"))
 REF_VENV = Path(os.environ.get("INGOT_REF_VENV", Path.home() / ".cache/ingot/ref-venv"))
 
 
@@ -52,6 +53,14 @@ def onnx_python():
     py = ONNX_VENV / "bin" / "python"
     if not py.exists():
         pytest.skip(f"SKIP: the ONNX venv is absent ({ONNX_VENV}; tools/onnx/setup-venv makes it)")
+    return py
+
+
+@pytest.fixture
+def ov_python():
+    py = OV_VENV / "bin" / "python"
+    if not py.exists():
+        pytest.skip(f"SKIP: the OpenVINO venv is absent ({OV_VENV}; tools/openvino/setup-venv makes it)")
     return py
 
 

@@ -1,13 +1,15 @@
 """ingot.exporters: configs from dicts, AutoExporter, the ONNX exporter (judged by ONNX
 Runtime in its venv), generation components and their directory."""
 
+import subprocess
+
 import numpy as np
 import pytest
 
 import ingot
 from ingot.exporters import (AutoExportConfig, AutoExporter, NativeExporter, OnnxConfig,
                              OnnxExporter, export_for_generation)
-from conftest import BERT, llama_reference, ort_run
+from conftest import BERT, REPO, llama_reference, ort_run
 
 
 def test_auto_config_from_dict_picks_the_class_and_round_trips():
@@ -46,6 +48,23 @@ def test_onnx_export_is_judged_by_onnx_runtime(tmp_path, llama, onnx_python):
     short = {n: a[:, :4] for n, a in inputs.items()}  # the dynamic seq dim at another length
     np.testing.assert_allclose(ort_run(onnx_python, path, short, tmp_path)["logits"],
                                llama(**short).logits, atol=1e-4, rtol=1e-4)
+
+
+def test_openvino_export_is_judged_by_openvino(tmp_path, llama, ov_python):
+    ids = np.array([[3, 14, 15, 92, 65, 35]], dtype=np.int64)
+    inputs = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    artifact = AutoExporter.from_format("openvino").export(llama, inputs, dynamic=True)
+    assert artifact.format == "openvino"
+    artifact.save(tmp_path / "llama.xml")
+    case = tmp_path / "case"
+    (case / "in").mkdir(parents=True)
+    (case / "want").mkdir()
+    for n, a in inputs.items():
+        np.save(case / "in" / f"{n}.npy", a)
+    np.save(case / "want" / "logits.npy", llama(**inputs).logits)
+    r = subprocess.run([str(ov_python), str(REPO / "tools/openvino/run_cases.py"), str(tmp_path / "llama.xml"),
+                        "--case", str(case), "--atol", "1e-4", "--rtol", "1e-4"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_export_for_generation_returns_the_components(tmp_path, llama):
