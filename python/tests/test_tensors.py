@@ -68,3 +68,20 @@ def test_mapped_bf16_weights_come_out_without_copies():
 def test_unsupported_dtype_names_it():
     with pytest.raises(TypeError, match="format 'I'"):
         ingot.as_tensor(np.zeros(2, dtype=np.uint32))
+
+
+def test_static_cache_in_numpy_is_written_in_place(llama):
+    # The prefill component mutates its cache inputs: the runtime writes into the caller's
+    # NumPy arrays themselves (no copy in or out).
+    from ingot.exporters import export_for_generation
+
+    prefill = export_for_generation(llama, max_cache_len=16)["prefill"].program
+    names = prefill.input_names
+    cache = {n: np.zeros_like(a) for n, a in zip(names, prefill.example_inputs) if n != "input_ids"}
+    ptrs = {n: a.ctypes.data for n, a in cache.items()}
+    ids = np.array([[5, 6, 7, 8]], dtype=np.int64)
+    prefill.module()(input_ids=ids, **cache)
+    assert {n: a.ctypes.data for n, a in cache.items()} == ptrs
+    assert int(cache["cache_position"].reshape(-1)[0]) == 4
+    k = cache["key_cache.0"]  # [batch, kv heads, slots, head dim]: the 4 prompt slots are written
+    assert np.count_nonzero(k[:, :, :4]) > 0 and np.count_nonzero(k[:, :, 4:]) == 0
