@@ -83,3 +83,14 @@ def test_export_for_generation_returns_the_components(tmp_path, llama):
 def test_encoder_generation_is_not_implemented():
     with pytest.raises(NotImplementedError):
         export_for_generation(ingot.from_pretrained(BERT))
+
+
+def test_config_dynamic_shapes_take_dims(llama):
+    config = ingot.exporters.NativeExportConfig(
+        dynamic_shapes={"input_ids": {1: ingot.Dim("seq", min=1, max=32)}})
+    assert config.dynamic_shapes == {"input_ids": {"1": {"name": "seq", "min": 1, "max": 32}}}
+    ids = np.array([[1, 2, 3, 4, 5]], dtype=np.int64)
+    ep = NativeExporter().export(llama, {"input_ids": ids}, config=config).program
+    assert ep.range_constraints["seq"] == ingot.ValueRange(1, 32)
+    np.testing.assert_allclose(ep.module()(input_ids=ids[:, :2]).logits, llama(input_ids=ids[:, :2]).logits,
+                               atol=1e-4, rtol=1e-4)
