@@ -11,6 +11,7 @@
 
 #include <set>
 
+#include "ingot/core/version.h"
 #include "ingot/export/dynamic_shapes_match.h"
 #include "ingot/export/passes.h"
 #include "ingot/export/tracer.h"
@@ -333,7 +334,7 @@ ExportedProgram export_flat(nn::Module* module, const FlatFn& fn, const TreeSpec
   ep.input_names = names;
   ep.out_spec = out_spec;
   ep.example_inputs = examples;
-  ep.ingot_version = "0.1.0";
+  ep.ingot_version = version();
   ep.trace_context = env;
   eliminate_dead_code(ep);
   ep.verify();

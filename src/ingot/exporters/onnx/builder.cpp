@@ -1,5 +1,7 @@
 #include "ingot/exporters/onnx/builder.h"
 
+#include "ingot/core/version.h"
+
 #include <cctype>
 
 namespace ingot::exporters::onnx {
@@ -248,7 +250,7 @@ ModelProto ModelBuilder::build() {
   ModelProto m;
   m.ir_version = ir_version_for_opset(opset_);
   m.producer_name = kProducerName;
-  m.producer_version = kProducerVersion;
+  m.producer_version = ingot::version();
   m.doc_string = doc_;
   m.graph = graph_.build();
   m.opset_import = imports_;

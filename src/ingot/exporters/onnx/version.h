@@ -15,9 +15,8 @@ inline constexpr int64_t kDefaultOpset = 18;
 inline constexpr int64_t kMinOpset = 17;
 inline constexpr int64_t kMaxOpset = 28;
 
-// ModelProto.producer_name / producer_version (the version of project() in CMakeLists.txt).
+// ModelProto.producer_name; producer_version is ingot::version() (core/version.h).
 inline constexpr const char* kProducerName = "ingot";
-inline constexpr const char* kProducerVersion = "0.1.0";
 
 // The IR version written with `opset` (ValueError outside [kMinOpset, kMaxOpset]).
 int64_t ir_version_for_opset(int64_t opset);

@@ -1,0 +1,147 @@
+// runtime::Generator from Python: a generation directory (or components exported in
+// memory) decoded with the model's generation_config.json defaults, as `ingot generate`
+// does. generate() releases the GIL; the streamer is called (with the GIL) with each new
+// token id and the text it completes.
+#include <filesystem>
+#include <optional>
+
+#include "ingot/exporters/generation_directory.h"
+#include "ingot/models/decode_stream.h"
+#include "ingot/models/tokenizer.h"
+#include "ingot/runtime/generator.h"
+#include "bindings.h"
+
+namespace ingot::python {
+
+namespace {
+
+struct PyGenerator {
+  std::unique_ptr<runtime::Generator> generator;
+  std::shared_ptr<models::Tokenizer> tokenizer;  // null when the folder has none
+};
+
+std::shared_ptr<models::Tokenizer> tokenizer_of(const std::string& folder) {
+  if (!std::filesystem::exists(std::filesystem::path(folder) / "tokenizer.json")) return nullptr;
+  return std::make_shared<models::Tokenizer>(models::Tokenizer::from_folder(folder));
+}
+
+// Sampling and stopping settings; unset ones keep the model's defaults.
+struct GenerateArgs {
+  std::optional<int64_t> max_new_tokens;
+  std::optional<bool> do_sample;
+  std::optional<double> temperature, top_p, min_p, repetition_penalty;
+  std::optional<int64_t> top_k;
+  std::optional<uint64_t> seed;
+  std::optional<std::vector<int64_t>> stop_tokens;
+  bool ignore_eos = false;
+};
+
+py::dict generate(PyGenerator& g, const std::vector<int64_t>& prompt, const GenerateArgs& a,
+                  const std::optional<py::function>& streamer) {
+  INGOT_CHECK(!prompt.empty(), ValueError, "[ingot.Generator] the prompt has no tokens");
+  const models::GenerationConfig& defaults = g.generator->generation_config();
+  const int64_t n = int64_t(prompt.size());
+  const int64_t new_tokens =
+      a.max_new_tokens.value_or(defaults.new_token_limit(n).value_or(64));
+  runtime::GenerateOptions o = g.generator->default_options(n, new_tokens);
+  o.max_new_tokens = new_tokens;
+  if (a.temperature) o.sampling.temperature = *a.temperature;
+  if (a.top_k) o.sampling.top_k = *a.top_k;
+  if (a.top_p) o.sampling.top_p = *a.top_p;
+  if (a.min_p) o.sampling.min_p = *a.min_p;
+  if (a.repetition_penalty) o.sampling.repetition_penalty = *a.repetition_penalty;
+  if (a.temperature || a.top_k || a.top_p || a.min_p) o.do_sample = true;
+  if (a.do_sample) o.do_sample = *a.do_sample;
+  if (a.seed) o.seed = *a.seed;
+  if (!defaults.eos_token_ids && g.tokenizer) {
+    // No eos id in generation_config.json: the usual end tokens, as `ingot generate`.
+    for (const char* eos : {"<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>"})
+      if (auto id = g.tokenizer->token_to_id(eos)) o.stop_tokens.push_back(*id);
+  }
+  if (a.stop_tokens) o.stop_tokens = *a.stop_tokens;
+  if (a.ignore_eos) o.stop_tokens.clear();
+
+  std::vector<int64_t> generated;
+  std::optional<models::DecodeStream> stream;
+  if (g.tokenizer) stream.emplace(*g.tokenizer, /*skip_special_tokens=*/true, prompt);
+  o.on_token = [&](int64_t token) {
+    generated.push_back(token);
+    if (!streamer) return;
+    std::string text = stream ? stream->step(token) : std::string();
+    py::gil_scoped_acquire gil;
+    (*streamer)(token, py::bytes(text).attr("decode")("utf-8", "replace"));
+  };
+  runtime::GenerationStats stats;
+  {
+    py::gil_scoped_release release;
+    g.generator->generate(prompt, o, &stats);
+  }
+  py::dict out;
+  out["prompt_ids"] = prompt;
+  out["generated_ids"] = generated;
+  if (g.tokenizer) {
+    out["text"] = py::bytes(g.tokenizer->decode(generated, true)).attr("decode")("utf-8", "replace");
+  } else {
+    out["text"] = py::none();
+  }
+  out["stop_reason"] = stats.stop_reason;
+  out["prompt_tokens"] = stats.prompt_tokens;
+  out["new_tokens"] = stats.new_tokens;
+  out["time_to_first_token_s"] = stats.prefill_seconds;
+  out["prefill_tokens_per_s"] = stats.prefill_tokens_per_second();
+  out["decode_tokens_per_s"] = stats.decode_tokens_per_second();
+  return out;
+}
+
+}  // namespace
+
+void bind_generation(py::module_& m) {
+  py::class_<PyGenerator>(m, "_Generator")
+      .def_static(
+          "load",
+          [](const std::string& dir, std::optional<int64_t> max_cache_len) {
+            py::gil_scoped_release release;
+            PyGenerator g;
+            g.generator = std::make_unique<runtime::Generator>(runtime::Generator::load(dir, max_cache_len));
+            g.tokenizer = tokenizer_of(dir);
+            return g;
+          },
+          py::arg("dir"), py::arg("max_cache_len") = py::none())
+      .def_static(
+          "from_components",
+          [](const Components& c, std::optional<int64_t> max_cache_len) {
+            py::gil_scoped_release release;
+            PyGenerator g;
+            g.generator = std::make_unique<runtime::Generator>(exporters::programs_of(c.parts),
+                                                               max_cache_len);
+            g.generator->set_generation_config(models::GenerationConfig::from_folder(c.model_folder));
+            g.tokenizer = tokenizer_of(c.model_folder);
+            return g;
+          },
+          py::arg("components"), py::arg("max_cache_len") = py::none())
+      .def_property_readonly("max_cache_len",
+                             [](const PyGenerator& g) { return g.generator->max_cache_len(); })
+      .def_property_readonly("decode_planned_runs",
+                             [](const PyGenerator& g) { return g.generator->decode_planned_runs(); })
+      .def_property_readonly("tokenizer", [](const PyGenerator& g) { return g.tokenizer; })
+      .def(
+          "generate",
+          [](PyGenerator& g, const std::vector<int64_t>& prompt, std::optional<int64_t> max_new_tokens,
+             std::optional<bool> do_sample, std::optional<double> temperature,
+             std::optional<int64_t> top_k, std::optional<double> top_p, std::optional<double> min_p,
+             std::optional<double> repetition_penalty, std::optional<uint64_t> seed,
+             std::optional<std::vector<int64_t>> stop_tokens, bool ignore_eos,
+             std::optional<py::function> streamer) {
+            GenerateArgs a{max_new_tokens, do_sample, temperature, top_p, min_p,
+                           repetition_penalty, top_k, seed, std::move(stop_tokens), ignore_eos};
+            return generate(g, prompt, a, streamer);
+          },
+          py::arg("prompt_ids"), py::arg("max_new_tokens") = py::none(),
+          py::arg("do_sample") = py::none(), py::arg("temperature") = py::none(),
+          py::arg("top_k") = py::none(), py::arg("top_p") = py::none(),
+          py::arg("min_p") = py::none(), py::arg("repetition_penalty") = py::none(),
+          py::arg("seed") = py::none(), py::arg("stop_tokens") = py::none(),
+          py::arg("ignore_eos") = false, py::arg("streamer") = py::none());
+}
+
+}  // namespace ingot::python
