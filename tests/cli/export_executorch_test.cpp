@@ -43,15 +43,24 @@ TEST(CliExportExecutorch, FormatExecutorchDynamicMatchesTransformersInExecuTorch
   EXPECT_TRUE(cases.run(pte, 1e-4).value("ok", false));
 }
 
-TEST(CliExportExecutorch, BackendAppliesToExecutorchOnlyAndXnnpackIsNotSilentlyPortable) {
+TEST(CliExportExecutorch, BackendXnnpackMatchesTransformersAndAppliesToExecutorchOnly) {
   const std::string dir = testing::fixture_path("models/llama");
   et::ScratchDir tmp("cli_et_backend");
   const std::string out = (tmp.path() / "m.pte").string();
   EXPECT_THROW(call(run_export, {dir, "--format", "onnx", "--backend", "portable", "-o", out}),
                ValueError);
-  EXPECT_THROW(call(run_export, {dir, "--format", "executorch", "--backend", "xnnpack", "-o", out}),
-               NotSupportedError);
+  EXPECT_THROW(call(run_export, {dir, "--format", "executorch", "--backend", "vulkan", "-o", out}),
+               ValueError);
   EXPECT_FALSE(fs::exists(out));  // a failed export leaves no file
+  ASSERT_EQ(call(run_export, {dir, "--format", "executorch", "--backend", "xnnpack", "--dynamic",
+                              "-o", out}),
+            0);
+  if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
+  et::Cases cases(tmp.path() / "cases");
+  Tensor mask = models::load_npy(dir + "/attention_mask.npy");
+  cases.add({{"input_ids", models::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
+            {{0, {"logits", models::load_npy(dir + "/logits.npy")}}}, mask);
+  EXPECT_TRUE(cases.run(out, 1e-4).value("ok", false));
 }
 
 TEST(CliExportExecutorch, GenerationTaskWritesADecodePteDirectory) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "et_cpp_judge.h"
 #include "ingot/core/tensor.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional/views.h"
@@ -28,13 +29,6 @@ namespace fs = std::filesystem;
 inline fs::path source_dir() {
   if (const char* s = std::getenv("INGOT_SOURCE_DIR")) return s;
   return fs::path(INGOT_FIXTURES_DIR) / ".." / "..";
-}
-
-inline fs::path venv_python() {
-  const char* venv = std::getenv("INGOT_REF_VENV");
-  const char* home = std::getenv("HOME");
-  fs::path dir = venv ? fs::path(venv) : fs::path(home ? home : "/") / ".cache/ingot/ref-venv";
-  return dir / "bin" / "python";
 }
 
 // The venv exists and has the pinned executorch in it.
@@ -53,95 +47,17 @@ inline std::string skip_reason() {
          " (create it with tools/reference/setup-venv)";
 }
 
-struct ToolResult {
-  int status = -1;
-  std::string log;
-  nlohmann::json summary;  // the last line of stdout, when it is JSON
-};
-
 // Runs tools/executorch/<script> with `args` (each quoted) in the venv.
 inline ToolResult run_tool(const std::string& script, const std::vector<std::string>& args) {
   std::string cmd = "'" + venv_python().string() + "' '" +
                     (source_dir() / "tools/executorch" / script).string() + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " 2>&1";
-  ToolResult r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  size_t end = r.log.find_last_not_of('\n');
-  if (end != std::string::npos) {
-    size_t start = r.log.rfind('\n', end);
-    start = start == std::string::npos ? 0 : start + 1;
-    r.summary = nlohmann::json::parse(r.log.substr(start, end + 1 - start), nullptr, false);
-  }
-  return r;
+  return run_command(cmd);
 }
 
-// The executorch package's directory in the venv (include/, lib/), or empty.
-inline fs::path package_dir() {
-  const fs::path lib = venv_python().parent_path().parent_path() / "lib";
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator(lib, ec))
-    if (fs::exists(d.path() / "site-packages" / "executorch" / "include"))
-      return d.path() / "site-packages" / "executorch";
-  return {};
-}
-
-// Compiles tools/executorch/<name>.cpp against the C++ runtime the wheel ships (its
-// headers, libexecutorch, the CPU kernels and the XNNPACK backend) into the temp
-// directory, once per source content. Returns the binary, or empty with `log` saying why.
+// build_cpp_judge from this source tree.
 inline fs::path build_cpp_judge(const std::string& name, std::string& log) {
-  const fs::path pkg = package_dir();
-  if (pkg.empty()) {
-    log = "the executorch wheel ships no include/ directory";
-    return {};
-  }
-  const fs::path src = source_dir() / "tools/executorch" / (name + ".cpp");
-  std::ifstream in(src, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), {}};
-  const fs::path bin = fs::temp_directory_path() /
-                       fmt::format("ingot_et_{}_{:x}", name, std::hash<std::string>{}(text + pkg.string()));
-  if (fs::exists(bin)) return bin;
-  const std::string lib = (pkg / "lib").string();
-  const std::string tmp = bin.string() + "." + std::to_string(::getpid());
-  const std::string cmd = fmt::format(
-      "c++ -std=c++17 -O2 -DC10_USING_CUSTOM_GENERATED_MACROS -DET_EVENT_TRACER_ENABLED "
-      "-I'{0}/include' -I'{0}/include/executorch/runtime/core/portable_type/c10' '{1}' -o '{2}' "
-      "-L'{3}' -Wl,--no-as-needed -lexecutorch -lexecutorch_kernels_optimized "
-      "-lexecutorch_backend_xnnpack -Wl,-rpath,'{3}' 2>&1",
-      pkg.string(), src.string(), tmp, lib);
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) log.append(buf, n);
-  if (::pclose(p) != 0) {
-    log = "compiling " + src.string() + " failed: " + log;
-    return {};
-  }
-  fs::rename(tmp, bin);
-  return bin;
-}
-
-// Runs a command line; the status and its output (stdout + stderr), the last line parsed
-// as JSON when it is.
-inline ToolResult run_command(const std::string& cmd) {
-  ToolResult r;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
-  int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  size_t end = r.log.find_last_not_of('\n');
-  if (end != std::string::npos) {
-    size_t start = r.log.rfind('\n', end);
-    start = start == std::string::npos ? 0 : start + 1;
-    r.summary = nlohmann::json::parse(r.log.substr(start, end + 1 - start), nullptr, false);
-  }
-  return r;
+  return build_cpp_judge(source_dir(), name, log);
 }
 
 class ScratchDir {

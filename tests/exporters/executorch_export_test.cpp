@@ -129,17 +129,34 @@ TEST(ExecutorchConfig, JsonRoundTripAndAutoExporter) {
   }
 }
 
-TEST(ExecutorchErrors, XnnpackIsRefusedNotSilentlyPortable) {
+// backend="xnnpack": the linear is a DelegateCall to XnnpackBackend whose payload is an
+// XNNPACK header + XNNGraph ("XN01"); its weight lives in the payload only.
+TEST(ExecutorchXnnpack, LinearBecomesADelegateCallWithItsWeightInThePayload) {
   TinyMlp m;
   ExecutorchConfig c;
   c.backend = "xnnpack";
-  try {
-    ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
-                                   std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
-    FAIL() << "expected NotSupportedError";
-  } catch (const NotSupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("xnnpack"), std::string::npos) << e.what();
-  }
+  auto a = ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                          std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
+  const auto& pte = pte_of(*a).pte;
+  ASSERT_EQ(pte.plans.at(0).delegates.size(), 1u);
+  EXPECT_EQ(pte.plans.at(0).delegates[0].id, "XnnpackBackend");
+  const std::string& payload = pte.delegate_data.at(0);
+  EXPECT_EQ(payload.substr(4, 4), "XH00");
+  const uint32_t fb = uint32_t(uint8_t(payload[10])) | uint32_t(uint8_t(payload[11])) << 8;
+  EXPECT_EQ(payload.substr(fb + 4, 4), "XN01");
+  int delegate_calls = 0;
+  for (const auto& in : pte.plans.at(0).instructions)
+    delegate_calls += in.kind == executorch::Instruction::Kind::Delegate;
+  EXPECT_EQ(delegate_calls, 1);
+  for (const Tensor& t : pte.constants) EXPECT_EQ(t.numel(), 0);  // w and b moved
+  EXPECT_THROW(
+      {
+        ExecutorchConfig bad;
+        bad.backend = "vulkan";
+        ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                       std::tuple{rand_tensor({2, 3}, 3)}, bad, {"x"});
+      },
+      ValueError);
 }
 
 TEST(ExecutorchErrors, AnOpWithoutKernelNamesTheOpTheLineAndTheFix) {
@@ -366,19 +383,24 @@ std::vector<Tensor> run_ingot(const ExecutorchProgram& p, runtime::ProgramModule
   return outs;
 }
 
-class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
-  SKIP_WITHOUT_VENV();
-  const std::string folder = testing::fixture_path(std::string("models/") + GetParam());
+// Dynamic batch and sequence, three shapes: ExecuTorch's outputs == ingot's runtime on the
+// same program and == the committed transformers outputs (1e-4).
+void expect_fixture_conformance(const std::string& name, const std::string& backend) {
+  const std::string folder = testing::fixture_path(std::string("models/") + name);
   auto model = models::from_pretrained(folder);
-  et::ScratchDir dir(GetParam());
+  et::ScratchDir dir(name + "_" + backend);
   ExecutorchConfig c;
   c.dynamic = true;
   c.max_batch = 4;
   c.max_seq = 24;
+  c.backend = backend;
   auto artifact = ExecutorchExporter().export_(*model, c);
   ExecutorchProgram& p = pte_of(*artifact);
+  if (backend == "xnnpack") {
+    // Every linear is a delegate call (the projections and the lm head at least).
+    EXPECT_GE(p.pte.plans.at(0).delegates.size(), 2u);
+    std::cout << p.pte.plans.at(0).delegates.size() << " XNNPACK delegate calls\n";
+  }
   const fs::path file = dir.path() / "model.pte";
   p.save(file.string());
   const std::string out_name = p.output_names.at(0);  // logits, or last_hidden_state (bert)
@@ -434,8 +456,29 @@ TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTran
   EXPECT_LT(p.planned_bytes, p.planned_bytes_without_reuse);
 }
 
+class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
+  SKIP_WITHOUT_VENV();
+  expect_fixture_conformance(GetParam(), "portable");
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchFixtureConformance,
                          ::testing::ValuesIn(testing::model_fixtures()),
+                         [](const auto& info) { return info.param; });
+
+// backend="xnnpack": linear / matmul in XNNPACK delegates (the pybindings register
+// XnnpackBackend), the rest portable; a subset of the architectures (each family of
+// attention / MLP layout once) to keep tools/test short.
+class ExecutorchXnnpackConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExecutorchXnnpackConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
+  SKIP_WITHOUT_VENV();
+  expect_fixture_conformance(GetParam(), "xnnpack");
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchXnnpackConformance,
+                         ::testing::Values("llama", "qwen3", "gpt2", "gpt_neox", "bert"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -4,7 +4,7 @@
 // the only way to show that a program exported with alloc_graph_input=false,
 // alloc_graph_output=false and alloc_mutable_buffers=false has its cache written in place.
 //
-//   decode_inplace MODEL.pte IO.json STEPS LOGITS_OUT.f32
+//   decode_inplace MODEL.pte IO.json STEPS LOGITS_OUT.f32 [BENCH_STEPS]
 //
 // IO.json: {"inputs": [names], "outputs": [names], "prompt_ids": [ids], "initial": {cache name:
 // raw-bytes file}, optional "sliding_window": W}; inputs are [input_ids, attention_mask, position_ids, cache...] and the
@@ -15,7 +15,8 @@
 // the causal one over the cache slots, position_ids the absolute positions. Prints one
 // JSON line {"tokens", "cache_position" (read from the caller's buffer), "in_place",
 // "tokens_per_s"}; LOGITS_OUT gets the last position's logits of each step (float32,
-// [STEPS, vocab]).
+// [STEPS, vocab]). BENCH_STEPS: then K more single-token steps timed on their own
+// ("decode_tokens_per_s"; program load and the prompt excluded).
 //
 // Built by the tests with the wheel's headers (C++17, C10_USING_CUSTOM_GENERATED_MACROS)
 // and linked against libexecutorch + libexecutorch_kernels_optimized (+ the XNNPACK backend
@@ -128,7 +129,9 @@ size_t index_of(const std::vector<std::string>& v, const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) fail("usage: decode_inplace MODEL.pte IO.json STEPS LOGITS_OUT.f32");
+  if (argc != 5 && argc != 6)
+    fail("usage: decode_inplace MODEL.pte IO.json STEPS LOGITS_OUT.f32 [BENCH_STEPS]");
+  const int bench_steps = argc == 6 ? std::atoi(argv[5]) : 0;
   executorch::runtime::runtime_init();
   const std::string io_path = argv[2];
   const std::string base = io_path.substr(0, io_path.find_last_of('/') + 1);
@@ -231,6 +234,17 @@ int main(int argc, char** argv) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+  double decode_tokens_per_s = 0;
+  if (bench_steps > 0) {
+    std::vector<float> keep = last_logits;
+    const auto b0 = std::chrono::steady_clock::now();
+    for (int s = 0; s < bench_steps; ++s) tokens.push_back(forward({tokens.back()}));
+    decode_tokens_per_s =
+        bench_steps /
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+    tokens.resize(size_t(steps));
+    last_logits = std::move(keep);
+  }
   std::ofstream(argv[4], std::ios::binary)
       .write(reinterpret_cast<const char*>(last_logits.data()),
              std::streamsize(last_logits.size() * sizeof(float)));
@@ -239,7 +253,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < tokens.size(); ++i) out << (i ? ", " : "") << tokens[i];
   out << "], \"cache_position\": " << (cache_position ? *cache_position : -1)
       << ", \"in_place\": " << (in_place ? "true" : "false")
-      << ", \"tokens_per_s\": " << double(steps) / seconds << "}";
+      << ", \"tokens_per_s\": " << double(steps) / seconds
+      << ", \"decode_tokens_per_s\": " << decode_tokens_per_s << "}";
   std::printf("%s\n", out.str().c_str());
   return 0;
 }
