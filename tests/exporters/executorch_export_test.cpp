@@ -140,7 +140,8 @@ TEST(ExecutorchXnnpack, LinearBecomesADelegateCallWithItsWeightInThePayload) {
   const auto& pte = pte_of(*a).pte;
   ASSERT_EQ(pte.plans.at(0).delegates.size(), 1u);
   EXPECT_EQ(pte.plans.at(0).delegates[0].id, "XnnpackBackend");
-  const std::string& payload = pte.delegate_data.at(0);
+  const std::string& payload = pte.delegate_data.at(0).head;  // the weights follow it
+  EXPECT_EQ(pte.delegate_data.at(0).tensors.size(), 2u);     // w and the bias
   EXPECT_EQ(payload.substr(4, 4), "XH00");
   const uint32_t fb = uint32_t(uint8_t(payload[10])) | uint32_t(uint8_t(payload[11])) << 8;
   EXPECT_EQ(payload.substr(fb + 4, 4), "XN01");

@@ -118,7 +118,7 @@ class Emitter {
     if (t == nullptr || t->constant_index == 0) return nullptr;
     return &out_.constants.at(t->constant_index - 1);
   }
-  void delegate_call(const std::string& id, std::string payload, const std::vector<int32_t>& args) {
+  void delegate_call(const std::string& id, DelegateBlob payload, const std::vector<int32_t>& args) {
     out_.delegate_data.push_back(std::move(payload));
     plan_.delegates.push_back({id, uint32_t(out_.delegate_data.size() - 1)});
     Instruction in;
@@ -601,7 +601,7 @@ std::vector<int64_t> KernelContext::bound_sizes(int32_t tensor) const {
   const auto& sizes = e_.tensor_value(tensor).sizes;
   return {sizes.begin(), sizes.end()};
 }
-void KernelContext::delegate_call(const std::string& id, std::string payload,
+void KernelContext::delegate_call(const std::string& id, DelegateBlob payload,
                                   const std::vector<int32_t>& args) {
   e_.delegate_call(id, std::move(payload), args);
 }

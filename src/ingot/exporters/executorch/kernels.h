@@ -86,7 +86,7 @@ class KernelContext {
   // the outputs) in place of a kernel call.
   const Tensor* constant(size_t i);
   std::vector<int64_t> bound_sizes(int32_t tensor) const;
-  void delegate_call(const std::string& id, std::string payload, const std::vector<int32_t>& args);
+  void delegate_call(const std::string& id, DelegateBlob payload, const std::vector<int32_t>& args);
 
  private:
   Emitter& e_;

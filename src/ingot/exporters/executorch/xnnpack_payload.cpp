@@ -89,7 +89,7 @@ void GraphBuilder::batch_matrix_multiply(uint32_t a, uint32_t b, uint32_t output
   nodes_.push_back({kNodeBatchMatrixMultiply, {a, b, output, 0}});
 }
 
-std::string GraphBuilder::finish() const {
+DelegateBlob GraphBuilder::finish() const {
   // Where each constant goes in the constant data section.
   std::vector<uint64_t> offsets{0};
   uint64_t data_size = 0;
@@ -158,7 +158,7 @@ std::string GraphBuilder::finish() const {
 
   const uint64_t fb_size = b.GetSize();
   const uint64_t cd_offset = kPaddedHeader + align_up(fb_size, kAlignment);
-  std::string out(cd_offset + data_size, '\0');
+  std::string out(cd_offset, '\0');
   std::memcpy(out.data() + 4, "XH00", 4);
   put<uint16_t>(out, 8, uint16_t(kHeaderLength));
   put<uint32_t>(out, 10, kPaddedHeader);
@@ -166,10 +166,12 @@ std::string GraphBuilder::finish() const {
   put<uint32_t>(out, 18, uint32_t(cd_offset));
   put<uint64_t>(out, 22, data_size);
   std::memcpy(out.data() + kPaddedHeader, b.GetBufferPointer(), fb_size);
-  for (size_t i = 0; i < constants_.size(); ++i)
-    std::memcpy(out.data() + cd_offset + offsets[i + 1], constants_[i].raw_data(),
-                constants_[i].nbytes());
-  return out;
+  DelegateBlob blob;
+  blob.head = std::move(out);
+  blob.tensors = constants_;
+  blob.tensor_offsets.assign(offsets.begin() + 1, offsets.end());
+  blob.size = cd_offset + data_size;
+  return blob;
 }
 
 }  // namespace ingot::exporters::executorch::xnnpack

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "ingot/core/tensor.h"
+#include "ingot/exporters/executorch/pte_program.h"
 
 namespace ingot::exporters::executorch::xnnpack {
 
@@ -46,8 +47,9 @@ class GraphBuilder {
   // out = a @ b batched: a [b..., m, k], b [b..., k, n].
   void batch_matrix_multiply(uint32_t a, uint32_t b, uint32_t output);
 
-  // The payload: header, flatbuffer, constant data.
-  std::string finish() const;
+  // The payload: header and flatbuffer (head), then the constant data (the weights,
+  // streamed from their tensors when the .pte is written).
+  DelegateBlob finish() const;
 
   struct Value {
     std::vector<int64_t> dims;
