@@ -18,10 +18,14 @@ namespace ingot::testing {
 
 namespace fs = std::filesystem;
 
-// The repository root (ctest sets INGOT_SOURCE_DIR).
+// The repository root (ctest sets INGOT_SOURCE_DIR; test binaries know their fixtures).
 inline fs::path source_dir() {
   if (const char* s = std::getenv("INGOT_SOURCE_DIR")) return s;
+#ifdef INGOT_FIXTURES_DIR
   return fs::path(INGOT_FIXTURES_DIR) / ".." / "..";
+#else
+  return fs::current_path();
+#endif
 }
 
 struct ToolResult {

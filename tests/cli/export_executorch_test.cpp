@@ -11,7 +11,11 @@
 #include "../models/fixture_path.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
+#include "ingot/models/model.h"
 #include "ingot/models/npy.h"
+#include "ingot/models/tokenizer.h"
+#include "ingot/nn/static_cache.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::cli {
 namespace {
@@ -39,15 +43,24 @@ TEST(CliExportExecutorch, FormatExecutorchDynamicMatchesTransformersInExecuTorch
   EXPECT_TRUE(cases.run(pte, 1e-4).value("ok", false));
 }
 
-TEST(CliExportExecutorch, BackendAppliesToExecutorchOnlyAndXnnpackIsNotSilentlyPortable) {
+TEST(CliExportExecutorch, BackendXnnpackMatchesTransformersAndAppliesToExecutorchOnly) {
   const std::string dir = testing::fixture_path("models/llama");
   et::ScratchDir tmp("cli_et_backend");
   const std::string out = (tmp.path() / "m.pte").string();
   EXPECT_THROW(call(run_export, {dir, "--format", "onnx", "--backend", "portable", "-o", out}),
                ValueError);
-  EXPECT_THROW(call(run_export, {dir, "--format", "executorch", "--backend", "xnnpack", "-o", out}),
-               NotSupportedError);
+  EXPECT_THROW(call(run_export, {dir, "--format", "executorch", "--backend", "vulkan", "-o", out}),
+               ValueError);
   EXPECT_FALSE(fs::exists(out));  // a failed export leaves no file
+  ASSERT_EQ(call(run_export, {dir, "--format", "executorch", "--backend", "xnnpack", "--dynamic",
+                              "-o", out}),
+            0);
+  if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
+  et::Cases cases(tmp.path() / "cases");
+  Tensor mask = models::load_npy(dir + "/attention_mask.npy");
+  cases.add({{"input_ids", models::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
+            {{0, {"logits", models::load_npy(dir + "/logits.npy")}}}, mask);
+  EXPECT_TRUE(cases.run(out, 1e-4).value("ok", false));
 }
 
 TEST(CliExportExecutorch, GenerationTaskWritesADecodePteDirectory) {
@@ -59,8 +72,57 @@ TEST(CliExportExecutorch, GenerationTaskWritesADecodePteDirectory) {
             0);
   EXPECT_TRUE(fs::exists(fs::path(out) / "manifest.json"));
   EXPECT_TRUE(fs::exists(fs::path(out) / "decode.pte"));
+  EXPECT_TRUE(fs::exists(fs::path(out) / "llm_runner.pte"));
   EXPECT_TRUE(fs::exists(fs::path(out) / "tokenizer.json") ||
               fs::exists(fs::path(out) / "config.json"));
+}
+
+// The directory's llm_runner.pte (cache as program state, forward(tokens, input_pos),
+// the metadata methods) next to the exported tokenizer.json: ExecuTorch's TextLLMRunner
+// (executorch.extension.llm.runner) generates ingot's greedy text on the demo LM (the
+// eager model over a StaticCache, stopping at eos like the runner).
+TEST(CliExportExecutorch, TextLlmRunnerGeneratesIngotsGreedyTextFromTheGenerationDirectory) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  et::ScratchDir tmp("cli_et_runner");
+  const fs::path out = tmp.path() / "generation";
+  ASSERT_EQ(call(run_export, {demo, "--format", "executorch", "--task", "generation",
+                              "--max-cache-len", "64", "-o", out.string()}),
+            0);
+  ASSERT_TRUE(fs::exists(out / "llm_runner.pte"));
+  ASSERT_TRUE(fs::exists(out / "tokenizer.json"));
+  if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
+  et::ToolResult probe = et::run_command(
+      "'" + et::venv_python().string() + "' -c 'import executorch.extension.llm.runner'");
+  if (probe.status != 0)
+    GTEST_SKIP() << "the executorch wheel has no executorch.extension.llm.runner: " << probe.log;
+
+  const int64_t steps = 24;
+  const std::string prompt = "It is a truth universally acknowledged, that";
+  auto model = models::from_pretrained(demo);
+  auto tok = models::Tokenizer::from_folder(demo);
+  nn::StaticCache cache(*model->cache_spec(), 1, 64);
+  std::vector<int64_t> ids = tok.encode(prompt, false), generated;
+  Tensor step = Tensor::from_vector(ids, {1, int64_t(ids.size())});
+  for (int64_t s = 0; s < steps; ++s) {
+    models::ModelInputs in;
+    in.input_ids = step;
+    in.cache = &cache;
+    Tensor logits = model->forward(in).logits;
+    int64_t next = argmax(select(select(logits, 1, logits.size(1) - 1), 0, 0), 0).item<int64_t>();
+    if (next == 0) break;  // assets/demo-lm/generation_config.json: eos 0
+    generated.push_back(next);
+    step = Tensor::from_vector(std::vector<int64_t>{next}, {1, 1});
+  }
+  const std::string want = tok.decode(generated);
+  ASSERT_FALSE(want.empty());
+  et::ToolResult r = et::run_tool(
+      "llm_runner.py", {(out / "llm_runner.pte").string(), (out / "tokenizer.json").string(),
+                        "--prompt", prompt, "--max-new-tokens", std::to_string(steps)});
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_TRUE(r.summary.is_object()) << r.log;
+  EXPECT_EQ(r.summary["text"].get<std::string>(), want) << r.log;
+  std::cout << "TextLLMRunner: \"" << r.summary["text"].get<std::string>() << "\" ("
+            << generated.size() << " tokens)\n";
 }
 
 }  // namespace

@@ -11,21 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "et_cpp_judge.h"
 #include "ingot/core/tensor.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional/views.h"
-#include "venv_tool.h"
 
 namespace ingot::testing::et {
 
 namespace fs = std::filesystem;
-using testing::ToolResult;
-
-inline const VenvTool& tool() {
-  static const VenvTool t{"reference (with executorch)", "INGOT_REF_VENV", "ref-venv",
-                          "tools/executorch", "tools/reference/setup-venv"};
-  return t;
-}
 
 // The venv exists and has the pinned executorch in it.
 inline bool have_venv() {
@@ -38,6 +31,10 @@ inline bool have_venv() {
 inline std::string skip_reason() { return tool().skip_reason(); }
 inline ToolResult run_tool(const std::string& script, const std::vector<std::string>& args) {
   return tool().run(script, args);
+}
+// build_cpp_judge from this source tree.
+inline fs::path build_cpp_judge(const std::string& name, std::string& log) {
+  return build_cpp_judge(source_dir(), name, log);
 }
 
 class ScratchDir : public testing::ScratchDir {

@@ -16,11 +16,9 @@
 #include "ingot/export/control_flow.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
-#include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/executorch/memory_planner.h"
 #include "ingot/exporters/executorch/pte_writer.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -131,17 +129,35 @@ TEST(ExecutorchConfig, JsonRoundTripAndAutoExporter) {
   }
 }
 
-TEST(ExecutorchErrors, XnnpackIsRefusedNotSilentlyPortable) {
+// backend="xnnpack": the linear is a DelegateCall to XnnpackBackend whose payload is an
+// XNNPACK header + XNNGraph ("XN01"); its weight lives in the payload only.
+TEST(ExecutorchXnnpack, LinearBecomesADelegateCallWithItsWeightInThePayload) {
   TinyMlp m;
   ExecutorchConfig c;
   c.backend = "xnnpack";
-  try {
-    ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
-                                   std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
-    FAIL() << "expected NotSupportedError";
-  } catch (const NotSupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("xnnpack"), std::string::npos) << e.what();
-  }
+  auto a = ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                          std::tuple{rand_tensor({2, 3}, 3)}, c, {"x"});
+  const auto& pte = pte_of(*a).pte;
+  ASSERT_EQ(pte.plans.at(0).delegates.size(), 1u);
+  EXPECT_EQ(pte.plans.at(0).delegates[0].id, "XnnpackBackend");
+  const std::string& payload = pte.delegate_data.at(0).head;  // the weights follow it
+  EXPECT_EQ(pte.delegate_data.at(0).tensors.size(), 2u);     // w and the bias
+  EXPECT_EQ(payload.substr(4, 4), "XH00");
+  const uint32_t fb = uint32_t(uint8_t(payload[10])) | uint32_t(uint8_t(payload[11])) << 8;
+  EXPECT_EQ(payload.substr(fb + 4, 4), "XN01");
+  int delegate_calls = 0;
+  for (const auto& in : pte.plans.at(0).instructions)
+    delegate_calls += in.kind == executorch::Instruction::Kind::Delegate;
+  EXPECT_EQ(delegate_calls, 1);
+  for (const Tensor& t : pte.constants) EXPECT_EQ(t.numel(), 0);  // w and b moved
+  EXPECT_THROW(
+      {
+        ExecutorchConfig bad;
+        bad.backend = "vulkan";
+        ExecutorchExporter().export_fn(&m, [&](const Tensor& x) { return m.forward(x); },
+                                       std::tuple{rand_tensor({2, 3}, 3)}, bad, {"x"});
+      },
+      ValueError);
 }
 
 TEST(ExecutorchErrors, AnOpWithoutKernelNamesTheOpTheLineAndTheFix) {
@@ -348,19 +364,24 @@ std::vector<Tensor> run_ingot(const ExecutorchProgram& p, runtime::ProgramModule
   return outs;
 }
 
-class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
-  SKIP_WITHOUT_VENV();
-  const std::string folder = testing::fixture_path(std::string("models/") + GetParam());
+// Dynamic batch and sequence, three shapes: ExecuTorch's outputs == ingot's runtime on the
+// same program and == the committed transformers outputs (1e-4).
+void expect_fixture_conformance(const std::string& name, const std::string& backend) {
+  const std::string folder = testing::fixture_path(std::string("models/") + name);
   auto model = models::from_pretrained(folder);
-  et::ScratchDir dir(GetParam());
+  et::ScratchDir dir(name + "_" + backend);
   ExecutorchConfig c;
   c.dynamic = true;
   c.max_batch = 4;
   c.max_seq = 24;
+  c.backend = backend;
   auto artifact = ExecutorchExporter().export_(*model, c);
   ExecutorchProgram& p = pte_of(*artifact);
+  if (backend == "xnnpack") {
+    // Every linear is a delegate call (the projections and the lm head at least).
+    EXPECT_GE(p.pte.plans.at(0).delegates.size(), 2u);
+    std::cout << p.pte.plans.at(0).delegates.size() << " XNNPACK delegate calls\n";
+  }
   const fs::path file = dir.path() / "model.pte";
   p.save(file.string());
   const std::string out_name = p.output_names.at(0);  // logits, or last_hidden_state (bert)
@@ -416,165 +437,30 @@ TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTran
   EXPECT_LT(p.planned_bytes, p.planned_bytes_without_reuse);
 }
 
+class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
+  SKIP_WITHOUT_VENV();
+  expect_fixture_conformance(GetParam(), "portable");
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchFixtureConformance,
                          ::testing::ValuesIn(testing::model_fixtures()),
                          [](const auto& info) { return info.param; });
 
-// --- generation: the decode component in a greedy loop over ExecuTorch ---------------------
+// backend="xnnpack": linear / matmul in XNNPACK delegates (the pybindings register
+// XnnpackBackend), the rest portable; a subset of the architectures (each family of
+// attention / MLP layout once) to keep tools/test short.
+class ExecutorchXnnpackConformance : public ::testing::TestWithParam<std::string> {};
 
-struct DecodeCase {
-  const char* name;
-  std::string folder;
-  std::vector<int64_t> prompt;
-};
-
-void PrintTo(const DecodeCase& c, std::ostream* os) {
-  *os << c.name;
-}
-
-class ExecutorchDecodeLoop : public ::testing::TestWithParam<DecodeCase> {};
-
-// export_for_generation's decode component (inputs input_ids + the cache tensors, the
-// mutated cache among the outputs), 32 greedy steps over ExecuTorch's runtime: tokens equal
-// ingot's own loop on the same program and every step's logits within 1e-4.
-void decode_loop_matches_ingot(const DecodeCase& tc, const ExecutorchConfig& c) {
-  auto model = models::from_pretrained(tc.folder);
-  const int64_t max_len = 48, steps = 32;
-  GenerationExportOptions g;
-  g.max_cache_len = max_len;
-  auto parts = ExecutorchExporter().export_for_generation(*model, c, g);
-  ExecutorchProgram& p = pte_of(*parts.at("decode"));
-  et::ScratchDir dir(std::string("decode_") + tc.name);
-  p.save((dir.path() / "decode.pte").string());
-  const int64_t prompt_len = int64_t(tc.prompt.size());
-  Tensor prompt = Tensor::from_vector(tc.prompt, {1, prompt_len});
-  models::save_npy((dir.path() / "prompt.npy").string(), prompt);
-  nn::StaticCache cache(*model->cache_spec(), 1, max_len);
-  nlohmann::json io{{"inputs", p.input_names},
-                    {"outputs", p.output_names},
-                    {"prompt", "prompt.npy"},
-                    {"initial", nlohmann::json::object()}};
-  for (const auto& [name, t] : cache.named_tensors()) {
-    models::save_npy((dir.path() / (name + ".npy")).string(), contiguous(t));
-    io["initial"][name] = name + ".npy";
-  }
-  std::ofstream(dir.path() / "io.json") << io.dump();
-
-  // ingot's runtime on the same program: prompt once, then one token per step.
-  auto mod = runtime::ProgramModule(p.program);
-  std::vector<int64_t> tokens;
-  std::vector<Tensor> last_logits;
-  Tensor ids = prompt;
-  for (int64_t s = 0; s < steps; ++s) {
-    Tensor logits = mod(ids, cache).at(0);  // [1, q, vocab]
-    Tensor last = contiguous(select(select(logits, 1, logits.size(1) - 1), 0, 0));
-    last_logits.push_back(last);
-    tokens.push_back(argmax(last, 0).item<int64_t>());
-    ids = Tensor::from_vector(std::vector<int64_t>{tokens.back()}, {1, 1});
-  }
-  EXPECT_EQ(cache.seq_length(), prompt_len + steps - 1);
-
-  et::ToolResult r = et::run_tool(
-      "decode_loop.py",
-      {(dir.path() / "decode.pte").string(), "--io", (dir.path() / "io.json").string(), "--steps",
-       std::to_string(steps), "--logits-out", (dir.path() / "logits.npy").string()});
-  ASSERT_EQ(r.status, 0) << r.log;
-  ASSERT_TRUE(r.summary.is_object()) << r.log;
-  EXPECT_EQ(r.summary["tokens"].get<std::vector<int64_t>>(), tokens) << r.log;
-  EXPECT_EQ(r.summary["cache_position"].get<int64_t>(), prompt_len + steps - 1);
-  Tensor et_logits = models::load_npy((dir.path() / "logits.npy").string());  // [steps, vocab]
-  ASSERT_EQ(et_logits.size(0), steps);
-  for (int64_t s = 0; s < steps; ++s)
-    testing::expect_near_tensors(select(et_logits, 0, s), last_logits[size_t(s)], kAtol);
-  std::cout << tc.name << ": ExecuTorch decode " << r.summary.value("tokens_per_s", 0.0)
-            << " tokens/s (python loop, cache copied per step)\n";
-}
-
-TEST_P(ExecutorchDecodeLoop, GreedyTokensEqualIngotsRuntimeFor32Steps) {
+TEST_P(ExecutorchXnnpackConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
   SKIP_WITHOUT_VENV();
-  decode_loop_matches_ingot(GetParam(), ExecutorchConfig());
+  expect_fixture_conformance(GetParam(), "xnnpack");
 }
 
-// Seed 003's in-place layout: inputs, outputs and state unplanned (the caller's buffers:
-// set_input shares them, the outputs are bound by the caller; the Python runtime gives each
-// unplanned output its own buffer), the same tokens.
-TEST(ExecutorchDecodeLoopUnplanned, CallerBoundInputsAndOutputsGiveTheSameTokens) {
-  SKIP_WITHOUT_VENV();
-  ExecutorchConfig c;
-  c.alloc_graph_input = c.alloc_graph_output = c.alloc_mutable_buffers = false;
-  decode_loop_matches_ingot(
-      {"llama_unplanned", testing::fixture_path("models/llama"), {3, 17, 42, 5, 9}}, c);
-}
-
-std::vector<DecodeCase> decode_cases() {
-  std::vector<DecodeCase> out;
-  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window"})
-    out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
-  // The trained demo model decodes real text, so the tokens are not a constant stream.
-  const std::string demo = testing::fixture_path("../../assets/demo-lm");
-  auto tok = models::Tokenizer::from_folder(demo);
-  out.push_back(
-      {"demo_lm", demo, tok.encode("It is a truth universally acknowledged, that", false)});
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Decoders, ExecutorchDecodeLoop, ::testing::ValuesIn(decode_cases()),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-// --- the LLM-runner layout, judged by ExecuTorch's TextLLMRunner ----------------------------
-
-// The demo LM in the runner's layout (cache as program state, forward(tokens, input_pos),
-// metadata methods) next to its tokenizer.json: TextLLMRunner's greedy text equals ingot's
-// greedy loop on the decode program, decoded by ingot's tokenizer.
-TEST(ExecutorchLlmRunner, TextLlmRunnerGeneratesIngotsGreedyTextOnTheDemoLm) {
-  SKIP_WITHOUT_VENV();
-  const std::string demo = testing::fixture_path("../../assets/demo-lm");
-  auto model = models::from_pretrained(demo);
-  auto tok = models::Tokenizer::from_folder(demo);
-  const int64_t max_len = 64, steps = 24;
-  const std::string prompt = "It is a truth universally acknowledged, that";
-  GenerationExportOptions g;
-  g.max_cache_len = max_len;
-  g.multi_token_decode = true;
-  auto parts = ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
-  const ExportedProgram& decode = parts.at("decode")->program;
-  nn::StaticCache empty(*model->cache_spec(), 1, max_len);
-  executorch::LlmRunnerMetadata meta;
-  meta.max_seq_len = max_len;
-  meta.vocab_size = decode.graph->value(decode.graph->outputs.back()).sizes.back().value();
-  meta.bos_id = 0;
-  meta.eos_ids = {0};  // assets/demo-lm/generation_config.json
-  auto runner_pte = executorch::llm_runner_program(decode, empty.named_tensors(), meta);
-  EXPECT_EQ(runner_pte->input_names, (std::vector<std::string>{"input_ids", "input_pos"}));
-  EXPECT_EQ(runner_pte->output_names, std::vector<std::string>{"logits"});
-  et::ScratchDir dir("llm_runner");
-  const fs::path pte = dir.path() / "model.pte";
-  runner_pte->save(pte.string());
-
-  // ingot: greedy on the decode program, stopping at eos like the runner.
-  auto mod = runtime::ProgramModule(decode);
-  nn::StaticCache cache(*model->cache_spec(), 1, max_len);
-  std::vector<int64_t> ids = tok.encode(prompt, false), out;
-  Tensor step = Tensor::from_vector(ids, {1, int64_t(ids.size())});
-  for (int64_t s = 0; s < steps; ++s) {
-    Tensor logits = mod(step, cache).at(0);
-    int64_t next = argmax(select(select(logits, 1, logits.size(1) - 1), 0, 0), 0).item<int64_t>();
-    if (next == 0) break;
-    out.push_back(next);
-    step = Tensor::from_vector(std::vector<int64_t>{next}, {1, 1});
-  }
-  const std::string want = tok.decode(out);
-  ASSERT_FALSE(want.empty());
-
-  et::ToolResult r =
-      et::run_tool("llm_runner.py", {pte.string(), demo + "/tokenizer.json", "--prompt", prompt,
-                                     "--max-new-tokens", std::to_string(steps)});
-  ASSERT_EQ(r.status, 0) << r.log;
-  ASSERT_TRUE(r.summary.is_object()) << r.log;
-  EXPECT_EQ(r.summary["text"].get<std::string>(), want) << r.log;
-  std::cout << "TextLLMRunner: \"" << r.summary["text"].get<std::string>() << "\" (" << out.size()
-            << " tokens)\n";
-}
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchXnnpackConformance,
+                         ::testing::Values("llama", "qwen3", "gpt2", "gpt_neox", "bert"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace ingot::exporters

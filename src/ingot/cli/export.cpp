@@ -16,6 +16,7 @@
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
+#include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
@@ -132,6 +133,10 @@ int run_export(int argc, char** argv) {
     if (max_cache_len) g.max_cache_len = *max_cache_len;
     g.multi_token_decode = multi_token_decode;
     auto components = exporter->export_for_generation(*model, *config, g);
+    // ExecuTorch: also the LLM-runner layout (llm_runner.pte) for TextLLMRunner.
+    if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()))
+      components["llm_runner"] =
+          exporters::executorch::export_llm_runner(*model, folder, *config, g);
     exporters::save_generation_directory(components, output, folder, model->architecture(), g);
     std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),

@@ -77,6 +77,10 @@ class Exporter {
   virtual ~Exporter() = default;
   // The backend name patches and fixes are registered under ("native", "onnx").
   virtual std::string backend() const = 0;
+  // Whether generation components take attention_mask and position_ids when
+  // GenerationExportOptions::mask_and_position_inputs is unset (seed 003's ExecuTorch
+  // decode layout); false: the cache derives them.
+  virtual bool generation_takes_mask_and_positions() const { return false; }
 
   // Traces model.forward on `inputs` (HF-named: input_ids, attention_mask, ...) through
   // the tracing stages and lowers it. Outputs are named like transformers' (logits,
@@ -99,7 +103,9 @@ class Exporter {
   // "decode"}. Each is the step (input_ids [batch, tokens], StaticCache) -> logits
   // [batch, tokens, vocab] through this backend's stages; the cache tensors (key_cache.N,
   // value_cache.N, cache_position) are mutated user inputs, written in place, and the
-  // mask and positions come from the cache. `configs.at(component)` gives each one's
+  // mask and positions come from the cache, or, with mask_and_position_inputs, the step
+  // (input_ids, attention_mask, position_ids, StaticCache) (seed 003's decode layout).
+  // `configs.at(component)` gives each one's
   // config. Encoders are in the skip table.
   std::map<std::string, std::unique_ptr<ExportArtifact>> export_captured(
       models::PretrainedModel& model, const std::map<std::string, CapturedCall>& calls,

@@ -7,6 +7,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/skips.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::exporters {
 
@@ -28,7 +29,7 @@ std::vector<Component> components_of(const GenerationExportOptions& g) {
 // ── Stage 3 (generation): the dynamic shapes of (input_ids, cache) ──
 ExportOptions component_options(const NativeExportConfig& config, const GenerationExportOptions& g,
                                 const CapturedCall& call, bool symbolic_tokens,
-                                const std::string& component) {
+                                bool mask_and_positions, const std::string& component) {
   INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
               "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
               "generation components set their own (the token count is symbolic in prefill and "
@@ -48,7 +49,22 @@ ExportOptions component_options(const NativeExportConfig& config, const Generati
     }
     cache_shapes = DynamicShapes::dict(per_tensor);
   }
-  o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), cache_shapes});
+  if (mask_and_positions) {
+    // attention_mask [batch, 1, tokens, cache slots], position_ids [batch, tokens].
+    o.input_names = {"input_ids", "attention_mask", "position_ids", ""};
+    std::map<int, Dim> mask_dims, pos_dims;
+    if (symbolic_tokens) {
+      mask_dims.emplace(2, Dim("tokens", 1, g.max_cache_len));
+      pos_dims.emplace(1, Dim("tokens", 1, g.max_cache_len));
+    }
+    if (g.dynamic_cache_len)
+      mask_dims.emplace(3, Dim("cache_len", 2, std::numeric_limits<int32_t>::max()));
+    o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims),
+                                             DynamicShapes::tensor(mask_dims),
+                                             DynamicShapes::tensor(pos_dims), cache_shapes});
+  } else {
+    o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), cache_shapes});
+  }
   // With a dynamic cache length, tokens <= cache_len cannot follow from the declared
   // ranges; it is asserted when the program runs.
   o.prefer_deferred_runtime_asserts_over_guards =
@@ -73,13 +89,25 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_gene
 std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured(
     models::PretrainedModel& model, const std::map<std::string, CapturedCall>& calls,
     const ComponentConfigs& configs, const GenerationExportOptions& g) {
-  // The step every component traces: the decoder's forward over a StaticCache.
+  // The step every component traces: the decoder's forward over a StaticCache (with
+  // seed 003's layout, also over the caller's mask and positions).
   auto step = [&model](const Tensor& input_ids, nn::StaticCache cache) {
     models::ModelInputs in;
     in.input_ids = input_ids;
     in.cache = &cache;
     return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
   };
+  auto step_with_mask = [&model](const Tensor& input_ids, const Tensor& attention_mask,
+                                 const Tensor& position_ids, nn::StaticCache cache) {
+    models::ModelInputs in;
+    in.input_ids = input_ids;
+    in.attention_mask = attention_mask;
+    in.position_ids = position_ids;
+    in.cache = &cache;
+    return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
+  };
+  const bool mask_and_positions =
+      g.mask_and_position_inputs.value_or(generation_takes_mask_and_positions());
   std::map<std::string, std::unique_ptr<ExportArtifact>> out;
   for (const Component& c : components_of(g)) {
     auto it = calls.find(c.example_call);
@@ -91,11 +119,18 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
     const NativeExportConfig& config = configs.at(c.name);
     TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
       nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(call.cache);
+      if (mask_and_positions)
+        return ingot::export_(&model, with_patches(patches, step_with_mask),
+                              std::tuple{call.input_ids, example_causal_mask(call),
+                                         contiguous(to(call.position_ids, DType::I64)),
+                                         example_cache},
+                              opts);
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };
-    out[c.name] = run_stages(model.architecture(), "generation", &model, trace, config,
-                             component_options(config, g, call, c.symbolic_tokens, c.name));
+    out[c.name] = run_stages(
+        model.architecture(), "generation", &model, trace, config,
+        component_options(config, g, call, c.symbolic_tokens, mask_and_positions, c.name));
   }
   return out;
 }

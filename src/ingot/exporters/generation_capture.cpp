@@ -59,6 +59,14 @@ std::map<std::string, CapturedCall> decompose_for_generation(models::PretrainedM
   return {{"prefill", calls[0]}, {"decode", calls[1]}};
 }
 
+Tensor example_causal_mask(const CapturedCall& call) {
+  const int64_t slots = call.attention_mask.size(1);
+  Tensor k_pos = reshape(arange(slots, DType::I64), {1, 1, 1, slots});  // [1, 1, 1, L]
+  Tensor q_pos = unsqueeze(unsqueeze(to(call.position_ids, DType::I64), 1), 3);  // [b, 1, q, 1]
+  Tensor keep = unsqueeze(unsqueeze(ne(call.attention_mask, 0), 1), 1);  // [b, 1, 1, L]
+  return contiguous(logical_and(le(k_pos, q_pos), keep));             // [b, 1, q, L] bool
+}
+
 Tensor example_generation_prompt(int64_t batch) {
   std::vector<int64_t> ids;
   for (int64_t b = 0; b < batch; ++b) ids.insert(ids.end(), {1, 2, 3, 4});

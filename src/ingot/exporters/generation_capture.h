@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "ingot/models/model.h"
@@ -27,6 +28,14 @@ struct GenerationExportOptions {
   // The cache length is a symbol too (Dim "cache_len" >= 2), chosen when the program is
   // loaded (runtime::Generator's max_cache_len); otherwise it is max_cache_len.
   bool dynamic_cache_len = false;
+  // The decode inputs. false: [input_ids, cache...], the mask and positions derived
+  // from the cache. true: seed 003's C++ layout [input_ids, attention_mask, position_ids,
+  // cache...]: attention_mask [batch, 1, tokens, cache_len] bool (True = attend; used as
+  // is by every layer, so a sliding window is the caller's to apply) and position_ids
+  // [batch, tokens] int64 (the rotary / learned positions) are inputs the graph uses; the
+  // cache still tracks where the new tokens are written. Unset: the backend's default
+  // (Exporter::generation_takes_mask_and_positions: ExecuTorch true, others false).
+  std::optional<bool> mask_and_position_inputs;
 };
 
 // One forward call made by generate(), as export traces it: the arguments it received
@@ -50,6 +59,11 @@ std::map<std::string, CapturedCall> decompose_for_generation(models::PretrainedM
 // A short example prompt, ids 1..4 in each of `batch` rows: [batch, 4] (a real length,
 // never the specialised 0 or 1).
 Tensor example_generation_prompt(int64_t batch);
+
+// The example arguments of the mask-and-positions layout for `call`: its positions and
+// the causal mask [batch, 1, tokens, cache slots] over them (slot j visible to the
+// query at position p when j <= p and generate's 2-D mask keeps j).
+Tensor example_causal_mask(const CapturedCall& call);
 
 // The components take (input_ids, StaticCache): the mask and positions generate()
 // passed must be the ones the cache derives itself (an unpadded prompt). Otherwise

@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "ingot/core/error.h"
 #include "ingot/exporters/executorch/kernels.h"
 #include "ingot/exporters/executorch/memory_planner.h"
+#include "ingot/exporters/executorch/xnnpack_delegate.h"
 #include "ingot/sym/value_ranges.h"
 
 namespace ingot::exporters::executorch {
@@ -107,6 +110,30 @@ class Emitter {
     plan_.instructions.push_back(std::move(in));
   }
   const std::vector<int32_t>& current_outputs() const { return current_outputs_; }
+  const TensorValue& tensor_value(int32_t v) const {
+    return std::get<TensorValue>(plan_.values.at(size_t(v)));
+  }
+  const Tensor* constant_data(int32_t v) const {
+    const auto* t = std::get_if<TensorValue>(&plan_.values.at(size_t(v)));
+    if (t == nullptr || t->constant_index == 0) return nullptr;
+    return &out_.constants.at(t->constant_index - 1);
+  }
+  void delegate_call(const std::string& id, DelegateBlob payload, const std::vector<int32_t>& args) {
+    out_.delegate_data.push_back(std::move(payload));
+    plan_.delegates.push_back({id, uint32_t(out_.delegate_data.size() - 1)});
+    Instruction in;
+    in.kind = Instruction::Kind::Delegate;
+    in.index = int32_t(plan_.delegates.size() - 1);
+    in.args = args;
+    if (current_ && current_->source.known()) {
+      in.file = std::filesystem::path(current_->source.file).filename().string();
+      in.line = int32_t(current_->source.line);
+      in.function = current_->source.function;
+    }
+    plan_.instructions.push_back(std::move(in));
+  }
+  const EmitOptions& options() const { return o_; }
+  void drop_constants_moved_into_delegates();
 
  private:
   sym::ValueRange range_of(const sym::Expr& symbol) const {
@@ -282,16 +309,6 @@ void Emitter::emit_nodes() {
                   "not emit control flow yet. Trace the branch away (static condition) or "
                   "export with the ONNX or native backend",
                   n.target, n.source.str());
-    const KernelFn* fn = find_kernel(n.target);
-    if (fn == nullptr)
-      INGOT_THROW(NotSupportedError,
-                  "[executorch] op '{}' has no ExecuTorch kernel mapping (called at {}). Add "
-                  "one in src/ingot/exporters/executorch/kernels_*.cpp with "
-                  "INGOT_EXECUTORCH_KERNEL(id, \"{}\", fn) calling a registered `.out` kernel "
-                  "(tools/executorch/list_kernels.py lists them), or replace the op at trace "
-                  "time with INGOT_REGISTER_OP_PATCH(name, \"executorch\", \"{}\", ...) "
-                  "(docs/executorch.md)",
-                  n.target, n.source.str(), n.target, n.target);
     current_ = &n;
     current_outputs_.clear();
     for (ir::ValueId o : n.outputs) {
@@ -308,6 +325,20 @@ void Emitter::emit_nodes() {
       current_outputs_.push_back(v);
     }
     KernelContext k(*this, g, n);
+    if (o_.backend == "xnnpack" && xnnpack::lower_to_delegate(k)) {
+      current_ = nullptr;
+      continue;
+    }
+    const KernelFn* fn = find_kernel(n.target);
+    if (fn == nullptr)
+      INGOT_THROW(NotSupportedError,
+                  "[executorch] op '{}' has no ExecuTorch kernel mapping (called at {}). Add "
+                  "one in src/ingot/exporters/executorch/kernels_*.cpp with "
+                  "INGOT_EXECUTORCH_KERNEL(id, \"{}\", fn) calling a registered `.out` kernel "
+                  "(tools/executorch/list_kernels.py lists them), or replace the op at trace "
+                  "time with INGOT_REGISTER_OP_PATCH(name, \"executorch\", \"{}\", ...) "
+                  "(docs/executorch.md)",
+                  n.target, n.source.str(), n.target, n.target);
     (*fn)(k);
     current_ = nullptr;
   }
@@ -414,10 +445,33 @@ void Emitter::plan_memory_of_method(EmitSummary& s) {
   s.planned_tensors = int64_t(ids.size());
 }
 
+// A weight that only a delegate reads lives in the delegate's payload: its constant
+// tensor keeps its place in the value table (no data, unplanned) and its bytes leave the
+// constant segment, so the .pte holds each weight once.
+void Emitter::drop_constants_moved_into_delegates() {
+  std::set<int32_t> used(plan_.inputs.begin(), plan_.inputs.end());
+  used.insert(plan_.outputs.begin(), plan_.outputs.end());
+  for (const Instruction& in : plan_.instructions) used.insert(in.args.begin(), in.args.end());
+  for (const EValue& v : plan_.values)  // lists name their items by index
+    std::visit([&](const auto& x) {
+      if constexpr (requires { x.items; }) {
+        for (auto item : x.items)
+          if constexpr (std::is_same_v<decltype(item), int32_t>) used.insert(item);
+      }
+    }, v);
+  for (size_t i = 0; i < plan_.values.size(); ++i) {
+    auto* t = std::get_if<TensorValue>(&plan_.values[i]);
+    if (t == nullptr || t->constant_index == 0 || used.contains(int32_t(i))) continue;
+    out_.constants[t->constant_index - 1] = Tensor::empty({0}, DType::F32);
+    t->constant_index = 0;
+  }
+}
+
 EmitSummary Emitter::run() {
   bind_inputs();
   emit_nodes();
   bind_outputs();
+  if (o_.backend != "portable") drop_constants_moved_into_delegates();
   plan_memory_of_method(summary_);
   out_.plans.push_back(std::move(plan_));
   return summary_;
@@ -538,6 +592,18 @@ int32_t KernelContext::out(size_t k) {
 }
 int32_t KernelContext::temp(DType dtype, const std::vector<sym::Expr>& sizes) {
   return e_.new_tensor(dtype, sizes, true);
+}
+const Tensor* KernelContext::constant(size_t i) {
+  const auto* t = i < n_.args.size() ? std::get_if<ir::TensorRef>(&n_.args[i]) : nullptr;
+  return t == nullptr ? nullptr : e_.constant_data(e_.tensor_of(t->id, n_));
+}
+std::vector<int64_t> KernelContext::bound_sizes(int32_t tensor) const {
+  const auto& sizes = e_.tensor_value(tensor).sizes;
+  return {sizes.begin(), sizes.end()};
+}
+void KernelContext::delegate_call(const std::string& id, DelegateBlob payload,
+                                  const std::vector<int32_t>& args) {
+  e_.delegate_call(id, std::move(payload), args);
 }
 const ir::ValueInfo& KernelContext::in_info(size_t i) const {
   return g_.value(std::get<ir::TensorRef>(n_.args.at(i)).id);

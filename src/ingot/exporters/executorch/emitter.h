@@ -29,6 +29,9 @@ struct EmitOptions {
   bool alloc_graph_input = true;
   bool alloc_graph_output = true;
   bool alloc_mutable_buffers = true;
+  // "portable": every node a kernel call; "xnnpack": linear / matmul nodes XNNPACK can
+  // run become delegate calls (xnnpack_delegate.h), the rest kernel calls.
+  std::string backend = "portable";
 };
 
 // What the emitter says about the plan: the method's input / output names (by the

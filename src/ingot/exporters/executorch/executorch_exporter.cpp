@@ -22,9 +22,9 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
   const ExecutorchConfig& c = given ? *given : defaults;
 
   // ── Stage 7: backend preparation: the delegate and quantizer this config asks for ──
-  INGOT_CHECK(c.backend == "portable", NotSupportedError,
-              "[executorch] backend \"{}\" is not implemented yet: the XNNPACK delegate "
-              "(linear / matmul partitions) is future work. Export with backend=\"portable\"",
+  INGOT_CHECK(c.backend == "portable" || c.backend == "xnnpack", ValueError,
+              "[executorch] backend \"{}\" is unknown: use \"portable\" (every node a portable "
+              "kernel) or \"xnnpack\" (linear / matmul in XNNPACK delegates)",
               c.backend);
   INGOT_CHECK(c.quantizer.empty(), NotSupportedError,
               "[executorch] quantizer \"{}\": quantisation at export is not implemented for "
@@ -42,6 +42,7 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
   eo.alloc_graph_input = c.alloc_graph_input;
   eo.alloc_graph_output = c.alloc_graph_output;
   eo.alloc_mutable_buffers = c.alloc_mutable_buffers;
+  eo.backend = c.backend;
   auto a = std::make_unique<ExecutorchProgram>();
   const executorch::EmitSummary s = executorch::emit_method(program, eo, a->pte);
   size_t asserts = 0;
@@ -50,6 +51,9 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
     notes.push_back(fmt::format(
         "executorch: {} runtime assert(s) not emitted (the .pte checks only the shape bounds)",
         asserts));
+  if (c.backend == "xnnpack")
+    notes.push_back(fmt::format("executorch: {} node(s) in XNNPACK delegates",
+                                a->pte.plans.back().delegates.size()));
   notes.push_back(fmt::format("executorch: memory plan {} bytes for {} tensors ({} without reuse)",
                               s.planned_bytes, s.planned_tensors, s.unplanned_bytes_if_no_reuse));
 

@@ -38,6 +38,8 @@ class ExecutorchProgram final : public ExportArtifact {
 class ExecutorchExporter final : public Exporter {
  public:
   std::string backend() const override { return "executorch"; }
+  // Seed 003's decode layout: [input_ids, attention_mask, position_ids, cache...].
+  bool generation_takes_mask_and_positions() const override { return true; }
 
  protected:
   std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,

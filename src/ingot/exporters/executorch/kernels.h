@@ -80,6 +80,14 @@ class KernelContext {
 
   [[noreturn]] void unsupported(const std::string& what) const;
 
+  // For delegate lowerings (xnnpack_delegate.cpp): the data of argument i when it is a
+  // program constant (a weight), else null; a plan tensor's sizes (upper bounds) and
+  // dtype; and a DelegateCall of backend `id` on `payload` with `args` (the inputs, then
+  // the outputs) in place of a kernel call.
+  const Tensor* constant(size_t i);
+  std::vector<int64_t> bound_sizes(int32_t tensor) const;
+  void delegate_call(const std::string& id, DelegateBlob payload, const std::vector<int32_t>& args);
+
  private:
   Emitter& e_;
   const ir::Graph& g_;

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "ingot/core/error.h"
+#include "ingot/export/static_cache_pytree.h"
+#include "ingot/models/generation_config.h"
 
 namespace ingot::exporters::executorch {
 
@@ -59,6 +61,39 @@ std::unique_ptr<ExecutorchProgram> llm_runner_program(const ExportedProgram& dec
   a->program = std::move(p);
   a->notes.push_back("executorch: LLM-runner layout (cache as program state, metadata methods)");
   return a;
+}
+
+std::unique_ptr<ExecutorchProgram> export_llm_runner(models::PretrainedModel& model,
+                                                     const std::string& model_folder,
+                                                     const NativeExportConfig& config,
+                                                     GenerationExportOptions g) {
+  const models::GenerationConfig gc = models::GenerationConfig::from_folder(model_folder);
+  INGOT_CHECK(gc.eos_token_ids && !gc.eos_token_ids->empty(), ValueError,
+              "[executorch] the LLM-runner layout needs the eos token ids (get_eos_ids), and "
+              "{} sets none in generation_config.json or config.json: add eos_token_id there",
+              model_folder);
+  g.multi_token_decode = true;  // the runner prefills and decodes with one method
+  g.mask_and_position_inputs = false;
+  auto parts = ExecutorchExporter().export_for_generation(model, config, g);
+  const ExportedProgram& decode = parts.at("decode")->program;
+  LlmRunnerMetadata meta;
+  meta.max_seq_len = g.max_cache_len;
+  size_t user = 0;  // the logits: the one user output
+  while (user < decode.signature.outputs.size() &&
+         decode.signature.outputs[user].kind != OutputKind::UserOutput)
+    ++user;
+  INGOT_CHECK(user < decode.signature.outputs.size(), ValueError,
+              "[executorch] the decode program has no logits output");
+  const auto& logits = decode.graph->value(decode.graph->outputs.at(user)).sizes;
+  INGOT_CHECK(!logits.empty() && logits.back().is_constant(), ValueError,
+              "[executorch] the decode program's logits have no static vocab size");
+  meta.vocab_size = logits.back().value();
+  meta.bos_id = gc.bos_token_id.value_or(gc.eos_token_ids->front());
+  meta.eos_ids = *gc.eos_token_ids;
+  nn::StaticCache empty(*model.cache_spec(), g.batch, g.max_cache_len);
+  auto out = llm_runner_program(decode, empty.named_tensors(), meta);
+  for (const std::string& n : parts.at("decode")->notes) out->notes.push_back(n);
+  return out;
 }
 
 }  // namespace ingot::exporters::executorch

@@ -32,4 +32,15 @@ std::unique_ptr<ExecutorchProgram> llm_runner_program(const ExportedProgram& dec
                                                       const nn::NamedTensors& empty_cache,
                                                       const LlmRunnerMetadata& meta);
 
+// The LLM-runner program of `model` (what `ingot export --format executorch --task
+// generation` writes as llm_runner.pte next to tokenizer.json): the framework's
+// export_for_generation with multi_token_decode and the cache-derived mask and positions
+// (options' other fields kept: max_cache_len is the runner's max_seq_len), then
+// llm_runner_program. bos / eos ids from `model_folder`'s generation config (ValueError
+// naming the folder when it sets no eos id); the vocab size from the logits.
+std::unique_ptr<ExecutorchProgram> export_llm_runner(models::PretrainedModel& model,
+                                                     const std::string& model_folder,
+                                                     const NativeExportConfig& config,
+                                                     GenerationExportOptions options);
+
 }  // namespace ingot::exporters::executorch

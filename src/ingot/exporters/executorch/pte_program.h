@@ -84,7 +84,18 @@ struct Instruction {
 
 struct Delegate {
   std::string id;  // "XnnpackBackend"
-  uint32_t inline_data_index = 0;
+  uint32_t data_index = 0;  // Program::delegate_data[data_index]
+};
+
+// A delegate's processed data, stored as its own segment of the file: `head` (e.g. the
+// XNNPACK header and graph) followed by `tensors` (weights, streamed from their storage
+// when the file is written, never copied in memory), tensor i at head.size() +
+// tensor_offsets[i]; `size` bytes in all.
+struct DelegateBlob {
+  std::string head;
+  std::vector<Tensor> tensors;
+  std::vector<uint64_t> tensor_offsets;
+  uint64_t size = 0;
 };
 
 struct ExecutionPlan {
@@ -115,7 +126,7 @@ struct Program {
   std::vector<Tensor> constants;
   // mutable_state[i - 1]: the initial value of mutable_state_index i.
   std::vector<Tensor> mutable_state;
-  std::vector<std::string> delegate_data;  // BackendDelegateInlineData blobs
+  std::vector<DelegateBlob> delegate_data;  // one data segment each
 };
 
 }  // namespace ingot::exporters::executorch

@@ -44,6 +44,7 @@ SegmentLayout layout_of(const std::vector<Tensor>& tensors) {
 struct FileLayout {
   SegmentLayout constants, state;
   uint64_t state_segment_offset = 0;  // relative to the segment base
+  std::vector<uint64_t> delegate_offsets;  // each delegate blob's segment, relative too
   uint64_t segment_data_size = 0;
   bool has_constants() const { return constants.size > 0; }
   bool has_state() const { return state.size > 0; }
@@ -57,6 +58,11 @@ FileLayout file_layout(const Program& p) {
   if (f.has_constants()) end = align_up(f.constants.size, pte::kSegmentAlignment);
   f.state_segment_offset = end;
   if (f.has_state()) end += f.state.size;
+  for (const DelegateBlob& d : p.delegate_data) {
+    end = align_up(end, pte::kSegmentAlignment);
+    f.delegate_offsets.push_back(end);
+    end += d.size;
+  }
   f.segment_data_size = end;
   return f;
 }
@@ -238,10 +244,11 @@ class Builder {
     for (const Delegate& d : p.delegates) {
       auto id = b_.CreateString(d.id);
       auto rs = b_.StartTable();
+      // Each delegate's data is a segment after the constant and state segments.
       b_.AddElement<int8_t>(slot(pte::BackendDelegateDataReference::location),
-                            int8_t(pte::DataLocation::Inline), 0);
-      b_.AddElement<uint32_t>(slot(pte::BackendDelegateDataReference::index), d.inline_data_index,
-                              0);
+                            int8_t(pte::DataLocation::Segment), 0);
+      b_.AddElement<uint32_t>(slot(pte::BackendDelegateDataReference::index),
+                              first_delegate_segment_ + d.data_index, 0);
       Table ref(b_.EndTable(rs));
       auto specs = b_.CreateVector(std::vector<Table>{});
       auto s = b_.StartTable();
@@ -291,6 +298,7 @@ class Builder {
   }
 
   Table program(const Program& p, const FileLayout& f) {
+    first_delegate_segment_ = uint32_t(f.has_constants()) + uint32_t(f.has_state());
     std::vector<Table> plans;
     for (const ExecutionPlan& plan : p.plans) plans.push_back(this->plan(plan));
     auto plans_vec = b_.CreateVector(plans);
@@ -306,6 +314,8 @@ class Builder {
       segments.push_back(segment(f.state_segment_offset, f.state.size));
       state_segment = next_segment++;
     }
+    for (size_t i = 0; i < p.delegate_data.size(); ++i)
+      segments.push_back(segment(f.delegate_offsets[i], p.delegate_data[i].size));
     auto segments_vec = b_.CreateVector(segments);
     // Without weights the constant segment still exists (empty offsets but the reserved
     // entry), so constant_buffer stays unused.
@@ -314,15 +324,7 @@ class Builder {
     if (state_segment) state.push_back(subsegment(*state_segment, f.state.offsets));
     auto state_vec = b_.CreateVector(state);
 
-    std::vector<Table> inline_data;
-    for (const std::string& d : p.delegate_data) {
-      b_.ForceVectorAlignment(d.size(), 1, 16);  // force_align: 16
-      auto data = b_.CreateVector(reinterpret_cast<const uint8_t*>(d.data()), d.size());
-      auto s = b_.StartTable();
-      b_.AddOffset(slot(pte::BackendDelegateInlineData::data), data);
-      inline_data.push_back(Table(b_.EndTable(s)));
-    }
-    auto inline_vec = b_.CreateVector(inline_data);
+    auto inline_vec = b_.CreateVector(std::vector<Table>{});  // delegate data: segments
 
     auto s = b_.StartTable();
     b_.AddElement<uint32_t>(slot(pte::Program::version), pte::kSchemaVersion, 0);
@@ -336,6 +338,7 @@ class Builder {
 
  private:
   FlatBufferBuilder& b_;
+  uint32_t first_delegate_segment_ = 0;
 };
 
 void put_u32(std::string& s, size_t at, uint32_t v) {
@@ -421,6 +424,22 @@ void write_pte(const Program& program, const std::string& path) {
       if (f.has_state()) {
         write_padding(out, at, f.state_segment_offset);
         at = f.state_segment_offset + write_segment(out, program.mutable_state, f.state);
+      }
+      for (size_t i = 0; i < program.delegate_data.size(); ++i) {
+        const DelegateBlob& d = program.delegate_data[i];
+        write_padding(out, at, f.delegate_offsets[i]);
+        at = f.delegate_offsets[i];
+        out.write(d.head.data(), std::streamsize(d.head.size()));
+        uint64_t in_blob = d.head.size();
+        for (size_t t = 0; t < d.tensors.size(); ++t) {
+          const uint64_t to = d.head.size() + d.tensor_offsets[t];
+          write_padding(out, in_blob, to);
+          const Tensor c = d.tensors[t].is_contiguous() ? d.tensors[t] : contiguous(d.tensors[t]);
+          out.write(static_cast<const char*>(c.raw_data()), std::streamsize(c.nbytes()));
+          in_blob = to + c.nbytes();
+        }
+        write_padding(out, in_blob, d.size);
+        at += d.size;
       }
       write_padding(out, at, f.segment_data_size);
     }
