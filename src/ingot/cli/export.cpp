@@ -132,7 +132,8 @@ int run_export(int argc, char** argv) {
     if (max_cache_len) g.max_cache_len = *max_cache_len;
     g.multi_token_decode = multi_token_decode;
     auto components = exporter->export_for_generation(*model, *config, g);
-    exporters::save_generation_directory(components, output, folder, model->architecture(), g);
+    exporters::save_generation_directory(components, output, folder, model->architecture(), g,
+                                         model.get());
     std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),
                 (long long)g.max_cache_len, output.c_str());

@@ -5,6 +5,7 @@
 // (documented in README.md).
 // FOLDER is a Hugging Face folder (exported in memory first); DIR holds the components
 // written by `ingot export FOLDER --task generation -o DIR`.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "ingot/models/generation_config.h"
 #include "ingot/models/npy.h"
 #include "ingot/models/tokenizer.h"
+#include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 
@@ -29,13 +31,23 @@ namespace ingot::cli {
 namespace {
 
 // The prompt ids from --input NAME=FILE.npy: input_ids [1, n] (int64 or int32), and an
-// attention_mask, which must be all ones (the decode graphs take unpadded prompts).
-std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs) {
+// attention_mask, which must be all ones (the decode graphs take unpadded prompts);
+// pixel_values [images, C, H, W] (float, the processor's) into `pixel_values`.
+std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs,
+                                        Tensor& pixel_values) {
   std::vector<int64_t> ids;
   bool have_ids = false;
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
     Tensor t = models::load_npy(file);
+    if (name == "pixel_values") {
+      INGOT_CHECK(is_floating(t.dtype()) && t.dim() == 4, ShapeError,
+                  "[ingot generate] input 'pixel_values' from '{}' is {} {}; expected float "
+                  "[images, channels, height, width] as the processor makes it",
+                  file, dtype_name(t.dtype()), t.shape_string());
+      pixel_values = contiguous(to(t, DType::F32));
+      continue;
+    }
     INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
                 "[ingot generate] input '{}' from '{}' has dtype {}; expected int64 (or int32)",
                 name, file, dtype_name(t.dtype()));
@@ -56,7 +68,9 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs) {
       }
     } else {
       INGOT_THROW(ValueError,
-                  "[ingot generate] no input named '{}' (inputs: input_ids, attention_mask)", name);
+                  "[ingot generate] no input named '{}' (inputs: input_ids, attention_mask, "
+                  "pixel_values)",
+                  name);
     }
   }
   INGOT_CHECK(have_ids, ValueError, "[ingot generate] --input needs input_ids=FILE.npy");
@@ -108,7 +122,8 @@ int run_generate(int argc, char** argv) {
   auto* messages_opt = app.add_option(
       "--messages", messages_file, "a JSON list of {role, content} messages for the chat template");
   auto* inputs = app.add_option("--input", input_specs,
-                                "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask)");
+                                "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask, "
+                                "pixel_values)");
   text->excludes(chat_opt, messages_opt, inputs);
   chat_opt->excludes(messages_opt, inputs);
   messages_opt->excludes(inputs);
@@ -146,8 +161,9 @@ int run_generate(int argc, char** argv) {
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
+  Tensor pixel_values;  // [images, C, H, W] for a vision-language model
   std::vector<int64_t> ids = !input_specs.empty()
-                                 ? prompt_from_inputs(input_specs)
+                                 ? prompt_from_inputs(input_specs, pixel_values)
                                  : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
@@ -166,7 +182,19 @@ int run_generate(int argc, char** argv) {
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
     gen->set_generation_config(defaults);
+    if (const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(model.get()))
+      gen->set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight());
   }
+  if (gen->is_vision_language() && !pixel_values.defined()) {
+    const auto image_tokens = std::count(ids.begin(), ids.end(), gen->image_token_id());
+    INGOT_CHECK(image_tokens == 0, ValueError,
+                "[ingot generate] the prompt has {} image tokens (id {}) but no image was given; "
+                "pass --input pixel_values=FILE.npy",
+                image_tokens, gen->image_token_id());
+  }
+  INGOT_CHECK(!pixel_values.defined() || gen->is_vision_language(), ValueError,
+              "[ingot generate] pixel_values given, but {} is not a vision-language model",
+              source);
   // The model's defaults, then the flags: a sampling flag samples, --greedy does not.
   runtime::GenerateOptions go = gen->default_options(int64_t(ids.size()), new_tokens);
   go.max_new_tokens = new_tokens;  // --max-new-tokens wins over the file
@@ -197,7 +225,10 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   };
   runtime::GenerationStats stats;
-  gen->generate(ids, go, &stats);
+  if (pixel_values.defined())
+    gen->generate(ids, pixel_values, go, &stats);
+  else
+    gen->generate(ids, go, &stats);
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
                           {"generated_ids", generated},
