@@ -9,6 +9,8 @@ tests/fixtures/vlm/llava/:
   config.json, model.safetensors, generation_config.json    the checkpoint
   tokenizer.json, tokenizer_config.json, preprocessor_config.json, processor_config.json
   image.png        a 40x48 RGB test image (not square: the resize and crop matter)
+  image.jpg, image_gray.png, pixel_values_jpeg.npy, pixel_values_gray.npy   the same image
+                   as a JPEG and as a gray PNG, with the image processor's outputs
   prompt.txt       the text the processor receives (one <image> placeholder)
   input_ids.npy, attention_mask.npy, pixel_values.npy   the processor's outputs
   image_features.npy   vision tower hidden_states[vision_feature_layer], CLS dropped
@@ -16,6 +18,7 @@ tests/fixtures/vlm/llava/:
   inputs_embeds.npy    the text embeddings with the image tokens replaced
   last_hidden_state.npy, logits.npy   the language model / full forward on the prompt
   greedy.npy       generate(max_new_tokens=20, greedy): the new tokens only
+  greedy_jpeg.npy  the same after the JPEG's pixel values
   reference.json   tool versions, sizes, the greedy top-2 margin
 
 Run with the vision reference venv (Pillow over the reference venv):
@@ -105,6 +108,7 @@ def make_llava():
                                  patch_size=8, vision_feature_select_strategy="default",
                                  num_additional_image_tokens=1, image_token="<image>")
     processor.save_pretrained(folder)
+    image_processor.save_pretrained(folder)  # preprocessor_config.json (the image settings alone)
 
     image = test_image()
     image.save(os.path.join(folder, "image.png"))
@@ -136,6 +140,19 @@ def make_llava():
         assert torch.allclose(out.logits, model.lm_head(lm.last_hidden_state), atol=1e-6)
         gen = model.generate(**inputs, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
                              do_sample=False, output_scores=True, return_dict_in_generate=True)
+    # The same image as a JPEG (libjpeg's decoder, then the same processor), and as a
+    # gray PNG (converted to RGB by do_convert_rgb).
+    image.save(os.path.join(folder, "image.jpg"), quality=90)
+    save(folder, "pixel_values_jpeg",
+         image_processor(Image.open(os.path.join(folder, "image.jpg")), return_tensors="pt")["pixel_values"])
+    with torch.no_grad():
+        jpeg_inputs = dict(inputs, pixel_values=torch.from_numpy(np.load(os.path.join(folder, "pixel_values_jpeg.npy"))))
+        jpeg_gen = model.generate(**jpeg_inputs, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
+                                  do_sample=False)
+    save(folder, "greedy_jpeg", jpeg_gen[:, inputs["input_ids"].shape[1]:])
+    image.convert("L").save(os.path.join(folder, "image_gray.png"))
+    save(folder, "pixel_values_gray",
+         image_processor(Image.open(os.path.join(folder, "image_gray.png")), return_tensors="pt")["pixel_values"])
     n = inputs["input_ids"].shape[1]
     save(folder, "greedy", gen.sequences[:, n:])
     margins = []

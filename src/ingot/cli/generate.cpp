@@ -20,6 +20,7 @@
 #include "ingot/models/chat_template.h"
 #include "ingot/models/decode_stream.h"
 #include "ingot/models/generation_config.h"
+#include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
@@ -121,6 +122,11 @@ int run_generate(int argc, char** argv) {
   app.add_option("--system", system, "with --chat: a system message before it")->needs(chat_opt);
   auto* messages_opt = app.add_option(
       "--messages", messages_file, "a JSON list of {role, content} messages for the chat template");
+  std::vector<std::string> image_files;
+  app.add_option("--image", image_files,
+                 "an image file (PNG or JPEG) for a vision-language model, pre-processed as "
+                 "preprocessor_config.json says; the prompt holds its placeholder (<image>) once")
+      ->check(CLI::ExistingFile);
   auto* inputs = app.add_option("--input", input_specs,
                                 "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask, "
                                 "pixel_values)");
@@ -162,6 +168,32 @@ int run_generate(int argc, char** argv) {
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
   Tensor pixel_values;  // [images, C, H, W] for a vision-language model
+  INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
+              "[ingot generate] give either --image (with --prompt / --chat) or --input "
+              "pixel_values=FILE.npy, not both");
+  if (!image_files.empty()) {
+    // The processor's work: each image resized, cropped and normalised, each placeholder
+    // expanded to the image's tokens (LlavaProcessor).
+    const models::ClipImageProcessor processor = models::ClipImageProcessor::from_folder(source);
+    const models::ImagePromptConfig images = models::ImagePromptConfig::from_folder(source);
+    std::vector<Tensor> each;
+    for (const std::string& file : image_files) each.push_back(processor.preprocess_file(file));
+    pixel_values = cat(each, 0);
+    const size_t placeholders = [&] {
+      size_t n = 0;
+      for (size_t at = prompt.find(images.image_token); at != std::string::npos;
+           at = prompt.find(images.image_token, at + images.image_token.size()))
+        ++n;
+      return n;
+    }();
+    INGOT_CHECK(placeholders == 0 || placeholders == image_files.size(), ValueError,
+                "[ingot generate] the prompt has {} image placeholders '{}' for {} --image files; "
+                "give one per image",
+                placeholders, images.image_token, image_files.size());
+    prompt = models::expand_image_tokens(
+        prompt, images.image_token,
+        images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
+  }
   std::vector<int64_t> ids = !input_specs.empty()
                                  ? prompt_from_inputs(input_specs, pixel_values)
                                  : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
@@ -189,7 +221,7 @@ int run_generate(int argc, char** argv) {
     const auto image_tokens = std::count(ids.begin(), ids.end(), gen->image_token_id());
     INGOT_CHECK(image_tokens == 0, ValueError,
                 "[ingot generate] the prompt has {} image tokens (id {}) but no image was given; "
-                "pass --input pixel_values=FILE.npy",
+                "pass --image FILE (or --input pixel_values=FILE.npy)",
                 image_tokens, gen->image_token_id());
   }
   INGOT_CHECK(!pixel_values.defined() || gen->is_vision_language(), ValueError,
