@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 using cli_testing::call;
 using cli_testing::captured;
 
-std::string llava(const std::string& f = "") { return testing::fixture_path("vlm/llava/" + f); }
+std::string llava(const std::string& f = "") {
+  return testing::fixture_path("vlm/llava/" + f);
+}
 
 std::vector<int64_t> reference_greedy() {
   std::ifstream f(llava("reference.json"));
@@ -44,7 +46,9 @@ class LlavaCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = (fs::temp_directory_path() / ("ingot_llava_cli_" + std::to_string(::getpid()))).string();
-    ASSERT_EQ(call(run_export, {llava(), "--task", "generation", "--max-cache-len", "64", "-o", dir_}), 0);
+    ASSERT_EQ(
+        call(run_export, {llava(), "--task", "generation", "--max-cache-len", "64", "-o", dir_}),
+        0);
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   static nlohmann::json generate(std::vector<std::string> args) {
@@ -58,16 +62,16 @@ class LlavaCli : public ::testing::Test {
 std::string LlavaCli::dir_;
 
 TEST_F(LlavaCli, DirectoryHasEveryComponentAndTheProcessorFiles) {
-  for (const char* f : {"image_encoder.ingot", "multi_modal_projector.ingot", "language_model.ingot",
-                        "lm_head.ingot", "decode.ingot", "preprocessor_config.json",
-                        "processor_config.json", "tokenizer.json"})
+  for (const char* f : {"image_encoder.ingot", "multi_modal_projector.ingot",
+                        "language_model.ingot", "lm_head.ingot", "decode.ingot",
+                        "preprocessor_config.json", "processor_config.json", "tokenizer.json"})
     EXPECT_TRUE(fs::exists(fs::path(dir_) / f)) << f;
 }
 
 TEST_F(LlavaCli, InputPathEqualsTransformers) {
   for (const std::string& source : {dir_, llava()}) {
-    nlohmann::json j = generate({source, "--input", "input_ids=" + llava("input_ids.npy"), "--input",
-                                 "pixel_values=" + llava("pixel_values.npy"), "--input",
+    nlohmann::json j = generate({source, "--input", "input_ids=" + llava("input_ids.npy"),
+                                 "--input", "pixel_values=" + llava("pixel_values.npy"), "--input",
                                  "attention_mask=" + llava("attention_mask.npy")});
     EXPECT_EQ(j["generated_ids"].get<std::vector<int64_t>>(), reference_greedy()) << source;
     EXPECT_EQ(j["prompt_tokens"], 27) << source;
@@ -94,7 +98,8 @@ TEST_F(LlavaCli, ErrorsNameTheInput) {
     generate({dir_, "--prompt", "what is this ?", "--image", llava("image.png")});
     FAIL() << "expected a ValueError";
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("no image placeholder '<image>'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no image placeholder '<image>'"), std::string::npos)
+        << e.what();
   }
   // A file that is not an image.
   try {

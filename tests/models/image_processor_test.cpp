@@ -4,6 +4,8 @@
 // rescaled and normalised. Tolerance 1e-6 (the 8-bit resize is reproduced exactly; the
 // float steps are the same float32 operations). Also the JPEG and gray-PNG decoders, the
 // prompt expansion, and the errors naming the file.
+#include "ingot/models/image_processor.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
-#include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
 
 namespace ingot::models {
@@ -20,13 +21,16 @@ namespace {
 namespace fs = std::filesystem;
 using ingot::testing::fixture_path;
 
-std::string llava(const std::string& f) { return fixture_path("vlm/llava/" + f); }
+std::string llava(const std::string& f) {
+  return fixture_path("vlm/llava/" + f);
+}
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.sizes(), b.sizes());
   auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
   double m = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) m = std::max(m, std::abs(va[i] - vb[i]));
+  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i)
+    m = std::max(m, std::abs(va[i] - vb[i]));
   return m;
 }
 
@@ -51,10 +55,12 @@ TEST(ClipImageProcessor, PngEqualsTransformersProcessor) {
 
 TEST(ClipImageProcessor, JpegAndGrayPngEqualTransformersProcessor) {
   const ClipImageProcessor p = ClipImageProcessor::from_folder(llava(""));
-  EXPECT_LE(max_abs_diff(p.preprocess_file(llava("image.jpg")), load_npy(llava("pixel_values_jpeg.npy"))),
-            1e-6);
+  EXPECT_LE(
+      max_abs_diff(p.preprocess_file(llava("image.jpg")), load_npy(llava("pixel_values_jpeg.npy"))),
+      1e-6);
   EXPECT_EQ(read_image(llava("image_gray.png")).channels, 1);
-  EXPECT_LE(max_abs_diff(p.preprocess_file(llava("image_gray.png")), load_npy(llava("pixel_values_gray.npy"))),
+  EXPECT_LE(max_abs_diff(p.preprocess_file(llava("image_gray.png")),
+                         load_npy(llava("pixel_values_gray.npy"))),
             1e-6);
 }
 
@@ -73,7 +79,8 @@ TEST(ClipImageProcessor, ErrorsNameTheFile) {
   const fs::path tmp = fs::temp_directory_path() / ("ingot_img_" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   const std::string missing = (tmp / "missing.png").string();
-  EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(missing); }).find(missing), std::string::npos);
+  EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(missing); }).find(missing),
+            std::string::npos);
   const std::string text = (tmp / "notes.png").string();
   std::ofstream(text) << "not an image";
   EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(text); }).find("neither a PNG nor a JPEG"),
@@ -85,14 +92,16 @@ TEST(ClipImageProcessor, ErrorsNameTheFile) {
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
     std::ofstream(cut, std::ios::binary) << bytes.substr(0, 60);
   }
-  EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(cut); }).find("malformed PNG"), std::string::npos);
+  EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(cut); }).find("malformed PNG"),
+            std::string::npos);
   const std::string cut_jpeg = (tmp / "cut.jpg").string();
   {
     std::ifstream in(llava("image.jpg"), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
     std::ofstream(cut_jpeg, std::ios::binary) << bytes.substr(0, 40);
   }
-  EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(cut_jpeg); }).find(cut_jpeg), std::string::npos);
+  EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(cut_jpeg); }).find(cut_jpeg),
+            std::string::npos);
   // A gray image without do_convert_rgb: the channel count is named.
   ClipImageProcessor no_convert = p;
   no_convert.do_convert_rgb = false;
@@ -108,8 +117,9 @@ TEST(ImagePrompt, ExpandsThePlaceholderAsLlavaProcessor) {
   EXPECT_EQ(c.image_token, "<image>");
   EXPECT_EQ(c.tokens_per_image(32, 32), 16);  // 4 x 4 patches + class token - 1 (default)
   EXPECT_EQ(expand_image_tokens("a <image> b", "<image>", 3), "a <image><image><image> b");
-  EXPECT_NE(error_of<ValueError>([] { expand_image_tokens("no image here", "<image>", 3); })
-                .find("no image placeholder '<image>'"),
+  EXPECT_NE(error_of<ValueError>([] {
+              expand_image_tokens("no image here", "<image>", 3);
+            }).find("no image placeholder '<image>'"),
             std::string::npos);
 }
 

@@ -15,14 +15,19 @@ namespace {
 
 using ingot::testing::fixture_path;
 
-std::string llava_dir() { return fixture_path("vlm/llava"); }
-Tensor fixture(const std::string& name) { return load_npy(llava_dir() + "/" + name + ".npy"); }
+std::string llava_dir() {
+  return fixture_path("vlm/llava");
+}
+Tensor fixture(const std::string& name) {
+  return load_npy(llava_dir() + "/" + name + ".npy");
+}
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.sizes(), b.sizes());
   auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
   double m = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) m = std::max(m, std::abs(va[i] - vb[i]));
+  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i)
+    m = std::max(m, std::abs(va[i] - vb[i]));
   return m;
 }
 
@@ -42,8 +47,8 @@ TEST(Llava, ComponentsMatchTransformers) {
   Tensor image_embeds = vlm->project(fixture("image_features"));
   EXPECT_LE(max_abs_diff(image_embeds, fixture("image_embeds")), 1e-4);
   Tensor ids = fixture("input_ids");
-  Tensor merged = merge_image_features(vlm->embed(ids), ids, fixture("image_embeds"),
-                                       vlm->image_token_id());
+  Tensor merged =
+      merge_image_features(vlm->embed(ids), ids, fixture("image_embeds"), vlm->image_token_id());
   EXPECT_LE(max_abs_diff(merged, fixture("inputs_embeds")), 1e-6);
   Tensor hidden = vlm->language_model(fixture("inputs_embeds"), nullptr);
   EXPECT_LE(max_abs_diff(hidden, fixture("last_hidden_state")), 1e-4);

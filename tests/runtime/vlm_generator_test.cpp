@@ -24,8 +24,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string llava_dir() { return testing::fixture_path("vlm/llava"); }
-Tensor fixture(const std::string& name) { return models::load_npy(llava_dir() + "/" + name + ".npy"); }
+std::string llava_dir() {
+  return testing::fixture_path("vlm/llava");
+}
+Tensor fixture(const std::string& name) {
+  return models::load_npy(llava_dir() + "/" + name + ".npy");
+}
 
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
@@ -36,7 +40,8 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.sizes(), b.sizes());
   auto va = testing::values(a), vb = testing::values(b);
   double m = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) m = std::max(m, std::abs(va[i] - vb[i]));
+  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i)
+    m = std::max(m, std::abs(va[i] - vb[i]));
   return m;
 }
 
@@ -47,13 +52,16 @@ class LlavaGeneration : public ::testing::Test {
     exporters::GenerationExportOptions o;
     o.max_cache_len = 64;
     artifacts_ = new std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>(
-        exporters::NativeExporter().export_for_generation(*model_, exporters::NativeExportConfig(), o));
+        exporters::NativeExporter().export_for_generation(*model_, exporters::NativeExportConfig(),
+                                                          o));
   }
   static void TearDownTestSuite() {
     delete artifacts_;
     model_.reset();
   }
-  static const ExportedProgram& program(const std::string& name) { return artifacts_->at(name)->program; }
+  static const ExportedProgram& program(const std::string& name) {
+    return artifacts_->at(name)->program;
+  }
   static runtime::GenerateOptions greedy() {
     runtime::GenerateOptions go;
     go.max_new_tokens = 20;
@@ -113,7 +121,8 @@ TEST_F(LlavaGeneration, GreedyIdsEqualTransformers) {
 }
 
 TEST_F(LlavaGeneration, SavedDirectoryHasThePipelineAndGeneratesTheSameIds) {
-  const fs::path dir = fs::temp_directory_path() / ("ingot_llava_gen_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ingot_llava_gen_" + std::to_string(::getpid()));
   exporters::GenerationExportOptions o;
   o.max_cache_len = 64;
   exporters::save_generation_directory(*artifacts_, dir.string(), llava_dir(),
@@ -122,7 +131,8 @@ TEST_F(LlavaGeneration, SavedDirectoryHasThePipelineAndGeneratesTheSameIds) {
   const nlohmann::json manifest = nlohmann::json::parse(f);
   EXPECT_EQ(manifest["pipeline"]["kind"], "vision-language");
   EXPECT_EQ(manifest["pipeline"]["image_token_id"], 4);
-  EXPECT_EQ(manifest["pipeline"]["embed_tokens"]["tensor"], "language_model.model.embed_tokens.weight");
+  EXPECT_EQ(manifest["pipeline"]["embed_tokens"]["tensor"],
+            "language_model.model.embed_tokens.weight");
   EXPECT_EQ(manifest["components"].size(), 5u);
   EXPECT_TRUE(fs::exists(dir / "processor_config.json"));
   runtime::Generator gen = runtime::Generator::load(dir.string());

@@ -39,7 +39,8 @@ ExportOptions single_input_options(const NativeExportConfig& config, const std::
   ExportOptions o;
   o.input_names = {name};
   o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(std::move(dims))});
-  o.prefer_deferred_runtime_asserts_over_guards = config.prefer_deferred_runtime_asserts_over_guards;
+  o.prefer_deferred_runtime_asserts_over_guards =
+      config.prefer_deferred_runtime_asserts_over_guards;
   return o;
 }
 
@@ -67,19 +68,17 @@ void Exporter::export_vision_language(models::VisionLanguageModel& model,
 
   // image_encoder and multi_modal_projector, on two example images.
   const Tensor pixel_values = example_pixel_values(model.image_input(), model.compute_dtype());
-  export_one(
-      "image_encoder",
-      [&](const Tensor& pv) {
-        return std::map<std::string, Tensor>{{"image_features", model.encode_images(pv)}};
-      },
-      pixel_values, "pixel_values", {{0, images}});
+  export_one("image_encoder",
+             [&](const Tensor& pv) {
+               return std::map<std::string, Tensor>{{"image_features", model.encode_images(pv)}};
+             },
+             pixel_values, "pixel_values", {{0, images}});
   const Tensor features = model.encode_images(pixel_values);  // [2, patches, F]
-  export_one(
-      "multi_modal_projector",
-      [&](const Tensor& f) {
-        return std::map<std::string, Tensor>{{"image_embeds", model.project(f)}};
-      },
-      features, "image_features", {{0, images}});
+  export_one("multi_modal_projector",
+             [&](const Tensor& f) {
+               return std::map<std::string, Tensor>{{"image_embeds", model.project(f)}};
+             },
+             features, "image_features", {{0, images}});
 
   // language_model: the prefill over embeddings, on the example prompt's embeddings
   // and an empty cache of the decode component's shape.
@@ -94,8 +93,8 @@ void Exporter::export_vision_language(models::VisionLanguageModel& model,
     };
     TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
       nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(cache_tensors);
-      return ingot::export_(&model, with_patches(patches, step),
-                            std::tuple{embeds, example_cache}, opts);
+      return ingot::export_(&model, with_patches(patches, step), std::tuple{embeds, example_cache},
+                            opts);
     };
     out["language_model"] = run_stages(
         arch, "generation", &model, trace, config,
@@ -104,10 +103,11 @@ void Exporter::export_vision_language(models::VisionLanguageModel& model,
   }
 
   // lm_head over hidden states of any token count (the runtime passes the last one).
-  export_one(
-      "lm_head",
-      [&](const Tensor& h) { return std::map<std::string, Tensor>{{"logits", model.lm_head(h)}}; },
-      embeds, "hidden_states", {{1, tokens}});
+  export_one("lm_head",
+             [&](const Tensor& h) {
+               return std::map<std::string, Tensor>{{"logits", model.lm_head(h)}};
+             },
+             embeds, "hidden_states", {{1, tokens}});
 }
 
 }  // namespace ingot::exporters

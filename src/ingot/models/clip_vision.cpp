@@ -31,13 +31,16 @@ ClipVisionConfig ClipVisionConfig::from_config(const ConfigReader& c) {
 namespace {
 
 // x * sigmoid(1.702 x), transformers' QuickGELUActivation.
-Tensor quick_gelu(const Tensor& x) { return mul(x, sigmoid(mul(x, 1.702))); }
+Tensor quick_gelu(const Tensor& x) {
+  return mul(x, sigmoid(mul(x, 1.702)));
+}
 
 class ClipPatchEmbedding : public nn::Module {
  public:
   ClipPatchEmbedding(const ClipVisionConfig& c, DType dtype) : nn::Module("Conv2d") {
     weight_ = register_parameter(
-        "weight", nn::placeholder({c.hidden_size, c.num_channels, c.patch_size, c.patch_size}, dtype));
+        "weight",
+        nn::placeholder({c.hidden_size, c.num_channels, c.patch_size, c.patch_size}, dtype));
   }
   Tensor& weight() const { return *weight_; }
 
@@ -51,10 +54,12 @@ class ClipVisionEmbeddings : public nn::Module {
  public:
   ClipVisionEmbeddings(const ClipVisionConfig& c, DType dtype)
       : nn::Module("CLIPVisionEmbeddings"), c_(c) {
-    class_embedding_ = register_parameter("class_embedding", nn::placeholder({c.hidden_size}, dtype));
+    class_embedding_ =
+        register_parameter("class_embedding", nn::placeholder({c.hidden_size}, dtype));
     patch_ = register_module("patch_embedding", std::make_shared<ClipPatchEmbedding>(c, dtype));
-    position_ = register_module(
-        "position_embedding", std::make_shared<nn::Embedding>(c.num_patches() + 1, c.hidden_size, dtype));
+    position_ =
+        register_module("position_embedding",
+                        std::make_shared<nn::Embedding>(c.num_patches() + 1, c.hidden_size, dtype));
   }
 
   // pixel_values [n, C, H, W] -> [n, 1 + patches, hidden]
@@ -97,11 +102,15 @@ ClipEncoderLayer::ClipEncoderLayer(const ClipVisionConfig& c, DType dtype)
   v_proj_ = proj("v_proj");
   q_proj_ = proj("q_proj");
   out_proj_ = proj("out_proj");
-  layer_norm1_ = register_module("layer_norm1", std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
+  layer_norm1_ = register_module(
+      "layer_norm1", std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
   auto mlp = register_module("mlp", std::make_shared<nn::Container>("CLIPMLP"));
-  fc1_ = mlp->add("fc1", std::make_shared<nn::Linear>(c.hidden_size, c.intermediate_size, true, dtype));
-  fc2_ = mlp->add("fc2", std::make_shared<nn::Linear>(c.intermediate_size, c.hidden_size, true, dtype));
-  layer_norm2_ = register_module("layer_norm2", std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
+  fc1_ = mlp->add("fc1",
+                  std::make_shared<nn::Linear>(c.hidden_size, c.intermediate_size, true, dtype));
+  fc2_ = mlp->add("fc2",
+                  std::make_shared<nn::Linear>(c.intermediate_size, c.hidden_size, true, dtype));
+  layer_norm2_ = register_module(
+      "layer_norm2", std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
 }
 
 Tensor ClipEncoderLayer::forward(const Tensor& x) const {
@@ -124,12 +133,17 @@ Tensor ClipEncoderLayer::forward(const Tensor& x) const {
 ClipVisionTower::ClipVisionTower(const ClipVisionConfig& c, DType dtype)
     : nn::Module("CLIPVisionTransformer"), c_(c) {
   embeddings_ = register_module("embeddings", std::make_shared<ClipVisionEmbeddings>(c, dtype));
-  pre_layrnorm_ = register_module("pre_layrnorm", std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
+  pre_layrnorm_ = register_module(
+      "pre_layrnorm",
+      std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
   auto encoder = register_module("encoder", std::make_shared<nn::Container>("CLIPEncoder"));
   layers_ = encoder->add("layers", std::make_shared<nn::ModuleList>());
-  for (int64_t i = 0; i < c.num_layers; ++i) layers_->append(std::make_shared<ClipEncoderLayer>(c, dtype));
+  for (int64_t i = 0; i < c.num_layers; ++i)
+    layers_->append(std::make_shared<ClipEncoderLayer>(c, dtype));
   // Only the pooled output reads it (not LLaVA), but checkpoints hold it.
-  post_layernorm_ = register_module("post_layernorm", std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
+  post_layernorm_ = register_module(
+      "post_layernorm",
+      std::make_shared<nn::LayerNorm>(c.hidden_size, c.layer_norm_eps, true, dtype));
 }
 
 Tensor ClipVisionTower::hidden_state(const Tensor& pixel_values, int64_t layers) const {

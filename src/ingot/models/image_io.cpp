@@ -70,7 +70,8 @@ Image8 read_jpeg(const std::string& path) {
   out.channels = cinfo.output_components;
   out.pixels.resize(size_t(out.height * out.width * out.channels));
   while (cinfo.output_scanline < cinfo.output_height) {
-    JSAMPROW row = out.pixels.data() + size_t(cinfo.output_scanline) * size_t(out.width * out.channels);
+    JSAMPROW row =
+        out.pixels.data() + size_t(cinfo.output_scanline) * size_t(out.width * out.channels);
     jpeg_read_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_decompress(&cinfo);

@@ -150,7 +150,8 @@ ClipImageProcessor ClipImageProcessor::from_folder(const std::string& folder) {
     p.do_rescale = get_bool(config, "do_rescale", true);
     p.rescale_factor = config.value("rescale_factor", 1.0 / 255.0);
     p.do_normalize = get_bool(config, "do_normalize", true);
-    if (config.contains("image_mean")) p.image_mean = config["image_mean"].get<std::vector<double>>();
+    if (config.contains("image_mean"))
+      p.image_mean = config["image_mean"].get<std::vector<double>>();
     if (config.contains("image_std")) p.image_std = config["image_std"].get<std::vector<double>>();
   } catch (const json::exception& e) {
     INGOT_THROW(IoError, "[image processor] '{}': {}", origin, e.what());
@@ -248,7 +249,8 @@ ImagePromptConfig ImagePromptConfig::from_folder(const std::string& folder) {
     c.image_token = j.value("image_token", "<image>");
     c.patch_size = j.at("patch_size").get<int64_t>();
     c.num_additional_image_tokens = j.value("num_additional_image_tokens", int64_t(0));
-    if (j.contains("vision_feature_select_strategy") && j["vision_feature_select_strategy"].is_string())
+    if (j.contains("vision_feature_select_strategy") &&
+        j["vision_feature_select_strategy"].is_string())
       c.vision_feature_select_strategy = j["vision_feature_select_strategy"].get<std::string>();
   } catch (const json::exception& e) {
     INGOT_THROW(IoError, "[image processor] '{}': {}", p.string(), e.what());

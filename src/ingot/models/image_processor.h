@@ -20,9 +20,9 @@ namespace ingot::models {
 struct ClipImageProcessor {
   bool do_convert_rgb = true;
   bool do_resize = true;
-  std::optional<int64_t> shortest_edge;           // size.shortest_edge, or
+  std::optional<int64_t> shortest_edge;                // size.shortest_edge, or
   std::optional<int64_t> resize_height, resize_width;  // size.height / size.width
-  int64_t resample = 3;  // PIL's BICUBIC, the only filter implemented
+  int64_t resample = 3;                                // PIL's BICUBIC, the only filter implemented
   bool do_center_crop = true;
   int64_t crop_height = 224, crop_width = 224;
   bool do_rescale = true;

@@ -63,17 +63,21 @@ class LlavaForConditionalGeneration : public VisionLanguageModel {
     ConfigReader text = c.child("text_config");
     auto lm = create_model(text_architecture(text), text, o);
     text_ = std::dynamic_pointer_cast<DecoderLM>(lm);
-    INGOT_CHECK(text_ != nullptr, InternalError, "[LlavaForConditionalGeneration] the text model "
+    INGOT_CHECK(text_ != nullptr, InternalError,
+                "[LlavaForConditionalGeneration] the text model "
                 "is not a DecoderLM");
     const bool bias = c.get_bool("multimodal_projector_bias", true);
     const int64_t hidden = text_->config().hidden_size;
     image_ = {vc.num_channels, vc.image_size, vc.image_size};
     tokens_per_image_ = vc.num_patches() + (strategy_ == "full" ? 1 : 0);
-    vision_ = register_module("vision_tower", std::make_shared<ClipVisionTower>(vc, o.compute_dtype));
+    vision_ =
+        register_module("vision_tower", std::make_shared<ClipVisionTower>(vc, o.compute_dtype));
     auto projector = register_module("multi_modal_projector",
                                      std::make_shared<nn::Container>("LlavaMultiModalProjector"));
-    linear_1_ = projector->add("linear_1", std::make_shared<nn::Linear>(vc.hidden_size, hidden, bias, o.compute_dtype));
-    linear_2_ = projector->add("linear_2", std::make_shared<nn::Linear>(hidden, hidden, bias, o.compute_dtype));
+    linear_1_ = projector->add(
+        "linear_1", std::make_shared<nn::Linear>(vc.hidden_size, hidden, bias, o.compute_dtype));
+    linear_2_ = projector->add("linear_2",
+                               std::make_shared<nn::Linear>(hidden, hidden, bias, o.compute_dtype));
     register_module("language_model", text_);
   }
 
@@ -88,8 +92,9 @@ class LlavaForConditionalGeneration : public VisionLanguageModel {
     if (!in.pixel_values.defined()) return text_->forward(in);
     check_input_ids(in, architecture());
     ModelInputs lm = in;
-    lm.inputs_embeds = merge_image_features(embed(in.input_ids), in.input_ids,
-                                            project(encode_images(in.pixel_values)), image_token_id_);
+    lm.inputs_embeds =
+        merge_image_features(embed(in.input_ids), in.input_ids,
+                             project(encode_images(in.pixel_values)), image_token_id_);
     lm.input_ids = Tensor();
     lm.pixel_values = Tensor();
     return text_->forward(lm);
