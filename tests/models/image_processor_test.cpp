@@ -20,18 +20,19 @@ namespace {
 
 namespace fs = std::filesystem;
 using ingot::testing::fixture_path;
+using ingot::testing::max_abs_diff;
 
 std::string llava(const std::string& f) {
   return fixture_path("vlm/llava/" + f);
 }
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
-  double m = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i)
-    m = std::max(m, std::abs(va[i] - vb[i]));
-  return m;
+
+// The first `bytes` bytes of `src` written to `dst`; returns dst.
+std::string truncated_copy(const std::string& src, const fs::path& dst, size_t bytes) {
+  std::ifstream in(src, std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(dst, std::ios::binary) << all.substr(0, bytes);
+  return dst.string();
 }
 
 template <typename E>
@@ -85,21 +86,11 @@ TEST(ClipImageProcessor, ErrorsNameTheFile) {
   std::ofstream(text) << "not an image";
   EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(text); }).find("neither a PNG nor a JPEG"),
             std::string::npos);
-  // A PNG cut short after its header.
-  const std::string cut = (tmp / "cut.png").string();
-  {
-    std::ifstream in(llava("image.png"), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    std::ofstream(cut, std::ios::binary) << bytes.substr(0, 60);
-  }
+  // A PNG and a JPEG cut short after their headers.
+  const std::string cut = truncated_copy(llava("image.png"), tmp / "cut.png", 60);
   EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(cut); }).find("malformed PNG"),
             std::string::npos);
-  const std::string cut_jpeg = (tmp / "cut.jpg").string();
-  {
-    std::ifstream in(llava("image.jpg"), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    std::ofstream(cut_jpeg, std::ios::binary) << bytes.substr(0, 40);
-  }
+  const std::string cut_jpeg = truncated_copy(llava("image.jpg"), tmp / "cut.jpg", 40);
   EXPECT_NE(error_of<IoError>([&] { p.preprocess_file(cut_jpeg); }).find(cut_jpeg),
             std::string::npos);
   // A gray image without do_convert_rgb: the channel count is named.

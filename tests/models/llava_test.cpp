@@ -14,6 +14,7 @@ namespace ingot::models {
 namespace {
 
 using ingot::testing::fixture_path;
+using ingot::testing::max_abs_diff;
 
 std::string llava_dir() {
   return fixture_path("vlm/llava");
@@ -22,14 +23,6 @@ Tensor fixture(const std::string& name) {
   return load_npy(llava_dir() + "/" + name + ".npy");
 }
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
-  double m = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i)
-    m = std::max(m, std::abs(va[i] - vb[i]));
-  return m;
-}
 
 std::shared_ptr<VisionLanguageModel> load_llava() {
   auto vlm = std::dynamic_pointer_cast<VisionLanguageModel>(from_pretrained(llava_dir()));

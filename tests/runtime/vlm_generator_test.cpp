@@ -23,6 +23,7 @@ namespace ingot {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::max_abs_diff;
 
 std::string llava_dir() {
   return testing::fixture_path("vlm/llava");
@@ -36,14 +37,6 @@ std::vector<int64_t> ints(const Tensor& t) {
   return std::vector<int64_t>(c.data<int64_t>(), c.data<int64_t>() + c.numel());
 }
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  auto va = testing::values(a), vb = testing::values(b);
-  double m = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i)
-    m = std::max(m, std::abs(va[i] - vb[i]));
-  return m;
-}
 
 class LlavaGeneration : public ::testing::Test {
  protected:

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "ingot/cli/app.h"
@@ -34,12 +34,15 @@ namespace {
 // The prompt ids from --input NAME=FILE.npy: input_ids [1, n] (int64 or int32), and an
 // attention_mask, which must be all ones (the decode graphs take unpadded prompts);
 // pixel_values [images, C, H, W] (float, the processor's) into `pixel_values`.
-std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs,
+std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, bool vision_language,
                                         Tensor& pixel_values) {
   std::vector<int64_t> ids;
   bool have_ids = false;
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
+    INGOT_CHECK(name != "pixel_values" || vision_language, ValueError,
+                "[ingot generate] no input named 'pixel_values': the model is not a "
+                "vision-language model (inputs: input_ids, attention_mask)");
     Tensor t = models::load_npy(file);
     if (name == "pixel_values") {
       INGOT_CHECK(is_floating(t.dtype()) && t.dim() == 4, ShapeError,
@@ -76,6 +79,16 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs,
   }
   INGOT_CHECK(have_ids, ValueError, "[ingot generate] --input needs input_ids=FILE.npy");
   return ids;
+}
+
+// Whether `source` (a generation directory or a model folder) is a vision-language
+// model's: the manifest's "pipeline", or a vision_config in config.json.
+bool is_vision_language_source(const std::string& source, bool exported) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::path(source) / (exported ? "manifest.json" : "config.json");
+  std::ifstream f(file);
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains(exported ? "pipeline" : "vision_config");
 }
 
 // The prompt text of --chat / --system / --messages: the model's chat template applied
@@ -194,9 +207,11 @@ int run_generate(int argc, char** argv) {
         prompt, images.image_token,
         images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
   }
-  std::vector<int64_t> ids = !input_specs.empty()
-                                 ? prompt_from_inputs(input_specs, pixel_values)
-                                 : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
+  std::vector<int64_t> ids =
+      !input_specs.empty()
+          ? prompt_from_inputs(input_specs, is_vision_language_source(source, exported),
+                               pixel_values)
+          : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
   // A directory's Generator reads its generation_config.json when it loads; a model
@@ -225,8 +240,7 @@ int run_generate(int argc, char** argv) {
                 image_tokens, gen->image_token_id());
   }
   INGOT_CHECK(!pixel_values.defined() || gen->is_vision_language(), ValueError,
-              "[ingot generate] pixel_values given, but {} is not a vision-language model",
-              source);
+              "[ingot generate] pixel_values given, but {} is not a vision-language model", source);
   // The model's defaults, then the flags: a sampling flag samples, --greedy does not.
   runtime::GenerateOptions go = gen->default_options(int64_t(ids.size()), new_tokens);
   go.max_new_tokens = new_tokens;  // --max-new-tokens wins over the file

@@ -101,9 +101,9 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };
-    out[c.name] = run_stages(model.architecture(), "generation", &model, trace, config,
-                             detail::generation_component_options(config, g, call.cache,
-                                                                  c.symbolic_tokens, c.name));
+    out[c.name] = run_stages(
+        model.architecture(), "generation", &model, trace, config,
+        detail::generation_component_options(config, g, call.cache, c.symbolic_tokens, c.name));
   }
   return out;
 }

@@ -64,12 +64,15 @@ nlohmann::json pipeline_manifest(
   };
   nlohmann::json steps = nlohmann::json::array();
   steps.push_back(step("image_encoder", {"pixel_values"}, {"image_features"}));
-  if (projector) steps.push_back(step("multi_modal_projector", {"image_features"}, {"image_embeds"}));
-  steps.push_back({{"merge", "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
-                             "replaced in order by the image embeddings"},
+  if (projector)
+    steps.push_back(step("multi_modal_projector", {"image_features"}, {"image_embeds"}));
+  steps.push_back({{"merge",
+                    "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
+                    "replaced in order by the image embeddings"},
                    {"inputs", {"input_ids", projector ? "image_embeds" : "image_features"}},
                    {"outputs", {"inputs_embeds"}}});
-  steps.push_back(step("language_model", {"inputs_embeds", "cache"}, {"last_hidden_state", "cache"}));
+  steps.push_back(
+      step("language_model", {"inputs_embeds", "cache"}, {"last_hidden_state", "cache"}));
   steps.push_back(step("lm_head", {"last_hidden_state[:, -1:]"}, {"logits"}));
   steps.push_back(step("decode", {"input_ids", "cache"}, {"logits", "cache"}));
   return {{"kind", "vision-language"},

@@ -18,9 +18,8 @@
 
 #include <map>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "ingot/exporters/exporter.h"
 
@@ -38,8 +37,9 @@ void save_generation_directory(
 // "image_input": {channels, height, width}, "embed_tokens": {"component": "decode",
 // "tensor": name}, "steps": [...]} where each step names a component, its inputs and
 // outputs (or the merge between them).
-nlohmann::json pipeline_manifest(const models::PretrainedModel& model,
-                                 const std::map<std::string, std::unique_ptr<ExportArtifact>>& components);
+nlohmann::json pipeline_manifest(
+    const models::PretrainedModel& model,
+    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components);
 
 // The programs of native components, for runtime::Generator.
 std::map<std::string, ExportedProgram> programs_of(

@@ -220,7 +220,7 @@ Tensor Generator::prefill_with_images(const Tensor& ids, const Tensor& pixel_val
   INGOT_CHECK(pixel_values.defined() && pixel_values.dim() == 4, ShapeError,
               "[Generator] pixel_values must be [images, channels, height, width], got {}",
               pixel_values.defined() ? pixel_values.shape_string() : "nothing");
-  Tensor features = image_encoder_->run({pixel_values}).at(0);        // [images, patches, F]
+  Tensor features = image_encoder_->run({pixel_values}).at(0);  // [images, patches, F]
   Tensor image_embeds = projector_ ? projector_->run({features}).at(0) : features;
   Tensor embeds = models::merge_image_features(embedding(embed_tokens_, ids), ids, image_embeds,
                                                image_token_id_);
