@@ -37,7 +37,6 @@ std::vector<int64_t> ints(const Tensor& t) {
   return std::vector<int64_t>(c.data<int64_t>(), c.data<int64_t>() + c.numel());
 }
 
-
 class LlavaGeneration : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -111,6 +110,27 @@ TEST_F(LlavaGeneration, GreedyIdsEqualTransformers) {
   EXPECT_EQ(gen.generate(prompt, fixture("pixel_values"), greedy()), ints(fixture("greedy")));
   // Twice: the cache is reset between generations.
   EXPECT_EQ(gen.generate(prompt, fixture("pixel_values"), greedy()), ints(fixture("greedy")));
+}
+
+// Separate prefill / decode graphs and a cache length chosen at load time: the
+// language model shares the decode graph's (symbolic) cache.
+TEST(LlavaGenerationOptions, DynamicCacheLengthAndSeparatePrefill) {
+  auto model = models::from_pretrained(llava_dir());
+  exporters::GenerationExportOptions o;
+  o.max_cache_len = 64;
+  o.multi_token_decode = false;
+  o.dynamic_cache_len = true;
+  auto artifacts =
+      exporters::NativeExporter().export_for_generation(*model, exporters::NativeExportConfig(), o);
+  EXPECT_TRUE(artifacts.contains("prefill"));
+  runtime::Generator gen(exporters::programs_of(artifacts), /*max_cache_len=*/50);
+  auto vlm = std::dynamic_pointer_cast<models::VisionLanguageModel>(model);
+  gen.set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight());
+  EXPECT_EQ(gen.max_cache_len(), 50);
+  runtime::GenerateOptions go;
+  go.max_new_tokens = 20;
+  EXPECT_EQ(gen.generate(ints(fixture("input_ids")), fixture("pixel_values"), go),
+            ints(fixture("greedy")));
 }
 
 TEST_F(LlavaGeneration, SavedDirectoryHasThePipelineAndGeneratesTheSameIds) {
