@@ -396,3 +396,62 @@ INSTANTIATE_TEST_SUITE_P(Decoders, OnnxDecodeLoop, ::testing::ValuesIn(decode_ca
 
 }  // namespace
 }  // namespace ingot::exporters
+
+// --- vision-language components (issue 18) -----------------------------------------------
+
+namespace ingot::exporters {
+namespace {
+
+// LLaVA's generation components exported to ONNX by the one export_for_generation: every
+// component (image_encoder at 1 and 3 images, multi_modal_projector, language_model over
+// the fixture's merged embeddings with an empty cache, lm_head at 1 and 27 tokens, decode)
+// run by ONNX Runtime equals ingot's runtime on the program it was lowered from (1e-4).
+TEST(OnnxVisionLanguage, LlavaComponentsInOrtEqualIngot) {
+  SKIP_WITHOUT_VENV();
+  const std::string folder = testing::fixture_path("vlm/llava");
+  auto model = models::from_pretrained(folder);
+  ort::ScratchDir dir("llava");
+  GenerationExportOptions g;
+  g.max_cache_len = 64;
+  auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
+  ASSERT_EQ(components.size(), 5u);
+  const Tensor pv = models::load_npy(folder + "/pixel_values.npy");
+  const Tensor features = models::load_npy(folder + "/image_features.npy");
+  const Tensor embeds = models::load_npy(folder + "/inputs_embeds.npy");  // [1, 27, 48]
+  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
+  auto empty_cache = [&] {
+    std::map<std::string, Tensor> c;
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
+    return c;
+  };
+  std::map<std::string, std::vector<std::map<std::string, Tensor>>> cases = {
+      {"image_encoder", {{{"pixel_values", pv}}, {{"pixel_values", cat({pv, pv, pv}, 0)}}}},
+      {"multi_modal_projector",
+       {{{"image_features", features}}, {{"image_features", cat({features, features, features}, 0)}}}},
+      {"lm_head", {{{"hidden_states", hidden}}, {{"hidden_states", slice(hidden, 1, 26, 27)}}}},
+  };
+  auto lm = empty_cache();
+  lm.emplace("inputs_embeds", embeds);
+  cases["language_model"] = {lm};
+  auto decode = empty_cache();
+  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
+  cases["decode"] = {decode};
+  for (auto& [name, inputs] : cases) {
+    OnnxProgram& p = onnx_of(*components.at(name));
+    const fs::path file = dir.path() / (name + ".onnx");
+    p.save(file.string());
+    ingot::runtime::ProgramModule mod(p.program);
+    ort::Cases c(dir.path() / ("cases_" + name));
+    for (const auto& in : inputs) {
+      std::map<std::string, Tensor> feeds;  // by ONNX input name (input.<cache tensor>)
+      std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
+      c.add(feeds, want);
+    }
+    nlohmann::json summary = c.run(file, kAtol);
+    EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
+  }
+}
+
+}  // namespace
+}  // namespace ingot::exporters

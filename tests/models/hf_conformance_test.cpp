@@ -181,7 +181,8 @@ TEST(SupportedArchitectures, DocsTableAndCountMatchTheRegistry) {
   std::set<std::string> documented;
   std::string line, count_line;
   while (std::getline(f, line)) {
-    if (line.rfind("| `", 0) == 0 && line.find("ForCausalLM`") != std::string::npos) {
+    if (line.rfind("| `", 0) == 0 && (line.find("ForCausalLM`") != std::string::npos ||
+                                      line.find("ForConditionalGeneration`") != std::string::npos)) {
       documented.insert(line.substr(3, line.find('`', 3) - 3));
     } else if (line.rfind("| `GPT2LMHeadModel`", 0) == 0 || line.rfind("| `BertModel`", 0) == 0) {
       documented.insert(line.substr(3, line.find('`', 3) - 3));

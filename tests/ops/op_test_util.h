@@ -42,6 +42,16 @@ inline std::vector<double> values(const Tensor& t) {
   return out;
 }
 
+// max |a - b| over all elements (EXPECTs equal shapes; compares the common prefix
+// otherwise).
+inline double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.sizes(), b.sizes());
+  const std::vector<double> va = values(a), vb = values(b);
+  double m = 0;
+  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) m = std::max(m, std::abs(va[i] - vb[i]));
+  return m;
+}
+
 // A contiguous tensor of `dtype` filled from `gen(i)` (converted to the dtype).
 inline Tensor make_tensor(const IntShape& sizes, DType dtype,
                           const std::function<double(int64_t)>& gen) {

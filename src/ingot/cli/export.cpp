@@ -137,7 +137,8 @@ int run_export(int argc, char** argv) {
     if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()))
       components["llm_runner"] =
           exporters::executorch::export_llm_runner(*model, folder, *config, g);
-    exporters::save_generation_directory(components, output, folder, model->architecture(), g);
+    exporters::save_generation_directory(components, output, folder, model->architecture(), g,
+                                         model.get());
     std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),
                 (long long)g.max_cache_len, output.c_str());

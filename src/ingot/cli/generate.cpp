@@ -5,12 +5,13 @@
 // (documented in README.md).
 // FOLDER is a Hugging Face folder (exported in memory first); DIR holds the components
 // written by `ingot export FOLDER --task generation -o DIR`.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "ingot/cli/app.h"
@@ -19,8 +20,10 @@
 #include "ingot/models/chat_template.h"
 #include "ingot/models/decode_stream.h"
 #include "ingot/models/generation_config.h"
+#include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
 #include "ingot/models/tokenizer.h"
+#include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 
@@ -29,13 +32,26 @@ namespace ingot::cli {
 namespace {
 
 // The prompt ids from --input NAME=FILE.npy: input_ids [1, n] (int64 or int32), and an
-// attention_mask, which must be all ones (the decode graphs take unpadded prompts).
-std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs) {
+// attention_mask, which must be all ones (the decode graphs take unpadded prompts);
+// pixel_values [images, C, H, W] (float, the processor's) into `pixel_values`.
+std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, bool vision_language,
+                                        Tensor& pixel_values) {
   std::vector<int64_t> ids;
   bool have_ids = false;
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
+    INGOT_CHECK(name != "pixel_values" || vision_language, ValueError,
+                "[ingot generate] no input named 'pixel_values': the model is not a "
+                "vision-language model (inputs: input_ids, attention_mask)");
     Tensor t = models::load_npy(file);
+    if (name == "pixel_values") {
+      INGOT_CHECK(is_floating(t.dtype()) && t.dim() == 4, ShapeError,
+                  "[ingot generate] input 'pixel_values' from '{}' is {} {}; expected float "
+                  "[images, channels, height, width] as the processor makes it",
+                  file, dtype_name(t.dtype()), t.shape_string());
+      pixel_values = contiguous(to(t, DType::F32));
+      continue;
+    }
     INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
                 "[ingot generate] input '{}' from '{}' has dtype {}; expected int64 (or int32)",
                 name, file, dtype_name(t.dtype()));
@@ -56,11 +72,23 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs) {
       }
     } else {
       INGOT_THROW(ValueError,
-                  "[ingot generate] no input named '{}' (inputs: input_ids, attention_mask)", name);
+                  "[ingot generate] no input named '{}' (inputs: input_ids, attention_mask, "
+                  "pixel_values)",
+                  name);
     }
   }
   INGOT_CHECK(have_ids, ValueError, "[ingot generate] --input needs input_ids=FILE.npy");
   return ids;
+}
+
+// Whether `source` (a generation directory or a model folder) is a vision-language
+// model's: the manifest's "pipeline", or a vision_config in config.json.
+bool is_vision_language_source(const std::string& source, bool exported) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::path(source) / (exported ? "manifest.json" : "config.json");
+  std::ifstream f(file);
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains(exported ? "pipeline" : "vision_config");
 }
 
 // The prompt text of --chat / --system / --messages: the model's chat template applied
@@ -107,8 +135,14 @@ int run_generate(int argc, char** argv) {
   app.add_option("--system", system, "with --chat: a system message before it")->needs(chat_opt);
   auto* messages_opt = app.add_option(
       "--messages", messages_file, "a JSON list of {role, content} messages for the chat template");
+  std::vector<std::string> image_files;
+  app.add_option("--image", image_files,
+                 "an image file (PNG or JPEG) for a vision-language model, pre-processed as "
+                 "preprocessor_config.json says; the prompt holds its placeholder (<image>) once")
+      ->check(CLI::ExistingFile);
   auto* inputs = app.add_option("--input", input_specs,
-                                "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask)");
+                                "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask, "
+                                "pixel_values)");
   text->excludes(chat_opt, messages_opt, inputs);
   chat_opt->excludes(messages_opt, inputs);
   messages_opt->excludes(inputs);
@@ -146,9 +180,38 @@ int run_generate(int argc, char** argv) {
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
-  std::vector<int64_t> ids = !input_specs.empty()
-                                 ? prompt_from_inputs(input_specs)
-                                 : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
+  Tensor pixel_values;  // [images, C, H, W] for a vision-language model
+  INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
+              "[ingot generate] give either --image (with --prompt / --chat) or --input "
+              "pixel_values=FILE.npy, not both");
+  if (!image_files.empty()) {
+    // The processor's work: each image resized, cropped and normalised, each placeholder
+    // expanded to the image's tokens (LlavaProcessor).
+    const models::ClipImageProcessor processor = models::ClipImageProcessor::from_folder(source);
+    const models::ImagePromptConfig images = models::ImagePromptConfig::from_folder(source);
+    std::vector<Tensor> each;
+    for (const std::string& file : image_files) each.push_back(processor.preprocess_file(file));
+    pixel_values = cat(each, 0);
+    const size_t placeholders = [&] {
+      size_t n = 0;
+      for (size_t at = prompt.find(images.image_token); at != std::string::npos;
+           at = prompt.find(images.image_token, at + images.image_token.size()))
+        ++n;
+      return n;
+    }();
+    INGOT_CHECK(placeholders == 0 || placeholders == image_files.size(), ValueError,
+                "[ingot generate] the prompt has {} image placeholders '{}' for {} --image files; "
+                "give one per image",
+                placeholders, images.image_token, image_files.size());
+    prompt = models::expand_image_tokens(
+        prompt, images.image_token,
+        images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
+  }
+  std::vector<int64_t> ids =
+      !input_specs.empty()
+          ? prompt_from_inputs(input_specs, is_vision_language_source(source, exported),
+                               pixel_values)
+          : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
   // A directory's Generator reads its generation_config.json when it loads; a model
@@ -166,7 +229,18 @@ int run_generate(int argc, char** argv) {
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
     gen->set_generation_config(defaults);
+    if (const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(model.get()))
+      gen->set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight());
   }
+  if (gen->is_vision_language() && !pixel_values.defined()) {
+    const auto image_tokens = std::count(ids.begin(), ids.end(), gen->image_token_id());
+    INGOT_CHECK(image_tokens == 0, ValueError,
+                "[ingot generate] the prompt has {} image tokens (id {}) but no image was given; "
+                "pass --image FILE (or --input pixel_values=FILE.npy)",
+                image_tokens, gen->image_token_id());
+  }
+  INGOT_CHECK(!pixel_values.defined() || gen->is_vision_language(), ValueError,
+              "[ingot generate] pixel_values given, but {} is not a vision-language model", source);
   // The model's defaults, then the flags: a sampling flag samples, --greedy does not.
   runtime::GenerateOptions go = gen->default_options(int64_t(ids.size()), new_tokens);
   go.max_new_tokens = new_tokens;  // --max-new-tokens wins over the file
@@ -197,7 +271,10 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   };
   runtime::GenerationStats stats;
-  gen->generate(ids, go, &stats);
+  if (pixel_values.defined())
+    gen->generate(ids, pixel_values, go, &stats);
+  else
+    gen->generate(ids, go, &stats);
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
                           {"generated_ids", generated},

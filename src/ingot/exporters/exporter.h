@@ -27,6 +27,10 @@
 #include "ingot/exporters/patches.h"
 #include "ingot/models/model.h"
 
+namespace ingot::models {
+class VisionLanguageModel;
+}
+
 namespace ingot::exporters {
 
 // What an exporter produces: the backend's artifact plus the ExportedProgram it was
@@ -95,6 +99,8 @@ class Exporter {
   // Generation components of a decoder (seed 003), the one generation export every
   // backend shares: decompose_for_generation captures generate()'s real forward calls
   // on example_generation_prompt(options.batch), then export_captured traces them.
+  // A models::VisionLanguageModel also gets image_encoder, multi_modal_projector,
+  // language_model and lm_head (export_vision_language, docs/generation.md).
   std::map<std::string, std::unique_ptr<ExportArtifact>> export_for_generation(
       models::PretrainedModel& model, const ComponentConfigs& configs,
       const GenerationExportOptions& options = {});
@@ -133,6 +139,11 @@ class Exporter {
 
  protected:
   using TraceFn = std::function<ExportedProgram(const ExportOptions&, PatchScope&)>;
+  // The multimodal components of a vision-language model, added to `out`
+  // (exporter_generation_vlm.cpp).
+  void export_vision_language(models::VisionLanguageModel& model, const ComponentConfigs& configs,
+                              const GenerationExportOptions& options,
+                              std::map<std::string, std::unique_ptr<ExportArtifact>>& out);
   // The tracing stages (1-6) followed by finish().
   std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture,
                                              const std::string& task, nn::Module* module,
@@ -148,6 +159,20 @@ class Exporter {
   // The shared post-trace stages: program fixes and node fixes (and dead code removal).
   std::vector<std::string> fix_program(ExportedProgram& program);
 };
+
+namespace detail {
+// Stage 3 of a generation component over (first input, StaticCache), or with
+// `mask_and_positions` over (input_ids, attention_mask, position_ids, StaticCache) (seed
+// 003's decode layout): the token dim symbolic in [1, max_cache_len] when
+// `symbolic_tokens`, the cache length with dynamic_cache_len; the cache tensors keep their
+// names (key_cache.N, ...).
+ExportOptions generation_component_options(const NativeExportConfig& config,
+                                           const GenerationExportOptions& g,
+                                           const nn::NamedTensors& cache, bool symbolic_tokens,
+                                           const std::string& component,
+                                           const std::string& first_input = "input_ids",
+                                           bool mask_and_positions = false);
+}  // namespace detail
 
 // Native backend: the ExportedProgram itself.
 class NativeExporter final : public Exporter {

@@ -7,6 +7,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/skips.h"
+#include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::exporters {
@@ -26,10 +27,16 @@ std::vector<Component> components_of(const GenerationExportOptions& g) {
   return {{"prefill", "prefill", true}, {"decode", "decode", false}};
 }
 
-// ── Stage 3 (generation): the dynamic shapes of (input_ids, cache) ──
-ExportOptions component_options(const NativeExportConfig& config, const GenerationExportOptions& g,
-                                const CapturedCall& call, bool symbolic_tokens,
-                                bool mask_and_positions, const std::string& component) {
+}  // namespace
+
+// ── Stage 3 (generation): the dynamic shapes of (input_ids or inputs_embeds, cache) ──
+ExportOptions detail::generation_component_options(const NativeExportConfig& config,
+                                                   const GenerationExportOptions& g,
+                                                   const nn::NamedTensors& cache,
+                                                   bool symbolic_tokens,
+                                                   const std::string& component,
+                                                   const std::string& first_input,
+                                                   bool mask_and_positions) {
   INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
               "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
               "generation components set their own (the token count is symbolic in prefill and "
@@ -37,14 +44,14 @@ ExportOptions component_options(const NativeExportConfig& config, const Generati
               component);
   ExportOptions o;
   // Cache tensors are named key_cache.N, value_cache.N, cache_position (no prefix).
-  o.input_names = {"input_ids", ""};
+  o.input_names = {first_input, ""};
   std::map<int, Dim> ids_dims;
   if (symbolic_tokens) ids_dims.emplace(1, Dim("tokens", 1, g.max_cache_len));
   DynamicShapes cache_shapes;
   if (g.dynamic_cache_len) {
     std::map<std::string, DynamicShapes> per_tensor;
     const Dim len("cache_len", 2, std::numeric_limits<int32_t>::max());
-    for (const auto& [name, t] : call.cache) {
+    for (const auto& [name, t] : cache) {
       if (t.dim() == 4) per_tensor.emplace(name, DynamicShapes::tensor({{2, len}}));
     }
     cache_shapes = DynamicShapes::dict(per_tensor);
@@ -72,8 +79,6 @@ ExportOptions component_options(const NativeExportConfig& config, const Generati
   return o;
 }
 
-}  // namespace
-
 std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_generation(
     models::PretrainedModel& model, const ComponentConfigs& configs,
     const GenerationExportOptions& g) {
@@ -82,8 +87,11 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_gene
   INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
               "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
               g.max_cache_len, g.batch);
-  return export_captured(
+  auto out = export_captured(
       model, decompose_for_generation(model, example_generation_prompt(g.batch), g), configs, g);
+  if (auto* vlm = dynamic_cast<models::VisionLanguageModel*>(&model))
+    export_vision_language(*vlm, configs, g, out);
+  return out;
 }
 
 std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured(
@@ -130,7 +138,8 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
     };
     out[c.name] = run_stages(
         model.architecture(), "generation", &model, trace, config,
-        component_options(config, g, call, c.symbolic_tokens, mask_and_positions, c.name));
+        detail::generation_component_options(config, g, call.cache, c.symbolic_tokens, c.name,
+                                             "input_ids", mask_and_positions));
   }
   return out;
 }

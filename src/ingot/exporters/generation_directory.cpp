@@ -4,12 +4,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ingot/models/vision_language.h"
+
 namespace ingot::exporters {
 
 void save_generation_directory(
     const std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
     const std::string& dir, const std::string& model_folder, const std::string& architecture,
-    const GenerationExportOptions& o) {
+    const GenerationExportOptions& o, const models::PretrainedModel* model) {
   namespace fs = std::filesystem;
   INGOT_CHECK(!components.empty(), ValueError, "[save_generation_directory] no components to save");
   const std::string format = components.begin()->second->format();
@@ -31,13 +33,55 @@ void save_generation_directory(
     manifest["components"][name] = file;
   }
   for (const char* f : {"tokenizer.json", "tokenizer_config.json", "generation_config.json",
-                        "config.json", "chat_template.jinja", "chat_template.json"}) {
+                        "config.json", "chat_template.jinja", "chat_template.json",
+                        "preprocessor_config.json", "processor_config.json"}) {
     fs::path src = fs::path(model_folder) / f;
     if (fs::exists(src))
       fs::copy_file(src, fs::path(dir) / f, fs::copy_options::overwrite_existing);
   }
+  if (model) {
+    nlohmann::json pipeline = pipeline_manifest(*model, components);
+    if (!pipeline.is_null()) manifest["pipeline"] = pipeline;
+  }
   // The manifest last: a directory with a manifest is complete.
   std::ofstream(fs::path(dir) / "manifest.json") << manifest.dump(2);
+}
+
+nlohmann::json pipeline_manifest(
+    const models::PretrainedModel& model,
+    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components) {
+  const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(&model);
+  if (!vlm) return nullptr;
+  for (const char* c : {"image_encoder", "language_model", "lm_head", "decode"}) {
+    INGOT_CHECK(components.contains(c), ValueError,
+                "[save_generation_directory] the vision-language model {} lacks component '{}'",
+                model.architecture(), c);
+  }
+  const models::ImageInput image = vlm->image_input();
+  const bool projector = components.contains("multi_modal_projector");
+  auto step = [](const char* component, std::vector<std::string> in, std::vector<std::string> out) {
+    return nlohmann::json{{"component", component}, {"inputs", in}, {"outputs", out}};
+  };
+  nlohmann::json steps = nlohmann::json::array();
+  steps.push_back(step("image_encoder", {"pixel_values"}, {"image_features"}));
+  if (projector)
+    steps.push_back(step("multi_modal_projector", {"image_features"}, {"image_embeds"}));
+  steps.push_back({{"merge",
+                    "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
+                    "replaced in order by the image embeddings"},
+                   {"inputs", {"input_ids", projector ? "image_embeds" : "image_features"}},
+                   {"outputs", {"inputs_embeds"}}});
+  steps.push_back(
+      step("language_model", {"inputs_embeds", "cache"}, {"last_hidden_state", "cache"}));
+  steps.push_back(step("lm_head", {"last_hidden_state[:, -1:]"}, {"logits"}));
+  steps.push_back(step("decode", {"input_ids", "cache"}, {"logits", "cache"}));
+  return {{"kind", "vision-language"},
+          {"image_token_id", vlm->image_token_id()},
+          {"tokens_per_image", vlm->tokens_per_image()},
+          {"image_input",
+           {{"channels", image.channels}, {"height", image.height}, {"width", image.width}}},
+          {"embed_tokens", {{"component", "decode"}, {"tensor", vlm->embed_tokens_weight()}}},
+          {"steps", steps}};
 }
 
 std::map<std::string, ExportedProgram> programs_of(

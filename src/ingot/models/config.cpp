@@ -43,6 +43,13 @@ const json* ConfigReader::find(const std::string& key) const {
 
 bool ConfigReader::has(const std::string& key) const { return find(key) != nullptr; }
 
+ConfigReader ConfigReader::child(const std::string& key) const {
+  const json* j = find(key);
+  INGOT_CHECK(j && j->is_object(), IoError, "[config] '{}': \"{}\" must be a JSON object", origin_,
+              key);
+  return ConfigReader(std::make_unique<json>(*j), origin_ + ":" + key);
+}
+
 void ConfigReader::fail(const std::string& key, const char* expected) const {
   const json* v = find(key);
   if (!v) INGOT_THROW(IoError, "[config] '{}': key '{}' is missing ({})", origin_, key, expected);

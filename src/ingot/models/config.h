@@ -45,6 +45,9 @@ class ConfigReader {
   // rope_parameters {"full_attention": {...}, "sliding_attention": {...}}, or its older
   // rope_local_base_freq for sliding layers). Without one, the "full_attention" set.
   RopeConfig rope(const std::string& layer_type = "") const;
+  // The nested object `key` (a multimodal model's text_config / vision_config) as a
+  // reader of its own, whose origin names the key; IoError when absent or not an object.
+  ConfigReader child(const std::string& key) const;
 
  private:
   ConfigReader(std::unique_ptr<nlohmann::json> json, std::string origin);

@@ -171,15 +171,23 @@ double rounded(double value, DType dtype) {
 
 // Trace-friendly: batch and seq are only used as SymInts, positions and masks are ops.
 ModelOutputs DecoderLM::forward(const ModelInputs& in) {
-  check_input_ids(in, architecture());
+  const bool embedded = in.inputs_embeds.defined();
+  if (embedded) {
+    INGOT_CHECK(in.inputs_embeds.dim() == 3, ShapeError,
+                "[{}] inputs_embeds must be [batch, seq, hidden], got {}", architecture(),
+                in.inputs_embeds.shape_string());
+  } else {
+    check_input_ids(in, architecture());
+  }
   if (in.cache) in.cache->check_compatible(*cache_spec());
-  const SymInt batch = in.input_ids.sym_size(0), seq = in.input_ids.sym_size(1);
+  const Tensor& first = embedded ? in.inputs_embeds : in.input_ids;
+  const SymInt batch = first.sym_size(0), seq = first.sym_size(1);
   // Absolute positions of the new tokens [seq], and the key slots attention sees.
   Tensor positions = in.cache ? in.cache->new_positions(seq) : arange_symint(seq);
   const SymInt key_length = in.cache ? in.cache->key_length(seq) : seq;
   Tensor position_ids =
       in.position_ids.defined() ? in.position_ids : default_position_ids(positions, batch);
-  Tensor x = embed_tokens_->forward(in.input_ids);  // [b, s, hidden]
+  Tensor x = embedded ? in.inputs_embeds : embed_tokens_->forward(in.input_ids);  // [b, s, hidden]
   if (config_.embedding_scale != 1.0) x = mul(x, rounded(config_.embedding_scale, x.dtype()));
   auto [cos, sin] = rotary_->forward(position_ids, x.dtype());
   Tensor local_cos = cos, local_sin = sin;
@@ -206,11 +214,15 @@ ModelOutputs DecoderLM::forward(const ModelInputs& in) {
   // transformers reports the final-normed state as the last hidden state.
   if (in.output_hidden_states) out.hidden_states.push_back(x);
   out.last_hidden_state = x;
-  Tensor logits = linear(x, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
+  out.logits = logits(x);
+  return out;
+}
+
+Tensor DecoderLM::logits(const Tensor& hidden) const {
+  Tensor logits = linear(hidden, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
   if (config_.logits_divisor != 1.0) logits = div(logits, config_.logits_divisor);
   if (config_.final_softcap) logits = softcap(logits, *config_.final_softcap);
-  out.logits = logits;
-  return out;
+  return logits;
 }
 
 }  // namespace ingot::models

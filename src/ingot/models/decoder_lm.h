@@ -107,6 +107,14 @@ class DecoderLM : public PretrainedModel {
   }
   std::optional<nn::CacheSpec> cache_spec() const override;
   const DecoderConfig& config() const { return config_; }
+  // The pieces a vision-language model runs apart (models/vision_language.h):
+  // input_ids [b, s] -> embeddings [b, s, hidden] (before any embedding_scale, which
+  // forward applies to inputs_embeds too, as transformers does) ...
+  Tensor embed(const Tensor& input_ids) const { return embed_tokens_->forward(input_ids); }
+  // ... and the final-normed hidden state [b, s, hidden] -> logits [b, s, vocab].
+  Tensor logits(const Tensor& hidden) const;
+  // The state-dict name of the embedding table (under this module).
+  static constexpr const char* kEmbedTokensWeight = "model.embed_tokens.weight";
 
  private:
   DecoderConfig config_;

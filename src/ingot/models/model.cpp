@@ -60,6 +60,19 @@ std::vector<std::string> supported_architectures() {
   return out;
 }
 
+std::shared_ptr<PretrainedModel> create_model(const std::string& architecture,
+                                              const ConfigReader& config,
+                                              const LoadOptions& options) {
+  auto it = factories().find(architecture);
+  INGOT_CHECK(it != factories().end(), NotSupportedError,
+              "[create_model] '{}': architecture '{}' is not supported (supported: {})",
+              config.origin(), architecture, fmt::join(supported_architectures(), ", "));
+  std::shared_ptr<PretrainedModel> model = it->second(config, options);
+  model->architecture_ = architecture;
+  model->compute_dtype_ = options.compute_dtype;
+  return model;
+}
+
 std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
                                                  const LoadOptions& options) {
   INGOT_CHECK(options.compute_dtype == DType::F32 || options.compute_dtype == DType::BF16,

@@ -28,6 +28,13 @@ struct ModelInputs {
   Tensor attention_mask;
   Tensor position_ids;    // [batch, seq] int64; default: the cache's positions of the new tokens
   Tensor token_type_ids;  // [batch, seq] (BERT)
+  // [batch, seq, hidden]: the embeddings to run instead of looking up input_ids (a
+  // vision-language model's language model gets the text embeddings with the image
+  // tokens' rows replaced by projected image features). Decoders only.
+  Tensor inputs_embeds;
+  // [images, channels, height, width] float (vision-language models), as the processor
+  // makes it.
+  Tensor pixel_values;
   // Incremental decoding (decoders only): nn::KVCache (grows) or nn::StaticCache (fixed
   // size, written in place). The forward stores the new tokens' keys and values in it.
   nn::Cache* cache = nullptr;
@@ -62,6 +69,8 @@ class PretrainedModel : public nn::Module {
   std::string architecture_;
   DType compute_dtype_ = DType::F32;
   friend std::shared_ptr<PretrainedModel> from_pretrained(const std::string&, const LoadOptions&);
+  friend std::shared_ptr<PretrainedModel> create_model(const std::string&, const ConfigReader&,
+                                                       const LoadOptions&);
 };
 
 using ModelFactory =
@@ -72,6 +81,12 @@ struct ArchitectureRegistrar {
   ArchitectureRegistrar(const std::string& architecture, ModelFactory factory);
 };
 std::vector<std::string> supported_architectures();
+// The module tree of `architecture` for `config`, without weights (placeholders): what
+// from_pretrained builds before loading. A multimodal model builds its language model
+// with it from text_config. NotSupportedError for an unknown architecture.
+std::shared_ptr<PretrainedModel> create_model(const std::string& architecture,
+                                              const ConfigReader& config,
+                                              const LoadOptions& options);
 
 // Checks input_ids is [batch, seq]; the error names the architecture.
 void check_input_ids(const ModelInputs& in, const std::string& architecture);

@@ -9,6 +9,7 @@
 
 #include "ingot/export/serialize.h"
 #include "ingot/generation/model_defaults.h"
+#include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::runtime {
@@ -88,6 +89,35 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
     prefill_ = std::make_unique<ProgramModule>(prefill->second);
   }
   step_ids_ = zeros({1, 1}, DType::I64);
+  // The multimodal components wait for set_vision_language (which needs the table).
+  for (const char* name : {"image_encoder", "multi_modal_projector", "language_model", "lm_head"}) {
+    if (auto it = components.find(name); it != components.end())
+      vlm_programs_.emplace(name, it->second);
+  }
+  if (!vlm_programs_.empty()) vlm_programs_.emplace("decode", ep);
+}
+
+void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens) {
+  for (const char* name : {"image_encoder", "language_model", "lm_head"}) {
+    INGOT_CHECK(vlm_programs_.contains(name), ValueError,
+                "[Generator] a vision-language generator needs a '{}' component (export with "
+                "exporters::Exporter::export_for_generation)",
+                name);
+  }
+  const ExportedProgram& decode = vlm_programs_.at("decode");
+  auto table = decode.state.find(embed_tokens);
+  INGOT_CHECK(table != decode.state.end() && table->second.dim() == 2, ValueError,
+              "[Generator] the decode component has no embedding table '{}'", embed_tokens);
+  auto module = [&](const char* name) {
+    auto it = vlm_programs_.find(name);
+    return it == vlm_programs_.end() ? nullptr : std::make_unique<ProgramModule>(it->second);
+  };
+  image_encoder_ = module("image_encoder");
+  projector_ = module("multi_modal_projector");
+  language_model_ = module("language_model");
+  lm_head_ = module("lm_head");
+  embed_tokens_ = table->second;
+  image_token_id_ = image_token_id;
 }
 
 Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cache_len) {
@@ -129,6 +159,21 @@ Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cac
   }
   Generator gen(std::move(components), max_cache_len);
   gen.generation_config_ = models::GenerationConfig::from_folder(dir);
+  if (manifest.contains("pipeline")) {
+    const nlohmann::json& p = manifest["pipeline"];
+    INGOT_CHECK(p.is_object() && p.value("kind", "") == "vision-language" &&
+                    p.contains("image_token_id") && p["image_token_id"].is_number_integer() &&
+                    p.contains("embed_tokens") && p["embed_tokens"].is_object() &&
+                    p["embed_tokens"].value("component", "") == "decode" &&
+                    p["embed_tokens"].contains("tensor") && p["embed_tokens"]["tensor"].is_string(),
+                IoError,
+                "[Generator] '{}': \"pipeline\" must be {{\"kind\": \"vision-language\", "
+                "\"image_token_id\": N, \"embed_tokens\": {{\"component\": \"decode\", "
+                "\"tensor\": NAME}}, ...}}",
+                manifest_path.string());
+    gen.set_vision_language(p["image_token_id"].get<int64_t>(),
+                            p["embed_tokens"]["tensor"].get<std::string>());
+  }
   return gen;
 }
 
@@ -155,6 +200,40 @@ void Generator::reset_cache() {
 
 std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
                                          const GenerateOptions& o, GenerationStats* stats) {
+  return generate_after(
+      prompt, [&](const Tensor& ids) { return run(prefill_ ? *prefill_ : *decode_, ids); }, o,
+      stats);
+}
+
+std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
+                                         const Tensor& pixel_values, const GenerateOptions& o,
+                                         GenerationStats* stats) {
+  INGOT_CHECK(is_vision_language(), ValueError,
+              "[Generator] pixel_values given but these components are not a vision-language "
+              "model's (no image_encoder / language_model / lm_head, or set_vision_language was "
+              "not called)");
+  return generate_after(
+      prompt, [&](const Tensor& ids) { return prefill_with_images(ids, pixel_values); }, o, stats);
+}
+
+Tensor Generator::prefill_with_images(const Tensor& ids, const Tensor& pixel_values) {
+  INGOT_CHECK(pixel_values.defined() && pixel_values.dim() == 4, ShapeError,
+              "[Generator] pixel_values must be [images, channels, height, width], got {}",
+              pixel_values.defined() ? pixel_values.shape_string() : "nothing");
+  Tensor features = image_encoder_->run({pixel_values}).at(0);  // [images, patches, F]
+  Tensor image_embeds = projector_ ? projector_->run({features}).at(0) : features;
+  Tensor embeds = models::merge_image_features(embedding(embed_tokens_, ids), ids, image_embeds,
+                                               image_token_id_);
+  std::vector<Tensor> inputs{embeds};  // [1, n, hidden], then the cache (written in place)
+  inputs.insert(inputs.end(), cache_.begin(), cache_.end());
+  Tensor hidden = language_model_->run(inputs).at(0);  // [1, n, hidden]
+  const int64_t n = hidden.size(1);
+  return lm_head_->run({contiguous(slice(hidden, 1, n - 1, n))}).at(0);  // [1, 1, vocab]
+}
+
+std::vector<int64_t> Generator::generate_after(const std::vector<int64_t>& prompt,
+                                               const std::function<Tensor(const Tensor&)>& prefill,
+                                               const GenerateOptions& o, GenerationStats* stats) {
   INGOT_CHECK(!prompt.empty(), ValueError,
               "[Generator] the prompt is empty; give at least one token");
   INGOT_CHECK(int64_t(prompt.size()) < max_cache_len_, ValueError,
@@ -189,7 +268,7 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
   }
   auto t0 = std::chrono::steady_clock::now();
   Tensor ids = Tensor::from_vector(prompt, {1, int64_t(prompt.size())});
-  Tensor logits = run(prefill_ ? *prefill_ : *decode_, ids);
+  Tensor logits = prefill(ids);
   bool stopped = emit(next_token(logits));
   st.prefill_seconds = seconds_since(t0);
   int64_t cached = int64_t(prompt.size());

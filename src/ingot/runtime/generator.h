@@ -74,6 +74,22 @@ class Generator {
   std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const GenerateOptions& options,
                                 GenerationStats* stats = nullptr);
 
+  // Vision-language components (docs/generation.md): image_encoder [+
+  // multi_modal_projector], language_model and lm_head beside decode. `image_token_id`
+  // marks the prompt positions the image embeddings replace; `embed_tokens` names the
+  // text embedding table among the decode program's tensors. load() calls it from the
+  // manifest's "pipeline". ValueError naming what is missing.
+  void set_vision_language(int64_t image_token_id, const std::string& embed_tokens);
+  bool is_vision_language() const { return embed_tokens_.defined(); }
+  int64_t image_token_id() const { return image_token_id_; }
+  // The same decoding after a prompt with images: the image encoder runs once over
+  // `pixel_values` [images, C, H, W], the projected features replace the prompt's image
+  // tokens' embeddings, the language model prefills the cache over them and lm_head
+  // gives the first token; then the decode loop. ValueError when this is not a
+  // vision-language generator or the image tokens and images do not match.
+  std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const Tensor& pixel_values,
+                                const GenerateOptions& options, GenerationStats* stats = nullptr);
+
   int64_t max_cache_len() const { return max_cache_len_; }
   // Decode calls that only ran a cached execution plan (runtime/execution_plan.h).
   int64_t decode_planned_runs() const { return decode_->num_planned_runs(); }
@@ -83,8 +99,18 @@ class Generator {
  private:
   Tensor run(ProgramModule& module, const Tensor& ids);
   void reset_cache();
+  // The decode loop after `prefill` (the prompt ids [1, n] -> logits, filling the cache).
+  std::vector<int64_t> generate_after(const std::vector<int64_t>& prompt,
+                                      const std::function<Tensor(const Tensor&)>& prefill,
+                                      const GenerateOptions& options, GenerationStats* stats);
+  Tensor prefill_with_images(const Tensor& ids, const Tensor& pixel_values);
 
   std::unique_ptr<ProgramModule> decode_, prefill_;
+  // Vision-language components (null otherwise) and the text embedding table.
+  std::unique_ptr<ProgramModule> image_encoder_, projector_, language_model_, lm_head_;
+  Tensor embed_tokens_;  // [vocab, hidden]
+  int64_t image_token_id_ = -1;
+  std::map<std::string, ExportedProgram> vlm_programs_;
   std::vector<Tensor> cache_;  // the programs' cache inputs, in their input order
   Tensor position_;            // the cache_position tensor (one of cache_)
   Tensor step_ids_;            // [1, 1] int64, rewritten every decode step
