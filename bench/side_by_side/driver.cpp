@@ -8,6 +8,7 @@
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
 //     prefill TOKENS            one prefill of TOKENS tokens: {"tok_s", "seconds"}
 //     decode PROMPT STEPS       prefill PROMPT tokens, then STEPS decode steps: {"tok_s"}
+//     probe                     the machine's read bandwidth and FLOP peaks (machine_probe.h)
 //     export-onnx OUT_DIR CACHE_LEN PROMPT   ONNX decode graph (f32) + prompt.npy for ORT
 //     quit
 // Errors are reported as {"error": "..."} and the process keeps serving.
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "../bench_model.h"
+#include "../machine_probe.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/generation_directory.h"
@@ -160,6 +162,14 @@ int serve(const std::string& dir) {
         int64_t prompt = 0, steps = 0;
         in >> prompt >> steps;
         reply = decode(s, prompt, steps);
+      } else if (cmd == "probe") {
+        const ingot::bench::ReadProbe r = ingot::bench::read_probe();
+        const ingot::bench::FlopProbe f = ingot::bench::flop_probe();
+        nlohmann::json by = nlohmann::json::object();
+        for (const auto& [streams, gbs] : r.gbs_by_streams) by[std::to_string(streams)] = gbs;
+        reply = {{"read_gbs", r.best_gbs},       {"read_best_streams", r.best_streams},
+                 {"read_gbs_by_streams", by},    {"f32_gflops", f.f32_gflops},
+                 {"bf16_gflops", f.bf16_gflops}, {"threads", ingot::num_threads()}};
       } else if (cmd == "export-onnx") {
         std::string out;
         int64_t cache_len = 0, prompt = 0;
