@@ -112,8 +112,11 @@ nlohmann::json decode(Session& s, int64_t prompt, int64_t steps) {
   ingot::runtime::GenerateOptions go;
   go.max_new_tokens = steps + 1;  // the first new token comes from the prefill
   ingot::runtime::GenerationStats stats;
+  ingot::bench::reset_peak_rss();
   s.generator->generate(prompt_of(prompt), go, &stats);
-  return {{"tok_s", stats.decode_tokens_per_second()}, {"steps", stats.new_tokens - 1}};
+  return {{"tok_s", stats.decode_tokens_per_second()},
+          {"steps", stats.new_tokens - 1},
+          {"peak_rss_kb", ingot::bench::status_kb("VmHWM:")}};
 }
 
 nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len, int64_t prompt) {
