@@ -56,44 +56,9 @@ TensorShapes qwen3_shapes() {
   return shapes;
 }
 
-}  // namespace
-
-std::pair<std::string, size_t> synthetic_qwen3_checkpoint() {
-  static const auto result = [] {
-    fs::path dir = fs::temp_directory_path() / "ingot_qwen3_0.6b_shaped";
-    fs::create_directories(dir);
-    std::ofstream(dir / "config.json") << qwen3_config().dump(2);
-    // The header lists every tensor; the data section is left as a hole (zeros).
-    const TensorShapes shapes = qwen3_shapes();
-    nlohmann::json header = nlohmann::json::object();
-    size_t offset = 0;
-    for (const auto& [name, shape] : shapes) {
-      size_t bytes = 2;
-      for (int64_t s : shape) bytes *= size_t(s);
-      header[name] = {
-          {"dtype", "BF16"}, {"shape", shape}, {"data_offsets", {offset, offset + bytes}}};
-      offset += bytes;
-    }
-    std::string text = header.dump();
-    text.append((8 - text.size() % 8) % 8, ' ');
-    const std::string path = (dir / "model.safetensors").string();
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    uint64_t n = text.size();
-    f.write(reinterpret_cast<const char*>(&n), 8);
-    f << text;
-    f.close();
-    fs::resize_file(path, 8 + text.size() + offset);
-    return std::make_pair(dir.string(), size_t(8 + text.size() + offset));
-  }();
-  return result;
-}
-
-std::pair<std::string, size_t> write_synthetic_checkpoint(const std::string& name,
-                                                          const std::string& config_json,
-                                                          const TensorShapes& shapes) {
-  fs::path dir = fs::temp_directory_path() / name;
-  fs::create_directories(dir);
-  std::ofstream(dir / "config.json") << config_json;
+// Writes the safetensors preamble (header length, JSON header listing `shapes` as bf16
+// tensors in order, padded to 8 bytes) to `f`; returns {preamble bytes, data bytes}.
+std::pair<size_t, size_t> write_bf16_header(std::ofstream& f, const TensorShapes& shapes) {
   nlohmann::json header = nlohmann::json::object();
   size_t offset = 0;
   for (const auto& [tensor, shape] : shapes) {
@@ -105,14 +70,33 @@ std::pair<std::string, size_t> write_synthetic_checkpoint(const std::string& nam
   }
   std::string text = header.dump();
   text.append((8 - text.size() % 8) % 8, ' ');
-  const std::string path = (dir / "model.safetensors").string();
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
   uint64_t n = text.size();
   f.write(reinterpret_cast<const char*>(&n), 8);
   f << text;
+  return {8 + text.size(), offset};
+}
+
+}  // namespace
+
+std::pair<std::string, size_t> synthetic_qwen3_checkpoint() {
+  static const auto result =
+      write_synthetic_checkpoint("ingot_qwen3_0.6b_shaped", qwen3_config().dump(2), qwen3_shapes());
+  return result;
+}
+
+std::pair<std::string, size_t> write_synthetic_checkpoint(const std::string& name,
+                                                          const std::string& config_json,
+                                                          const TensorShapes& shapes) {
+  fs::path dir = fs::temp_directory_path() / name;
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << config_json;
+  // The header lists every tensor; the data section is left as a hole (zeros).
+  const std::string path = (dir / "model.safetensors").string();
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  const auto [preamble, data] = write_bf16_header(f, shapes);
   f.close();
-  fs::resize_file(path, 8 + text.size() + offset);
-  return {dir.string(), 8 + text.size() + offset};
+  fs::resize_file(path, preamble + data);
+  return {dir.string(), preamble + data};
 }
 
 size_t write_random_qwen3_checkpoint(const std::string& folder, uint64_t seed) {
@@ -120,22 +104,9 @@ size_t write_random_qwen3_checkpoint(const std::string& folder, uint64_t seed) {
   fs::create_directories(dir);
   std::ofstream(dir / "config.json") << qwen3_config().dump(2);
   const TensorShapes shapes = qwen3_shapes();
-  nlohmann::json header = nlohmann::json::object();
-  size_t offset = 0;
-  for (const auto& [name, shape] : shapes) {
-    size_t bytes = 2;
-    for (int64_t s : shape) bytes *= size_t(s);
-    header[name] = {
-        {"dtype", "BF16"}, {"shape", shape}, {"data_offsets", {offset, offset + bytes}}};
-    offset += bytes;
-  }
-  std::string text = header.dump();
-  text.append((8 - text.size() % 8) % 8, ' ');
   const std::string path = (dir / "model.safetensors").string();
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  uint64_t n = text.size();
-  f.write(reinterpret_cast<const char*>(&n), 8);
-  f << text;
+  const auto [preamble, data] = write_bf16_header(f, shapes);
   // splitmix64: a fast, seedable stream; each value is uniform in [-1, 1).
   uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
   auto uniform = [&state] {
@@ -161,7 +132,7 @@ size_t write_random_qwen3_checkpoint(const std::string& folder, uint64_t seed) {
     f.write(reinterpret_cast<const char*>(chunk.data()), std::streamsize(chunk.size() * 2));
   }
   INGOT_CHECK(f.good(), ingot::IoError, "[bench] cannot write '{}'", path);
-  return 8 + text.size() + offset;
+  return preamble + data;
 }
 
 int64_t status_kb(const char* field) {
