@@ -21,6 +21,11 @@ std::pair<std::string, size_t> write_synthetic_checkpoint(const std::string& nam
                                                           const std::string& config_json,
                                                           const TensorShapes& shapes);
 
+// Writes config.json and model.safetensors of a Qwen3-0.6B-shaped model with random bf16
+// weights (deterministic for `seed`: matrices uniform with std 0.02, norm weights near 1)
+// to `folder`, for benchmarks that compare outputs across runtimes. Returns the file size.
+size_t write_random_qwen3_checkpoint(const std::string& folder, uint64_t seed);
+
 // A /proc/self/status field in kB ("VmRSS:", "VmHWM:").
 int64_t status_kb(const char* field);
 // Resets the peak-RSS mark (VmHWM) to the current RSS.

@@ -192,6 +192,36 @@ TEST_P(AttentionIsaTest, FullyMaskedRowsAreZero) {
   }
 }
 
+// A static cache's decode step: 256 slots, the mask hiding every slot past the position
+// (whole key blocks are then skipped). Equal to attention over the visible prefix alone,
+// for bool and additive masks, one and several query rows, f32 and bf16.
+TEST_P(AttentionIsaTest, HiddenKeyBlocksAreSkippedExactly) {
+  std::mt19937 rng(9);
+  const double ninf = -std::numeric_limits<double>::infinity();
+  for (DType t : {DType::F32, DType::BF16}) {
+    for (int64_t visible : {1, 17, 64, 65, 200}) {
+      for (int64_t l : {1, 3}) {
+        Tensor q = testing::random_tensor({1, 4, l, 32}, t, rng);
+        Tensor k = testing::random_tensor({1, 2, 256, 32}, t, rng);
+        Tensor v = testing::random_tensor({1, 2, 256, 32}, t, rng);
+        Tensor bmask = testing::make_tensor(
+            {l, 256}, DType::Bool, [&](int64_t i) { return i % 256 < visible ? 1.0 : 0.0; });
+        Tensor fmask = testing::make_tensor(
+            {l, 256}, t, [&](int64_t i) { return i % 256 < visible ? 0.0 : ninf; });
+        Tensor kp = contiguous(slice(k, 2, 0, visible)), vp = contiguous(slice(v, 2, 0, visible));
+        const Tensor prefix =
+            scaled_dot_product_attention(q, kp, vp, std::nullopt, false, {}, true);
+        const double tol = attn_tolerance(t);
+        for (const Tensor& mask : {bmask, fmask}) {
+          const Tensor out = scaled_dot_product_attention(q, k, v, mask, false, {}, true);
+          testing::expect_close(out, values(prefix), tol, tol,
+                                fmt::format("{} visible {} rows {}", t, visible, l));
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, AttentionIsaTest,
                          ::testing::Values(cpu::AttentionIsa::Auto, cpu::AttentionIsa::Generic),
                          [](const auto& info) {

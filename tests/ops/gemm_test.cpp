@@ -185,6 +185,21 @@ TEST_F(GemmTest, EveryDTypeCombination) {
   }
 }
 
+// The small-m route (m <= 16, B in the linear layout: W streamed, GEMV kernels over groups
+// of 4 rows of A) and its edges (m = 4 / 5, 16 / 17 switch routes), every dtype of A and B:
+// bf16 A with bf16 B takes the single-dot-product kernel (no low half of x).
+TEST_F(GemmTest, SmallMStreamsTheWeights) {
+  for (GemmIsa isa : isas()) {
+    set_gemm_isa(isa);
+    for (int64_t m : {4, 5, 8, 13, 16, 17})
+      for (DType at : kFloatTypes)
+        for (DType bt : kFloatTypes)
+          run_case(
+              {m, 150, 200, at, bt, DType::F32, Layout::RowMajor, Layout::ColMajor, 1.0f, 0.0f},
+              rng);
+  }
+}
+
 TEST_F(GemmTest, AlphaBeta) {
   for (GemmIsa isa : isas()) {
     set_gemm_isa(isa);

@@ -1,10 +1,12 @@
 #include "ingot/runtime/execution_plan.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "ingot/export/input_binding.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/op_profile.h"
 
 namespace ingot::runtime {
 
@@ -17,6 +19,19 @@ bool is_scatter_into_view(const OpDef& op) {
 // An op eager_call would run through a view function or a kernel (not compute / decompose).
 bool has_plain_kernel(const OpDef& op) {
   return op.view_fn || (!op.compute_fn && op.cpu_kernel);
+}
+
+// "op [output sizes] <- [first tensor argument's sizes]", a profile row's key.
+std::string step_label(const std::string& op, const OpArgs& args, const std::vector<Tensor>& outs) {
+  std::string label = op;
+  if (!outs.empty() && outs[0].defined()) label += " " + outs[0].shape_string();
+  for (const Value& v : args.values()) {
+    if (v.is(Value::Kind::Tensor) && v.tensor().defined()) {
+      label += " <- " + v.tensor().shape_string();
+      break;
+    }
+  }
+  return label;
 }
 
 const OpDef& copy_op() {
@@ -182,8 +197,7 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
         [&](const sym::Expr& e) { return SymInt(evaluate_size(e, b)); });
   };
   // `defined`: the outputs were counted when they were allocated (see below).
-  auto set_outputs = [&](const ir::Node& n, const std::vector<Tensor>& outs,
-                         bool defined = false) {
+  auto set_outputs = [&](const ir::Node& n, const std::vector<Tensor>& outs, bool defined = false) {
     INGOT_CHECK(outs.size() >= n.outputs.size(), InternalError,
                 "[runtime] {} produced {} values for {}", n.target, outs.size(), n.outputs.size());
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -238,6 +252,8 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
       copy.kernel = &copy_op().cpu_kernel;
       copy.args.emplace(std::move(args));
       copy.outputs = {view};
+      if (op_profile_enabled())
+        copy.label = step_label("copy_ (cache write)", *copy.args, copy.outputs);
       steps_.push_back(std::move(copy));
       ++num_kernels_;
       copy_op().cpu_kernel(*steps_.back().args, steps_.back().outputs);
@@ -289,6 +305,7 @@ ExecutionPlan::ExecutionPlan(const CompiledGraph& c, const std::vector<Tensor>& 
       call.kernel = &op.cpu_kernel;
       call.args.emplace(std::move(args));
       call.outputs = outs;
+      if (op_profile_enabled()) call.label = step_label(op.qualified_name, *call.args, outs);
       steps_.push_back(std::move(call));
       ++num_kernels_;
       op.cpu_kernel(*steps_.back().args, steps_.back().outputs);
@@ -354,14 +371,34 @@ bool ExecutionPlan::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& 
     Tensor& slot = const_cast<Tensor&>(s.args->tensor(r.arg));
     if (!slot.is_same(now)) slot = now;
   }
+  if (op_profile_enabled()) {
+    run_profiled();
+  } else {
+    for (Step& s : steps_) {
+      if (s.kernel)
+        (*s.kernel)(*s.args, s.outputs);
+      else
+        run_check(s);
+    }
+  }
+  outputs = outputs_;
+  return true;
+}
+
+void ExecutionPlan::run_profiled() {
+  using Clock = std::chrono::steady_clock;
   for (Step& s : steps_) {
+    const auto t0 = Clock::now();
     if (s.kernel)
       (*s.kernel)(*s.args, s.outputs);
     else
       run_check(s);
+    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    op_profile_add(s.kernel ? s.label
+                            : (s.view_op ? "recompute " + s.view_op->qualified_name
+                                         : std::string("data check")),
+                   dt);
   }
-  outputs = outputs_;
-  return true;
 }
 
 ExecutionPlan::Step ExecutionPlan::recompute_step(const OpDef& op, OpArgs args,

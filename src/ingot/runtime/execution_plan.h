@@ -68,6 +68,7 @@ class ExecutionPlan {
     int64_t* slot = nullptr;
     const ir::Node* check = nullptr;
     const OpDef* view_op = nullptr;  // a view op that copied: re-run, copied into outputs[0]
+    std::string label;               // for INGOT_OP_PROFILE: "op [out sizes] <- [in sizes]"
   };
   // Argument `arg` of step `step` is graph input `input` (rebound every run).
   struct Rebind {
@@ -89,6 +90,7 @@ class ExecutionPlan {
   };
 
   void run_check(const Step& s) const;
+  void run_profiled();
   static Step recompute_step(const OpDef& op, OpArgs args, const Tensor& buffer);
   static void run_recompute(const Step& s);
 

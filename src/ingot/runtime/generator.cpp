@@ -11,6 +11,7 @@
 #include "ingot/generation/model_defaults.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/last_position_logits.h"
 
 namespace ingot::runtime {
 
@@ -85,7 +86,14 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
               "input_ids, key_cache.N, value_cache.N, cache_position; export it with "
               "exporters::Exporter::export_for_generation)");
   decode_ = std::make_unique<ProgramModule>(ep);
-  if (auto prefill = components.find("prefill"); prefill != components.end()) {
+  // The prefill needs the last position's logits only: it runs a copy of its program with
+  // the LM head applied to that position (runtime/last_position_logits.h), when the
+  // program has that shape; decode steps (one token) keep the program as exported.
+  auto prefill = components.find("prefill");
+  const ExportedProgram& prefill_program = prefill != components.end() ? prefill->second : ep;
+  if (std::optional<ExportedProgram> last = last_position_logits(prefill_program)) {
+    prefill_ = std::make_unique<ProgramModule>(*last);
+  } else if (prefill != components.end()) {
     prefill_ = std::make_unique<ProgramModule>(prefill->second);
   }
   step_ids_ = zeros({1, 1}, DType::I64);

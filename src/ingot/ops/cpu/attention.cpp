@@ -239,8 +239,31 @@ void run_task(const AttentionProblem& p, const Plan& pl, int64_t item, int64_t s
     run_sum[r] = 0;
   }
 
+  // True when the mask hides every key of [j0, j0 + nk) from every row of the item: such
+  // a block adds exp(-inf) = 0 to every sum, so skipping it (and its K/V reads) is exact.
+  // A static cache's decode step masks the slots past the position (most of the cache).
+  auto block_hidden = [&](int64_t j0, int64_t nk) {
+    if (p.mask_kind == AttentionMask::None) return false;
+    bool hidden = true;
+    dispatch_mask_type(p.mask_dtype, [&]<typename MT>() {
+      const MT* mbase = static_cast<const MT*>(p.mask) + p.mask_batch_offset[size_t(b)];
+      for (int64_t r = 0; r < m && hidden; ++r) {
+        const int64_t h = kvh * pl.group + r / nrow, i = i0 + r % nrow;
+        const MT* mr = mbase + h * p.m_sh + i * p.m_sl + j0 * p.m_ss;
+        for (int64_t j = 0; j < nk; ++j) {
+          if (mask_bias<Acc>(mr, j * p.m_ss) != kNegInf) {
+            hidden = false;
+            break;
+          }
+        }
+      }
+    });
+    return hidden;
+  };
+
   for (int64_t j0 = s0; j0 < s1; j0 += kKeyBlock) {
     const int64_t nk = std::min(kKeyBlock, s1 - j0);
+    if (block_hidden(j0, nk)) continue;
     // K and V rows of the block with unit element stride (converted or gathered when
     // the kernels need it).
     const KV* kb;

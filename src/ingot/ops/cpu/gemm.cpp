@@ -122,6 +122,9 @@ void scale_c(const GemmArgs& g) {
 
 // ---- small m ---------------------------------------------------------------------------
 
+// Rows of A up to which a product with B in the linear layout streams W (gemv_linear).
+constexpr int64_t kSmallM = 16;
+
 // x = A as contiguous f32 [m, k] (a view of A itself when it already is).
 const float* contiguous_a(const GemmArgs& g, int64_t* ldx) {
   if (g.a.dtype == DType::F32 && g.a.stride_col == 1) {
@@ -155,9 +158,17 @@ const uint16_t* split_bf16(const GemmArgs& g, int64_t kpad) {
   return xs;
 }
 
-// m <= kGemvMaxM and B in the linear layout (stride_row == 1): stream the rows of W.
+// m <= kSmallM and B in the linear layout (stride_row == 1): stream the rows of W, no
+// packing. m <= kGemvMaxM (decode) is one GEMV kernel call per chunk of W rows; a larger
+// small m (a short prefill) runs the same kernels over groups of kGemvMaxM rows of x,
+// the chunk of W (64 rows) read from memory once and from L2 by the later groups. For
+// such m the blocked GEMM's packing pass over W (converted to f32) and its 14-row tiles
+// (16 rows = two tiles, 12 of 28 rows padding) cost as much as the product itself.
 void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
-  const bool bf16_dot = g.b.dtype == DType::BF16 && kr.gemv_bf16 != nullptr;
+  // The bf16 dot-product kernel for decode; x already bf16 needs no low half.
+  const bool bf16_dot =
+      g.b.dtype == DType::BF16 && kr.gemv_bf16 != nullptr && g.m <= detail::kGemvMaxM;
+  const bool x_is_bf16 = g.a.dtype == DType::BF16;
   int64_t ldx = 0;
   const float* x = nullptr;
   const uint16_t* xs = nullptr;
@@ -172,14 +183,17 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
   // At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
   const int64_t grain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / std::max<int64_t>(g.k, 1));
   parallel_for(0, g.n, grain, [&](int64_t nb, int64_t ne) {
-    float out[detail::kGemvMaxM * kChunk];
+    float out[kSmallM * kChunk];
     for (int64_t n0 = nb; n0 < ne; n0 += kChunk) {
       const int64_t n1 = std::min(ne, n0 + kChunk);
       if (bf16_dot) {
-        kr.gemv_bf16(g.m, g.k, xs, xs + g.m * kpad, kpad, static_cast<const uint16_t*>(g.b.data),
-                     g.b.stride_col, n0, n1, out, kChunk);
+        kr.gemv_bf16(g.m, g.k, xs, x_is_bf16 ? nullptr : xs + g.m * kpad, kpad,
+                     static_cast<const uint16_t*>(g.b.data), g.b.stride_col, n0, n1, out, kChunk);
       } else {
-        kr.gemv_dot(g.m, g.k, x, ldx, g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out, kChunk);
+        for (int64_t i0 = 0; i0 < g.m; i0 += detail::kGemvMaxM) {
+          kr.gemv_dot(std::min(detail::kGemvMaxM, g.m - i0), g.k, x + i0 * ldx, ldx, g.b.data,
+                      g.b.dtype, g.b.stride_col, n0, n1, out + i0 * kChunk, kChunk);
+        }
       }
       void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
       store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, out, kChunk, g.alpha, g.beta);
@@ -340,7 +354,7 @@ void gemm(const GemmArgs& g) {
   if (g.k == 0) return scale_c(g);
   const GemmKernels& kr = active_kernels();
 
-  if (g.m <= detail::kGemvMaxM && g.b.stride_row == 1) return gemv_linear(kr, g);
+  if (g.m <= kSmallM && g.b.stride_row == 1) return gemv_linear(kr, g);
   if (g.m <= detail::kGemvMaxM && g.b.stride_col == 1) return gemv_rows(g);
 
   if (g.c_dtype == DType::F32) {

@@ -43,6 +43,7 @@ using GemvDotFn = void (*)(int64_t m, int64_t k, const float* x, int64_t ldx, co
 
 // GemvDotFn for bf16 weights with x given as two bf16 arrays, x ≈ xh + xl (rows ldx
 // apart, zero-padded to a multiple of kGemvBf16Pad), for dot-product instructions.
+// xl == nullptr when x is exactly bf16 (the low half would be zero).
 using GemvBf16Fn = void (*)(int64_t m, int64_t k, const uint16_t* xh, const uint16_t* xl,
                             int64_t ldx, const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1,
                             float* out, int64_t ldo);

@@ -282,8 +282,9 @@ void gemv_dot_avx512(int64_t m, int64_t k, const float* x, int64_t ldx, const vo
 // bf16 weights with AVX512_BF16: x arrives split as x ≈ xh + xl (two bf16 arrays, rows
 // ldx apart, zero-padded to a multiple of 32), and each 32-element step is two
 // vdpbf16ps per weight row. Products of bf16 values are exact in f32, so the only extra
-// error is x's truncation to ~16 mantissa bits (relative 2^-17).
-template <int M, int R>
+// error is x's truncation to ~16 mantissa bits (relative 2^-17). xl == nullptr: x is
+// exactly bf16 (a bf16 activation), one vdpbf16ps per step (Split = false).
+template <int M, int R, bool Split>
 INGOT_TARGET_AVX512 inline void gemv_bf16_block(int64_t k, const uint16_t* xh, const uint16_t* xl,
                                                 int64_t ldx, const uint16_t* w, int64_t ldw,
                                                 int64_t n, float* out, int64_t ldo, int64_t j) {
@@ -296,10 +297,10 @@ INGOT_TARGET_AVX512 inline void gemv_bf16_block(int64_t k, const uint16_t* xh, c
       wv[r] = (__m512bh)_mm512_maskz_loadu_epi16(mask, w + (n + r) * ldw + p);
     for (int i = 0; i < M; ++i) {
       const __m512bh h = (__m512bh)_mm512_loadu_si512(xh + i * ldx + p);
-      const __m512bh l = (__m512bh)_mm512_loadu_si512(xl + i * ldx + p);
-      for (int r = 0; r < R; ++r) {
-        acc[i][r] = _mm512_dpbf16_ps(acc[i][r], wv[r], h);
-        acc[i][r] = _mm512_dpbf16_ps(acc[i][r], wv[r], l);
+      for (int r = 0; r < R; ++r) acc[i][r] = _mm512_dpbf16_ps(acc[i][r], wv[r], h);
+      if constexpr (Split) {
+        const __m512bh l = (__m512bh)_mm512_loadu_si512(xl + i * ldx + p);
+        for (int r = 0; r < R; ++r) acc[i][r] = _mm512_dpbf16_ps(acc[i][r], wv[r], l);
       }
     }
   };
@@ -316,8 +317,15 @@ INGOT_TARGET_AVX512 void gemv_bf16_t(int64_t k, const uint16_t* xh, const uint16
                                      float* out, int64_t ldo) {
   constexpr int R = M <= 2 ? 8 : 4;
   int64_t n = n0;
-  for (; n + R <= n1; n += R) gemv_bf16_block<M, R>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
-  for (; n < n1; ++n) gemv_bf16_block<M, 1>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
+  if (xl == nullptr) {
+    for (; n + R <= n1; n += R)
+      gemv_bf16_block<M, R, false>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
+    for (; n < n1; ++n) gemv_bf16_block<M, 1, false>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
+    return;
+  }
+  for (; n + R <= n1; n += R)
+    gemv_bf16_block<M, R, true>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
+  for (; n < n1; ++n) gemv_bf16_block<M, 1, true>(k, xh, xl, ldx, w, ldw, n, out, ldo, n - n0);
 }
 
 void gemv_bf16_avx512(int64_t m, int64_t k, const uint16_t* xh, const uint16_t* xl, int64_t ldx,

@@ -1,0 +1,216 @@
+// ingot's side of the side-by-side benchmark (tools/bench/side_by_side): one process that
+// loads a model once and answers timing commands read from stdin, one JSON line per
+// command, so the Python harness can interleave ingot and llama.cpp measurements.
+//
+//   ingot_side_by_side write-checkpoint DIR [SEED]   random Qwen3-0.6B-shaped bf16 checkpoint
+//   ingot_side_by_side serve DIR                     then, one per line on stdin:
+//     load DTYPE CACHE_LEN      DTYPE: f32 | bf16 (the compute dtype; weights are bf16)
+//     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
+//     prefill TOKENS            one prefill of TOKENS tokens: {"tok_s", "seconds"}
+//     decode PROMPT STEPS       prefill PROMPT tokens, then STEPS decode steps: {"tok_s"}
+//     probe                     the machine's read bandwidth and FLOP peaks (machine_probe.h)
+//     export-onnx OUT_DIR CACHE_LEN PROMPT   ONNX decode graph (f32) + prompt.npy for ORT
+//     quit
+// Errors are reported as {"error": "..."} and the process keeps serving.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../bench_model.h"
+#include "../machine_probe.h"
+#include "ingot/core/thread_pool.h"
+#include "ingot/export/static_cache_pytree.h"
+#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/onnx/onnx_exporter.h"
+#include "ingot/models/npy.h"
+#include "ingot/nn/static_cache.h"
+#include "ingot/ops/functional.h"
+#include "ingot/runtime/generator.h"
+#include "ingot/runtime/program_module.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A deterministic prompt of `n` token ids (the harness builds the same list).
+std::vector<int64_t> prompt_of(int64_t n) {
+  std::vector<int64_t> ids(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) ids[size_t(i)] = (i * 7919 + 13) % 151000 + 100;
+  return ids;
+}
+
+struct Session {
+  std::string dir;
+  std::shared_ptr<ingot::models::PretrainedModel> model;
+  std::map<std::string, ingot::ExportedProgram> programs;
+  std::unique_ptr<ingot::runtime::Generator> generator;
+  int64_t cache_len = 0;
+};
+
+nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len) {
+  INGOT_CHECK(dtype == "f32" || dtype == "bf16", ingot::ValueError,
+              "[side_by_side] load: dtype must be f32 or bf16, got '{}'", dtype);
+  s.generator.reset();
+  s.programs.clear();
+  s.model.reset();
+  const auto t0 = Clock::now();
+  s.model = ingot::models::from_pretrained(
+      s.dir, {dtype == "f32" ? ingot::DType::F32 : ingot::DType::BF16});
+  ingot::exporters::GenerationExportOptions o;
+  o.max_cache_len = cache_len;
+  s.programs =
+      ingot::exporters::programs_of(ingot::exporters::NativeExporter().export_for_generation(
+          *s.model, ingot::exporters::NativeExportConfig(), o));
+  s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
+  s.cache_len = cache_len;
+  int64_t weight_bytes = 0;
+  for (const auto& [name, t] : s.model->state_dict()) weight_bytes += int64_t(t.nbytes());
+  // Warm-up: faults the weights in, builds the plans of the shapes timed later.
+  ingot::runtime::GenerateOptions go;
+  go.max_new_tokens = 4;
+  s.generator->generate(prompt_of(16), go);
+  return {{"load_s", seconds_since(t0)},
+          {"weight_bytes", weight_bytes},
+          {"threads", ingot::num_threads()}};
+}
+
+nlohmann::json logits(Session& s, const std::string& out, const std::vector<int64_t>& ids) {
+  INGOT_CHECK(s.model, ingot::ValueError, "[side_by_side] logits before load");
+  ingot::runtime::ProgramModule mod(s.programs.count("prefill") ? s.programs.at("prefill")
+                                                                : s.programs.at("decode"));
+  ingot::nn::StaticCache cache(*s.model->cache_spec(), 1, s.cache_len);
+  auto outs = mod(ingot::Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
+  std::vector<float> row;
+  ingot::runtime::last_row(outs.at(0), row);
+  outs.clear();
+  ingot::models::save_npy(out, ingot::Tensor::from_vector(row, {int64_t(row.size())}));
+  return {{"vocab", row.size()}};
+}
+
+nlohmann::json prefill(Session& s, int64_t tokens) {
+  INGOT_CHECK(s.generator, ingot::ValueError, "[side_by_side] prefill before load");
+  ingot::runtime::GenerateOptions go;
+  go.max_new_tokens = 1;
+  ingot::runtime::GenerationStats stats;
+  s.generator->generate(prompt_of(tokens), go, &stats);
+  return {{"tok_s", stats.prefill_tokens_per_second()}, {"seconds", stats.prefill_seconds}};
+}
+
+nlohmann::json decode(Session& s, int64_t prompt, int64_t steps) {
+  INGOT_CHECK(s.generator, ingot::ValueError, "[side_by_side] decode before load");
+  ingot::runtime::GenerateOptions go;
+  go.max_new_tokens = steps + 1;  // the first new token comes from the prefill
+  ingot::runtime::GenerationStats stats;
+  ingot::bench::reset_peak_rss();
+  s.generator->generate(prompt_of(prompt), go, &stats);
+  return {{"tok_s", stats.decode_tokens_per_second()},
+          {"steps", stats.new_tokens - 1},
+          {"peak_rss_kb", ingot::bench::status_kb("VmHWM:")}};
+}
+
+nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len, int64_t prompt) {
+  auto model = ingot::models::from_pretrained(s.dir);  // f32 compute
+  ingot::exporters::OnnxConfig c;
+  c.dynamic = true;
+  c.external_data = "always";
+  ingot::exporters::GenerationExportOptions g;
+  g.max_cache_len = cache_len;
+  auto artifacts = ingot::exporters::OnnxExporter().export_for_generation(*model, c, g);
+  fs::create_directories(out);
+  artifacts.at("decode")->save((fs::path(out) / "decode.onnx").string());
+  ingot::models::save_npy((fs::path(out) / "prompt.npy").string(),
+                          ingot::Tensor::from_vector(prompt_of(prompt), {1, prompt}));
+  return {{"onnx", (fs::path(out) / "decode.onnx").string()}};
+}
+
+int serve(const std::string& dir) {
+  Session s;
+  s.dir = dir;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    std::string cmd;
+    in >> cmd;
+    if (cmd.empty()) continue;
+    if (cmd == "quit") break;
+    nlohmann::json reply;
+    try {
+      if (cmd == "load") {
+        std::string dtype;
+        int64_t cache_len = 0;
+        in >> dtype >> cache_len;
+        reply = load(s, dtype, cache_len);
+      } else if (cmd == "logits") {
+        std::string out;
+        in >> out;
+        std::vector<int64_t> ids;
+        for (int64_t id; in >> id;) ids.push_back(id);
+        reply = logits(s, out, ids);
+      } else if (cmd == "prefill") {
+        int64_t n = 0;
+        in >> n;
+        reply = prefill(s, n);
+      } else if (cmd == "decode") {
+        int64_t prompt = 0, steps = 0;
+        in >> prompt >> steps;
+        reply = decode(s, prompt, steps);
+      } else if (cmd == "probe") {
+        const ingot::bench::ReadProbe r = ingot::bench::read_probe();
+        const ingot::bench::FlopProbe f = ingot::bench::flop_probe();
+        nlohmann::json by = nlohmann::json::object();
+        for (const auto& [streams, gbs] : r.gbs_by_streams) by[std::to_string(streams)] = gbs;
+        reply = {{"read_gbs", r.best_gbs},       {"read_best_streams", r.best_streams},
+                 {"read_gbs_by_streams", by},    {"f32_gflops", f.f32_gflops},
+                 {"bf16_gflops", f.bf16_gflops}, {"threads", ingot::num_threads()}};
+      } else if (cmd == "export-onnx") {
+        std::string out;
+        int64_t cache_len = 0, prompt = 0;
+        in >> out >> cache_len >> prompt;
+        reply = export_onnx(s, out, cache_len, prompt);
+      } else {
+        reply = {{"error", "unknown command '" + cmd + "'"}};
+      }
+    } catch (const std::exception& e) {
+      reply = {{"error", e.what()}};
+    }
+    std::cout << reply.dump() << std::endl;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string usage =
+      "usage: ingot_side_by_side write-checkpoint DIR [SEED] | serve DIR (commands on stdin)";
+  if (argc < 3) {
+    std::fprintf(stderr, "%s\n", usage.c_str());
+    return 2;
+  }
+  const std::string mode = argv[1];
+  try {
+    if (mode == "write-checkpoint") {
+      const uint64_t seed = argc > 3 ? std::stoull(argv[3]) : 1;
+      const size_t bytes = ingot::bench::write_random_qwen3_checkpoint(argv[2], seed);
+      std::cout << nlohmann::json({{"dir", argv[2]}, {"bytes", bytes}}).dump() << std::endl;
+      return 0;
+    }
+    if (mode == "serve") return serve(argv[2]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ingot_side_by_side: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "%s\n", usage.c_str());
+  return 2;
+}

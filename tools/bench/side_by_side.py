@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""ingot vs llama.cpp (and ONNX Runtime) on one synthetic Qwen3-0.6B-shaped checkpoint.
+
+Run through tools/bench/side_by_side (it makes the venv and finds the binaries). Steps:
+ 1. ingot_side_by_side writes a random bf16 safetensors checkpoint (once, cached in --work);
+    gguf_from_safetensors.py converts it to GGUF per llama.cpp type (once each).
+ 2. Per config (--configs; CONFIGS below: the ingot load dtype and the GGUF type), both
+    engines load the same weights; their last-position logits on a 16-token prompt are
+    compared (max |difference| / max |logit| <= the config's tolerance, and the same argmax)
+    before anything is timed. A mismatch stops the run.
+ 3. Measurements, interleaved (ingot then llama.cpp, the order swapped every repetition),
+    best of --reps: decode tokens/s (prompt 16, --decode-steps steps, greedy) and prefill
+    tokens/s for each --prefill length (fresh cache, logits of the last position).
+ 4. ONNX Runtime (where ~/.cache/ingot/onnx-venv exists): decode tokens/s of ingot's ONNX
+    export (f32 compute) through tools/onnx/decode_loop.py, against ingot's f32 decode.
+ 5. The machine's limits from the driver's probes (streaming-read bandwidth in a GEMV's
+    access pattern, f32 / bf16 FLOP peak), taken before and after the timings (the best of
+    the two): decode figures as fractions of the bandwidth.
+Prints a table (ratio = ingot / other; > 1 means ingot is faster) and one JSON object as
+the last line (also written to --json-out).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# config name -> (ingot load dtype, GGUF type of the matrices, logit tolerance). The
+# quantised configs (Q8_0, Q4_0) are added here with their ingot dtype when ingot has one.
+CONFIGS = {
+    "f32": ("f32", "F32", 1e-3),
+    "bf16": ("bf16", "BF16", 0.08),
+}
+
+
+def prompt_of(n: int) -> list[int]:
+    """The driver's deterministic prompt (side_by_side/driver.cpp: prompt_of)."""
+    return [(i * 7919 + 13) % 151000 + 100 for i in range(n)]
+
+
+class IngotDriver:
+    """ingot_side_by_side serve: one JSON reply per command line."""
+
+    def __init__(self, binary: str, model_dir: str, threads: int):
+        env = dict(os.environ, INGOT_NUM_THREADS=str(threads))
+        self.p = subprocess.Popen([binary, "serve", model_dir], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=env)
+
+    def ask(self, line: str) -> dict:
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        reply = self.p.stdout.readline()
+        if not reply:
+            sys.exit(f"side_by_side: ingot_side_by_side exited on '{line.split()[0]}'")
+        out = json.loads(reply)
+        if "error" in out:
+            sys.exit(f"side_by_side: ingot '{line[:60]}': {out['error']}")
+        return out
+
+    def close(self):
+        self.p.stdin.write("quit\n")
+        self.p.stdin.close()
+        self.p.wait()
+
+
+class LlamaCpp:
+    """llama.cpp through llama-cpp-python: prefill and decode of token ids."""
+
+    def __init__(self, gguf_path: str, threads: int, n_ctx: int):
+        import llama_cpp
+        self.llama_cpp = llama_cpp
+        self.m = llama_cpp.Llama(gguf_path, n_ctx=n_ctx, n_batch=512, n_ubatch=512,
+                                 n_threads=threads, n_threads_batch=threads,
+                                 logits_all=False, verbose=False)
+
+    def last_logits(self) -> np.ndarray:
+        """The last evaluated position's logits (a view of llama.cpp's buffer)."""
+        return np.ctypeslib.as_array(self.m._ctx.get_logits(), shape=(self.m.n_vocab(),))
+
+    def logits(self, ids: list[int]) -> np.ndarray:
+        self.m.reset()
+        self.m.eval(ids)
+        return np.array(self.last_logits(), dtype=np.float32)
+
+    def prefill(self, n: int) -> float:
+        ids = prompt_of(n)
+        self.m.reset()
+        t0 = time.perf_counter()
+        self.m.eval(ids)
+        return n / (time.perf_counter() - t0)
+
+    def decode(self, prompt: int, steps: int) -> float:
+        self.m.reset()
+        self.m.eval(prompt_of(prompt))
+        tok = int(np.argmax(self.last_logits()))
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            self.m.eval([tok])
+            tok = int(np.argmax(self.last_logits()))
+        return steps / (time.perf_counter() - t0)
+
+    def close(self):
+        self.m.close()
+
+
+def ort_decode(onnx_python: str, onnx_dir: str, steps: int) -> dict:
+    script = os.path.join(ROOT, "tools", "onnx", "decode_loop.py")
+    out = subprocess.run([onnx_python, script, os.path.join(onnx_dir, "decode.onnx"), "--prompt",
+                          os.path.join(onnx_dir, "prompt.npy"), "--steps", "1", "--bench-steps",
+                          str(steps)], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"side_by_side: decode_loop.py failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout[out.stdout.rfind("{"):])
+
+
+def ensure_gguf(model_dir: str, work: str, gtype: str) -> str:
+    path = os.path.join(work, f"qwen3_random.{gtype}.gguf")
+    if not os.path.exists(path):
+        print(f"# converting to GGUF {gtype} ...", file=sys.stderr)
+        subprocess.run([sys.executable, os.path.join(HERE, "gguf_from_safetensors.py"),
+                        model_dir, path, "--type", gtype], check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="ingot vs llama.cpp side by side")
+    ap.add_argument("--driver", required=True, help="path of the ingot_side_by_side binary")
+    ap.add_argument("--work", default="/tmp/ingot_side_by_side")
+    ap.add_argument("--configs", default="f32,bf16", help=f"of {', '.join(CONFIGS)}")
+    ap.add_argument("--prefill", default="16,128", help="prompt lengths to time prefill at")
+    ap.add_argument("--prefill-configs", default="bf16",
+                    help="configs whose prefill is timed ('all' for every config)")
+    ap.add_argument("--decode-steps", type=int, default=16)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime")
+    ap.add_argument("--onnx-python", default=os.path.expanduser(
+        os.environ.get("INGOT_ONNX_VENV", "~/.cache/ingot/onnx-venv") + "/bin/python"))
+    ap.add_argument("--json-out", default="")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    configs = [c for c in a.configs.split(",") if c]
+    for c in configs:
+        if c not in CONFIGS:
+            sys.exit(f"side_by_side: unknown config '{c}' (known: {', '.join(CONFIGS)})")
+    prefill_lengths = [int(x) for x in a.prefill.split(",") if x]
+    prefill_configs = configs if a.prefill_configs == "all" else a.prefill_configs.split(",")
+    n_ctx = max(prefill_lengths + [16 + a.decode_steps + 2]) + 64
+
+    model_dir = os.path.join(a.work, "qwen3_random")
+    if not os.path.exists(os.path.join(model_dir, "model.safetensors")):
+        subprocess.run([a.driver, "write-checkpoint", model_dir, "1"], check=True,
+                       stdout=subprocess.DEVNULL)
+    import llama_cpp
+    result = {"model": "Qwen3-0.6B-shaped, random bf16 weights (seed 1)", "threads": a.threads,
+              "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
+              "llama_cpp_python": llama_cpp.__version__, "configs": {}}
+    ingot = IngotDriver(a.driver, model_dir, a.threads)
+    result["probe"] = ingot.ask("probe")
+    rows = []  # (what, ingot, other, other name)
+    for c in configs:
+        dtype, gtype, tol = CONFIGS[c]
+        gguf_path = ensure_gguf(model_dir, a.work, gtype)
+        loaded = ingot.ask(f"load {dtype} {n_ctx}")
+        llama = LlamaCpp(gguf_path, a.threads, n_ctx)
+        # Equal logits before timing.
+        ids = prompt_of(16)
+        out = os.path.join(a.work, f"ingot_logits_{c}.npy")
+        ingot.ask(f"logits {out} " + " ".join(map(str, ids)))
+        ours, theirs = np.load(out), llama.logits(ids)
+        rel = float(np.max(np.abs(ours - theirs)) / np.max(np.abs(theirs)))
+        same_argmax = int(np.argmax(ours)) == int(np.argmax(theirs))
+        check = {"max_abs_diff_over_max_abs": rel, "tolerance": tol, "same_argmax": same_argmax}
+        print(f"# {c}: logits max|d|/max|l| = {rel:.2e} (tolerance {tol}), same argmax: "
+              f"{same_argmax}", file=sys.stderr)
+        if rel > tol or (not same_argmax and c == "f32"):
+            sys.exit(f"side_by_side: {c}: ingot's and llama.cpp's logits differ ({check})")
+        cases = [("decode", lambda e: e.decode(16, a.decode_steps))]
+        if c in prefill_configs:
+            for n in prefill_lengths:
+                cases.append((f"prefill{n}", lambda e, n=n: e.prefill(n)))
+        best = {name: {"ingot": 0.0, "llama.cpp": 0.0} for name, _ in cases}
+
+        class IngotSide:
+            def decode(self, p, s):
+                return ingot.ask(f"decode {p} {s}")["tok_s"]
+
+            def prefill(self, n):
+                return ingot.ask(f"prefill {n}")["tok_s"]
+
+        engines = [("ingot", IngotSide()), ("llama.cpp", llama)]
+        for rep in range(a.reps):
+            for name, fn in cases:
+                for engine, e in (engines if rep % 2 == 0 else engines[::-1]):
+                    best[name][engine] = max(best[name][engine], fn(e))
+        llama.close()
+        entry = {"ingot_dtype": dtype, "gguf_type": gtype, "logits": check,
+                 "ingot_weight_bytes": loaded["weight_bytes"], "tok_s": best}
+        result["configs"][c] = entry
+        for name, _ in cases:
+            rows.append((f"{name} {c}", best[name]["ingot"], best[name]["llama.cpp"], "llama.cpp"))
+        if c == "f32" and not a.no_ort and os.path.exists(a.onnx_python):
+            onnx_dir = os.path.join(a.work, "onnx")
+            if not os.path.exists(os.path.join(onnx_dir, "decode.onnx")):
+                ingot.ask(f"export-onnx {onnx_dir} 128 8")
+            ort_best, ingot_best = 0.0, 0.0
+            for rep in range(a.reps):
+                ingot_best = max(ingot_best, ingot.ask(f"decode 8 {a.decode_steps}")["tok_s"])
+                ort = ort_decode(a.onnx_python, onnx_dir, a.decode_steps)
+                ort_best = max(ort_best, ort["decode_tokens_per_s"])
+            result["onnxruntime"] = {"version": ort.get("onnxruntime"), "decode_tok_s": ort_best,
+                                     "ingot_decode_tok_s": ingot_best}
+            rows.append(("decode f32", ingot_best, ort_best, "onnxruntime"))
+        elif c == "f32":
+            result["onnxruntime"] = {"skipped": "no ONNX venv (tools/onnx/setup-venv)"
+                                     if not a.no_ort else "--no-ort"}
+    # The probe again after the timings: the machine is shared, so the best of the two
+    # (the most it streamed during this run) is the honest ceiling.
+    again = ingot.ask("probe")
+    result["probe_end"] = again
+    for key in ("read_gbs", "f32_gflops", "bf16_gflops"):
+        result["probe"][key] = max(result["probe"].get(key, 0.0), again.get(key, 0.0))
+    ingot.close()
+
+    bw = result["probe"].get("read_gbs", 0.0)
+    print(f"\n{'':16} {'ingot tok/s':>12} {'other tok/s':>12} {'ratio':>7}  other")
+    result["ratios"] = {}
+    for what, ours, theirs, other in rows:
+        ratio = ours / theirs if theirs else float("nan")
+        result["ratios"][f"{what} vs {other}"] = ratio
+        print(f"{what:16} {ours:12.1f} {theirs:12.1f} {ratio:7.2f}  {other}")
+    print(f"\nprobe: read {bw:.1f} GB/s (GEMV pattern, {a.threads} threads), "
+          f"f32 {result['probe'].get('f32_gflops', 0):.0f} GFLOP/s, "
+          f"bf16 {result['probe'].get('bf16_gflops', 0):.0f} GFLOP/s")
+    for c, e in result["configs"].items():
+        streamed = e["ingot_weight_bytes"] * e["tok_s"]["decode"]["ingot"] / 1e9
+        e["ingot_decode_fraction_of_bandwidth"] = streamed / bw if bw else None
+        print(f"decode {c}: ingot streams {streamed:.1f} GB/s of weights = "
+              f"{streamed / bw if bw else float('nan'):.2f} of the probe")
+    text = json.dumps(result)
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            f.write(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
