@@ -65,14 +65,19 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
   const bool avx512 = quant_isa() == QuantIsa::Avx512;
   if (m <= kMaxStreamRows) {
     // [m, k] x [n, k]^T, one pass over W per x row, rows of W split over threads.
+    std::vector<float> permuted(avx512 && w.bits == 4 ? size_t(w.k) : 0);
     for (int64_t i = 0; i < m; ++i) {
       const float* xi = x + i * ldx;
+      if (!permuted.empty()) {
+        detail::permute_int4_activations(xi, w.k, permuted.data());
+        xi = permuted.data();
+      }
       float* yi = y + i * ldy;
       parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
         if (avx512)
           detail::quantized_gemv_rows_avx512(xi, w, r0, r1, yi);
         else
-          detail::quantized_gemv_rows_scalar(xi, w, r0, r1, yi);
+          detail::quantized_gemv_rows_scalar(x + i * ldx, w, r0, r1, yi);
       });
     }
     return;

@@ -63,20 +63,25 @@ INGOT_TARGET_AVX512_QUANT float row_int8(const float* x, const PackedWeight& w, 
   return _mm512_reduce_add_ps(acc) + tail;
 }
 
-// One row of a 4-bit weight (group a multiple of 32): 16 bytes = 32 weights per step.
-INGOT_TARGET_AVX512_QUANT float row_int4(const float* x, const PackedWeight& w, int64_t r) {
+// One row of a 4-bit weight (group a multiple of 32). `xp` is x with each 32-block
+// reordered to [even k..., odd k...] (permute_int4_activations), so the low and high
+// nibbles of 16 bytes widened to int32 lanes meet their x values without a byte shuffle:
+// one widening (the shuffle port) per 32 weights, the rest AND / shift / convert / FMA.
+INGOT_TARGET_AVX512_QUANT float row_int4(const float* xp, const PackedWeight& w, int64_t r) {
   const uint8_t* row = w.q + r * (w.k / 2);
   const float* s = w.scales + r * w.groups();
+  const __m512i mask = _mm512_set1_epi32(0x0F);
   __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
   for (int64_t g = 0; g < w.groups(); ++g) {
     const __m512i zv = _mm512_set1_epi32(w.zero(r, g));
     const int64_t c0 = g * w.group;
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     for (int64_t c = c0; c < c0 + w.group; c += 32) {
-      __m128i first, second;
-      unpack_nibbles(_mm_loadu_si128((const __m128i*)(row + c / 2)), first, second);
-      a0 = _mm512_fmadd_ps(widen(first, zv), _mm512_loadu_ps(x + c), a0);
-      a1 = _mm512_fmadd_ps(widen(second, zv), _mm512_loadu_ps(x + c + 16), a1);
+      const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i*)(row + c / 2)));
+      const __m512i lo = _mm512_sub_epi32(_mm512_and_si512(b, mask), zv);
+      const __m512i hi = _mm512_sub_epi32(_mm512_srli_epi32(b, 4), zv);
+      a0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(lo), _mm512_loadu_ps(xp + c), a0);
+      a1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi), _mm512_loadu_ps(xp + c + 16), a1);
     }
     const __m512 sv = _mm512_set1_ps(s[g]);
     acc0 = _mm512_fmadd_ps(a0, sv, acc0);
@@ -86,6 +91,15 @@ INGOT_TARGET_AVX512_QUANT float row_int4(const float* x, const PackedWeight& w, 
 }
 
 }  // namespace
+
+void permute_int4_activations(const float* x, int64_t k, float* out) {
+  for (int64_t c = 0; c < k; c += 32) {
+    for (int64_t j = 0; j < 16; ++j) {
+      out[c + j] = x[c + 2 * j];
+      out[c + 16 + j] = x[c + 2 * j + 1];
+    }
+  }
+}
 
 INGOT_TARGET_AVX512_QUANT void quantized_gemv_rows_avx512(const float* x, const PackedWeight& w,
                                                           int64_t r0, int64_t r1, float* y) {

@@ -12,6 +12,10 @@ namespace ingot::cpu::detail {
 
 void quantized_gemv_rows_scalar(const float* x, const PackedWeight& w, int64_t r0, int64_t r1,
                                 float* y);
+// The AVX-512 4-bit kernel reads x with each 32-block reordered to [even k, odd k]:
+// out[c + j] = x[c + 2j], out[c + 16 + j] = x[c + 2j + 1] (k % 32 == 0).
+void permute_int4_activations(const float* x, int64_t k, float* out);
+// bits 4: x permuted by permute_int4_activations.
 void quantized_gemv_rows_avx512(const float* x, const PackedWeight& w, int64_t r0, int64_t r1,
                                 float* y);
 void dequantize_rows_scalar(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
