@@ -28,7 +28,7 @@ CHECKPOINT = os.path.join(tempfile.gettempdir(), "ingot_qwen3_0.6b_shaped")
 def ingot_run(bench: str, variant: str, threads: int) -> dict:
     env = dict(os.environ, INGOT_NUM_THREADS=str(threads))
     out = subprocess.run(
-        [bench, f"--benchmark_filter=BM_Quantized(Decode|Prefill)Qwen3_0_6B/{variant}$",
+        [bench, f"--benchmark_filter=BM_Quantized(Decode|Prefill)Qwen3_0_6B/{variant}/",
          "--benchmark_format=json"], capture_output=True, text=True, env=env, check=True)
     res = {}
     for b in json.loads(out.stdout)["benchmarks"]:
