@@ -8,8 +8,8 @@
 
 #include "ingot/core/error.h"
 #include "ingot/export/passes.h"
-#include "ingot/ops/cpu/quantize_pack.h"
 #include "ingot/ops/functional.h"
+#include "ingot/ops/functional/quantized.h"
 
 namespace ingot::exporters {
 
@@ -171,16 +171,14 @@ class Quantizer {
     Tensor w = to(ep_.state.at(target), DType::F32);
     if (transposed) w = transpose(w, 0, 1);
     w = contiguous(w);
-    const int64_t n = w.size(0), k = w.size(1);
+    const int64_t k = w.size(1);
     const int64_t group = c_.bits() == 8 ? k : c_.group_size;
-    cpu::PackedBuffers b =
-        cpu::quantize_weight(w.data<float>(), n, k, c_.bits(), group, c_.zero_point);
+    PackedLinearWeight b = quantize_linear_weight(w, c_.bits(), group, c_.zero_point);
     const std::string base = base_name(target);
     Packed p;
-    p.q = add_param(base + ".qweight", Tensor::from_vector(b.q, {n, c_.bits() == 8 ? k : k / 2}));
-    p.scales = add_param(base + ".scales", Tensor::from_vector(b.scales, {n, k / group}));
-    if (c_.zero_point)
-      p.zeros = add_param(base + ".qzeros", Tensor::from_vector(b.zeros, {n, k / group}));
+    p.q = add_param(base + ".qweight", b.qweight);
+    p.scales = add_param(base + ".scales", b.scales);
+    if (c_.zero_point) p.zeros = add_param(base + ".qzeros", b.zeros);
     return packed_.emplace(wid, p).first->second;
   }
 

@@ -3,6 +3,7 @@
 // packed bytes; the decomposition is dequantise (core ops) + linear, so a backend without
 // a translation or kernel for it still runs the program, in float.
 #include "ingot/ops/cpu/copy.h"
+#include "ingot/ops/cpu/quantize_pack.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
 #include "ingot/ops/functional/quantized.h"
@@ -122,6 +123,22 @@ Tensor quantized_linear(const Tensor& input, const Tensor& qweight, const Tensor
   CallSiteScope call_site(where);
   return kQuantizedLinearOp({input, qweight, scales, zeros.defined() ? Value(zeros) : Value(),
                              bias.defined() ? Value(bias) : Value(), bits, group_size})[0];
+}
+
+PackedLinearWeight quantize_linear_weight(const Tensor& weight, int64_t bits, int64_t group_size,
+                                          bool zero_point) {
+  INGOT_CHECK(weight.dim() == 2 && is_floating(weight.dtype()), DTypeError,
+              "[quantize_linear_weight] weight must be a 2-D float tensor, got {} {}",
+              weight.dtype(), weight.shape_string());
+  const Tensor w = contiguous(to(weight, DType::F32));
+  const int64_t n = w.size(0), k = w.size(1);
+  cpu::PackedBuffers b =
+      cpu::quantize_weight(w.data<float>(), n, k, int(bits), group_size, zero_point);
+  PackedLinearWeight out;
+  out.qweight = Tensor::from_vector(b.q, {n, bits == 8 ? k : k / 2});
+  out.scales = Tensor::from_vector(b.scales, {n, k / group_size});
+  if (zero_point) out.zeros = Tensor::from_vector(b.zeros, {n, k / group_size});
+  return out;
 }
 
 Tensor dequantize_weight(const Tensor& qweight, const Tensor& scales, const Tensor& zeros,
