@@ -1,7 +1,8 @@
 // `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch] [--dynamic |
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
-//  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]`: traces a Hugging
+//  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
+//  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]]`: traces a Hugging
 // Face model folder through an exporter (exporters/exporter.h) and saves the artifact: an
 // .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml + .bin (openvino)
 // or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
@@ -71,6 +72,16 @@ int run_export(int argc, char** argv) {
   app.add_option("--backend", backend, "executorch: portable (default) or xnnpack")
       ->check(CLI::IsMember({"portable", "xnnpack"}));
   app.add_option("--dtype", dtype, "compute dtype: float32 (default) or bfloat16");
+  // Weight quantisation (exporters/quantizer_config.h), every format.
+  std::string quantize;
+  std::optional<int64_t> group_size;
+  std::vector<std::string> exclude;
+  bool quantize_lm_head = false;
+  app.add_option("--quantize", quantize, "weight-only quantisation: int8 or int4")
+      ->check(CLI::IsMember({"int8", "int4"}));
+  app.add_option("--group-size", group_size, "int4: weights per scale, 32 (default), 64 or 128");
+  app.add_option("--exclude", exclude, "keep linears whose weight name matches this regex float");
+  app.add_flag("--quantize-lm-head", quantize_lm_head, "also quantise the lm_head");
   if (!parse(app, argc, argv)) return 0;
   models::LoadOptions load;
   if (!dtype.empty()) load.compute_dtype = parse_dtype(dtype);
@@ -119,6 +130,16 @@ int run_export(int argc, char** argv) {
     if (backend) et_config->backend = *backend;
     if (output.empty()) output = et_config->output_path;
   }
+  if (!quantize.empty()) config->quantizer.scheme = quantize;
+  INGOT_CHECK(config->quantizer.enabled() || (!group_size && exclude.empty() && !quantize_lm_head),
+              ValueError,
+              "[ingot export] --group-size, --exclude and --quantize-lm-head need --quantize");
+  INGOT_CHECK(!group_size || config->quantizer.scheme == "int4", ValueError,
+              "[ingot export] --group-size applies to --quantize int4 (int8 has one scale per "
+              "output channel)");
+  if (group_size) config->quantizer.group_size = *group_size;
+  for (const std::string& p : exclude) config->quantizer.exclude.push_back(p);
+  if (quantize_lm_head) config->quantizer.lm_head = true;
   // Re-reading the JSON checks the overridden fields like a config file.
   config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");
   INGOT_CHECK(!output.empty(), ValueError,

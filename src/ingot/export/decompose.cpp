@@ -14,7 +14,8 @@ namespace {
 
 class Retracer {
  public:
-  Retracer(sym::ShapeEnv& env, ir::Tracer& tracer) : env_(env), tracer_(tracer) {}
+  Retracer(sym::ShapeEnv& env, ir::Tracer& tracer, const std::set<std::string>& keep)
+      : env_(env), tracer_(tracer), keep_(keep) {}
 
   // Replays `g` with `inputs` standing for its inputs; returns its outputs.
   TensorList replay(const ir::Graph& g, const TensorList& inputs) {
@@ -91,7 +92,7 @@ class Retracer {
       for (const ir::Argument& a : n.args) vals.push_back(to_value(a, values));
       // A decomposition calls other ops, which the active tracer records as they are;
       // decompose_to_core repeats until no composite op is left.
-      outs = op.decomposition_fn && op.cpu_kernel
+      outs = op.decomposition_fn && op.cpu_kernel && !keep_.contains(n.target)
                  ? op.decomposition_fn(normalize_args(op, std::move(vals)))
                  : call_op(op, std::move(vals));
     }
@@ -100,20 +101,21 @@ class Retracer {
 
   sym::ShapeEnv& env_;
   ir::Tracer& tracer_;
+  const std::set<std::string>& keep_;
 };
 
-bool has_decomposable_node(const ir::Graph& g) {
+bool has_decomposable_node(const ir::Graph& g, const std::set<std::string>& keep) {
   for (const ir::Node& n : g.nodes()) {
     const OpDef* op = OpRegistry::instance().find(n.target);
-    if (op && op->decomposition_fn && op->cpu_kernel) return true;
+    if (op && op->decomposition_fn && op->cpu_kernel && !keep.contains(n.target)) return true;
     for (const auto& s : n.subgraphs) {
-      if (has_decomposable_node(*s)) return true;
+      if (has_decomposable_node(*s, keep)) return true;
     }
   }
   return false;
 }
 
-void decompose_once(ExportedProgram& ep) {
+void decompose_once(ExportedProgram& ep, const std::set<std::string>& keep) {
   // Symbols with the program's names and ranges; hints from the example inputs.
   // Data-dependent symbols are made again as the replay runs the ops that produce them.
   std::shared_ptr<sym::ShapeEnv> env = ep.make_shape_env(false);
@@ -131,7 +133,7 @@ void decompose_once(ExportedProgram& ep) {
   TensorList outputs;
   {
     ir::Tracer::Active active(tracer);
-    Retracer r(*env, tracer);
+    Retracer r(*env, tracer, keep);
     outputs = r.replay(*ep.graph, inputs);
     for (const Tensor& t : outputs) graph->outputs.push_back(tracer.value_of(t));
   }
@@ -145,9 +147,10 @@ void decompose_once(ExportedProgram& ep) {
 
 }  // namespace
 
-void decompose_to_core(ExportedProgram& ep) {
-  for (int round = 0; round < 16 && has_decomposable_node(*ep.graph); ++round) decompose_once(ep);
-  INGOT_CHECK(!has_decomposable_node(*ep.graph), InternalError,
+void decompose_to_core(ExportedProgram& ep, const std::set<std::string>& keep) {
+  for (int round = 0; round < 16 && has_decomposable_node(*ep.graph, keep); ++round)
+    decompose_once(ep, keep);
+  INGOT_CHECK(!has_decomposable_node(*ep.graph, keep), InternalError,
               "[decompose_to_core] decompositions did not converge after 16 rounds");
 }
 

@@ -1,6 +1,9 @@
 // Graph passes over an ExportedProgram.
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "ingot/export/program.h"
 
 namespace ingot {
@@ -18,7 +21,9 @@ size_t eliminate_common_subexpressions(ExportedProgram& program);
 
 // Re-traces the program, replacing every op that has a decomposition (and a kernel: the
 // op is then a composite, e.g. softmax.int -> _to_copy + _softmax) by the ops it
-// calls, until only core ops remain. User source lines are kept.
-void decompose_to_core(ExportedProgram& program);
+// calls, until only core ops remain. User source lines are kept. Ops named in `keep`
+// stay as they are (a backend that translates them natively, e.g. ONNX's MatMulNBits for
+// ingot::quantized_linear).
+void decompose_to_core(ExportedProgram& program, const std::set<std::string>& keep = {});
 
 }  // namespace ingot

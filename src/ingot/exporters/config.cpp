@@ -25,6 +25,7 @@ json native_config_json(const NativeExportConfig& c) {
   j["prefer_deferred_runtime_asserts_over_guards"] = c.prefer_deferred_runtime_asserts_over_guards;
   j["example_batch"] = c.example_batch;
   j["example_seq"] = c.example_seq;
+  quantizer_to_json(c.quantizer, j["quantizer"]);
   return j;
 }
 
@@ -38,6 +39,7 @@ void read_native(const json& j, NativeExportConfig& c, const std::string& origin
                   c.prefer_deferred_runtime_asserts_over_guards, origin);
   read_config_key(j, "example_batch", c.example_batch, origin);
   read_config_key(j, "example_seq", c.example_seq, origin);
+  if (auto it = j.find("quantizer"); it != j.end()) c.quantizer = quantizer_from_json(*it, origin);
   if (auto it = j.find("dynamic_shapes"); it != j.end() && !it->is_null()) {
     INGOT_CHECK(it->is_object(), ValueError,
                 "[AutoExportConfig] {}: 'dynamic_shapes' must be an object by input name, got {}",
@@ -59,7 +61,7 @@ const std::vector<std::string>& native_keys() {
   static const std::vector<std::string> keys = {
       "export_format", "dynamic",        "max_batch",
       "max_seq",       "dynamic_shapes", "prefer_deferred_runtime_asserts_over_guards",
-      "example_batch", "example_seq"};
+      "example_batch", "example_seq", "quantizer"};
   return keys;
 }
 

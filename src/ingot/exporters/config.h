@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ingot/export/export.h"
+#include "ingot/exporters/quantizer_config.h"
 
 namespace ingot::exporters {
 
@@ -52,6 +53,9 @@ struct NativeExportConfig {
   // Example inputs the tracer runs on (export_ without explicit inputs).
   int64_t example_batch = 2;
   int64_t example_seq = 8;
+  // Weight quantisation during export (quantizer_config.h); empty scheme = none. The
+  // quantize stage runs after the node fixes, for every backend.
+  QuantizerConfig quantizer;
 
   // The spec as DynamicShapes (nullopt when dynamic_shapes_json is empty).
   std::optional<DynamicShapes> dynamic_shapes() const;

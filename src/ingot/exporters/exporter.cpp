@@ -7,6 +7,7 @@
 #include "ingot/export/serialize.h"
 #include "ingot/exporters/fixes.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/exporters/quantize.h"
 #include "ingot/exporters/skips.h"
 #include "ingot/ops/functional.h"
 
@@ -99,6 +100,8 @@ std::unique_ptr<ExportArtifact> Exporter::run_stages(const std::string& architec
   std::vector<std::string> notes;
   for (const std::string& p : patches.applied()) notes.push_back("patch " + p);
   for (std::string& n : fix_program(program)) notes.push_back(std::move(n));
+  // ── Stage 6b: quantize (config.quantizer; exporters/quantize.h) ──
+  for (std::string& n : quantize_program(program, config.quantizer)) notes.push_back(std::move(n));
   return finish(std::move(program), std::move(notes), config);
 }
 
@@ -129,6 +132,7 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
 std::unique_ptr<ExportArtifact> Exporter::lower(ExportedProgram program,
                                                 const NativeExportConfig& config) {
   std::vector<std::string> notes = fix_program(program);
+  for (std::string& n : quantize_program(program, config.quantizer)) notes.push_back(std::move(n));
   return finish(std::move(program), std::move(notes), config);
 }
 

@@ -10,7 +10,6 @@ std::string ExecutorchConfig::to_json() const {
   j["alloc_graph_input"] = alloc_graph_input;
   j["alloc_graph_output"] = alloc_graph_output;
   j["alloc_mutable_buffers"] = alloc_mutable_buffers;
-  j["quantizer"] = quantizer;
   j["output_path"] = output_path;
   return j.dump(2);
 }
@@ -24,7 +23,6 @@ void read_executorch_keys(const nlohmann::ordered_json& j, NativeExportConfig& c
   read_config_key(j, "alloc_graph_input", c.alloc_graph_input, origin);
   read_config_key(j, "alloc_graph_output", c.alloc_graph_output, origin);
   read_config_key(j, "alloc_mutable_buffers", c.alloc_mutable_buffers, origin);
-  read_config_key(j, "quantizer", c.quantizer, origin);
   read_config_key(j, "output_path", c.output_path, origin);
   INGOT_CHECK(c.backend == "portable" || c.backend == "xnnpack", ValueError,
               "[AutoExportConfig] {}: backend is \"portable\" or \"xnnpack\", got \"{}\"", origin,
@@ -33,7 +31,7 @@ void read_executorch_keys(const nlohmann::ordered_json& j, NativeExportConfig& c
 
 const bool kRegistered = [] {
   register_config_format("executorch", {{"backend", "alloc_graph_input", "alloc_graph_output",
-                                         "alloc_mutable_buffers", "quantizer", "output_path"},
+                                         "alloc_mutable_buffers", "output_path"},
                                         [] { return std::make_unique<ExecutorchConfig>(); },
                                         read_executorch_keys});
   return true;

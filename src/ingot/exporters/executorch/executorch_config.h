@@ -32,9 +32,7 @@ struct ExecutorchConfig : NativeExportConfig {
   bool alloc_graph_input = true;
   bool alloc_graph_output = true;
   bool alloc_mutable_buffers = true;
-  // The quantisation issue's field: a quantizer name; empty = none (others are refused
-  // until quantisation lands).
-  std::string quantizer;
+  // `quantizer` is the base config's QuantizerConfig (every format has it).
   // Where save() writes by default (the CLI's -o); may be empty.
   std::string output_path;
 };

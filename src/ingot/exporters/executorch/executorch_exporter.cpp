@@ -26,10 +26,9 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
               "[executorch] backend \"{}\" is unknown: use \"portable\" (every node a portable "
               "kernel) or \"xnnpack\" (linear / matmul in XNNPACK delegates)",
               c.backend);
-  INGOT_CHECK(c.quantizer.empty(), NotSupportedError,
-              "[executorch] quantizer \"{}\": quantisation at export is not implemented for "
-              "ExecuTorch yet; leave quantizer empty",
-              c.quantizer);
+  // The quantizer ran as the shared quantize stage: its quantized_linear nodes have no
+  // portable kernel, so decomposition below turns them into dequantise + linear (the
+  // weights are stored packed in the .pte; compute is float).
 
   // ── Stage 8: decomposition to core ops; node fixes again on what it introduced ──
   decompose_to_core(program);

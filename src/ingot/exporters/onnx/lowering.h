@@ -31,6 +31,9 @@ namespace ingot::exporters::onnx {
 struct LoweringOptions {
   int64_t opset = kDefaultOpset;
   std::string graph_name = "main";
+  // How ingot::quantized_linear is written: "matmul_nbits" (com.microsoft MatMulNBits)
+  // or "dequantize_linear" (DequantizeLinear + MatMul); OnnxConfig::quantized_matmul.
+  std::string quantized_matmul = "matmul_nbits";
 };
 
 struct LoweredModel {
@@ -67,6 +70,8 @@ class Lowering {
 
   Scope& scope() { return *scope_; }
   int64_t opset() const { return options_.opset; }
+  const LoweringOptions& options() const { return options_; }
+  const ExportedProgram& program() const { return program_; }
   std::string value_hint(const std::string& ingot_name) const;
 
   std::string sym1(const sym::Expr& e);

@@ -11,6 +11,7 @@ std::string OnnxConfig::to_json() const {
   j["external_data"] = external_data;
   j["external_threshold"] = external_threshold;
   j["optimize"] = optimize;
+  j["quantized_matmul"] = quantized_matmul;
   j["output_path"] = output_path;
   return j.dump(2);
 }
@@ -25,6 +26,12 @@ void read_onnx_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
   read_config_key(j, "external_threshold", c.external_threshold, origin);
   read_config_key(j, "optimize", c.optimize, origin);
   read_config_key(j, "output_path", c.output_path, origin);
+  read_config_key(j, "quantized_matmul", c.quantized_matmul, origin);
+  INGOT_CHECK(c.quantized_matmul == "matmul_nbits" || c.quantized_matmul == "dequantize_linear",
+              ValueError,
+              "[AutoExportConfig] {}: quantized_matmul is \"matmul_nbits\" or "
+              "\"dequantize_linear\", got \"{}\"",
+              origin, c.quantized_matmul);
   onnx::ir_version_for_opset(c.opset);  // range check with the supported opsets
   INGOT_CHECK(
       c.external_data == "auto" || c.external_data == "always" || c.external_data == "never",
@@ -37,7 +44,8 @@ void read_onnx_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
 
 const bool kRegistered = [] {
   register_config_format(
-      "onnx", {{"opset", "external_data", "external_threshold", "optimize", "output_path"},
+      "onnx", {{"opset", "external_data", "external_threshold", "optimize", "output_path",
+                "quantized_matmul"},
                [] { return std::make_unique<OnnxConfig>(); },
                read_onnx_keys});
   return true;

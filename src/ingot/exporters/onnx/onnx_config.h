@@ -26,6 +26,10 @@ struct OnnxConfig : NativeExportConfig {
   // Runs the ONNX-level optimiser (constant folding of shape computations, dead-node
   // removal) after translation.
   bool optimize = false;
+  // ingot::quantized_linear (a `quantizer` export) as ONNX Runtime's com.microsoft
+  // MatMulNBits ("matmul_nbits") or standard DequantizeLinear + MatMul
+  // ("dequantize_linear"; int4 needs opset >= 21 for uint4 blocked dequantisation).
+  std::string quantized_matmul = "matmul_nbits";
   // Where save() writes by default (the CLI's -o); may be empty.
   std::string output_path;
 };

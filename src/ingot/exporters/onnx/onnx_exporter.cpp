@@ -10,6 +10,7 @@
 #include "ingot/exporters/onnx/ir_fixes.h"
 #include "ingot/exporters/onnx/lowering.h"
 #include "ingot/exporters/onnx/optimize.h"
+#include "ingot/exporters/onnx/quantized_lowering.h"
 
 namespace ingot::exporters {
 
@@ -52,14 +53,16 @@ std::unique_ptr<ExportArtifact> OnnxExporter::finish(ExportedProgram program,
   const OnnxConfig& c = given ? *given : defaults;
 
   // ── Stage 7: decomposition to core ops; node fixes again on what it introduced ──
-  decompose_to_core(program);
+  decompose_to_core(program, {"ingot::quantized_linear"});  // translate_quantized.cpp
   for (std::string& n : apply_node_fixes(backend(), program)) notes.push_back(std::move(n));
   eliminate_dead_code(program);
 
   // ── Stage 8: ONNX translation (the translation table, onnx/translate_*.cpp) ──
   onnx::LoweringOptions lo;
   lo.opset = c.opset;
+  lo.quantized_matmul = c.quantized_matmul;
   onnx::LoweredModel lowered = onnx::lower_program(program, lo);
+  onnx::finish_quantized_model(lowered.model);
 
   // ── Stage 9: ONNX IR fixes (onnx/ir_fixes.h) ──
   for (std::string& n : onnx::apply_ir_fixes(lowered.model)) notes.push_back(std::move(n));

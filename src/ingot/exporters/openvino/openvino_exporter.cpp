@@ -43,7 +43,7 @@ std::unique_ptr<ExportArtifact> OpenVINOExporter::finish(ExportedProgram program
   const OpenVINOConfig& c = given ? *given : defaults;
 
   // ── Stage 7: decomposition to core ops; node fixes again on what it introduced ──
-  decompose_to_core(program);
+  decompose_to_core(program, {"ingot::quantized_linear"});  // translate_quantized.cpp
   for (std::string& n : apply_node_fixes(backend(), program)) notes.push_back(std::move(n));
   eliminate_dead_code(program);
 

@@ -1,0 +1,29 @@
+// The quantize stage (seed 004's stages; docs/exporters.md): weight-only quantisation of
+// the traced program, shared by every backend, run after the node fixes when the config's
+// `quantizer` has a scheme.
+//
+// Every `linear` node of the top-level graph whose weight is a float parameter becomes
+// `ingot::quantized_linear` reading three new parameters (`<name>.qweight` uint8,
+// `<name>.scales` f32 and, with zero points, `<name>.qzeros` uint8; <name> is the weight's
+// name without ".weight"); a float weight no node reads any more leaves the program. Its
+// report (the artifact's notes) says how many linears were quantised and names each one
+// kept in float and why: excluded by a pattern, the lm_head (unless `lm_head`), an
+// in_features the group size does not divide, a weight that is not a parameter (computed,
+// or sliced from an expert stack), a linear inside a control-flow branch, and matrix
+// products (matmul, mm, bmm, addmm such as GPT-2's Conv1D, moe_experts) the scheme does not
+// rewrite.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ingot/export/program.h"
+#include "ingot/exporters/quantizer_config.h"
+
+namespace ingot::exporters {
+
+// Rewrites `program` in place; returns the report lines. Throws ValueError for an invalid
+// config (validate()).
+std::vector<std::string> quantize_program(ExportedProgram& program, const QuantizerConfig& config);
+
+}  // namespace ingot::exporters

@@ -1,0 +1,109 @@
+// quantized_matmul: checks the layout, picks the kernel level and splits the work over
+// the thread pool. Decode-sized m streams the packed rows (quantized_gemv_rows_*); larger
+// m dequantises kBlockRows rows at a time into a per-task f32 buffer and multiplies with
+// cpu::gemm, so the packed bytes are read once per block and the float block stays in L2.
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "ingot/core/cpu_features.h"
+#include "ingot/core/error.h"
+#include "ingot/core/thread_pool.h"
+#include "ingot/ops/cpu/gemm.h"
+#include "ingot/ops/cpu/quantized_gemv_internal.h"
+
+namespace ingot::cpu {
+
+namespace {
+
+// Up to this many x rows, each row streams the packed weight (the weight bytes are the
+// cost; the dequantise-to-f32 block path wins once its GEMM amortises the conversion).
+constexpr int64_t kMaxStreamRows = 4;
+constexpr int64_t kBlockRows = 64;  // rows of W dequantised per gemm call
+constexpr int64_t kGemvGrain = 16;  // rows of W per thread chunk at least
+
+std::atomic<QuantIsa>& active_isa() {
+  static std::atomic<QuantIsa> isa{cpu_features().avx512_kernels() ? QuantIsa::Avx512
+                                                                   : QuantIsa::Scalar};
+  return isa;
+}
+
+void check_layout(const PackedWeight& w) {
+  INGOT_CHECK(w.bits == 8 || w.bits == 4, ValueError,
+              "[quantized_matmul] bits must be 8 or 4, got {}", w.bits);
+  INGOT_CHECK(w.group > 0 && w.k % w.group == 0, ValueError,
+              "[quantized_matmul] group size {} must divide in_features {}", w.group, w.k);
+  INGOT_CHECK(w.bits == 8 || w.group % 32 == 0, ValueError,
+              "[quantized_matmul] 4-bit weights need a group size that is a multiple of 32, got {}",
+              w.group);
+}
+
+}  // namespace
+
+QuantIsa quant_isa() {
+  return active_isa().load();
+}
+
+QuantIsa set_quant_isa(QuantIsa isa) {
+  if (isa == QuantIsa::Avx512 && !cpu_features().avx512_kernels()) isa = QuantIsa::Scalar;
+  active_isa().store(isa);
+  return isa;
+}
+
+void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
+  check_layout(w);
+  if (quant_isa() == QuantIsa::Avx512)
+    detail::dequantize_rows_avx512(w, r0, r1, out);
+  else
+    detail::dequantize_rows_scalar(w, r0, r1, out);
+}
+
+void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
+                      int64_t ldy) {
+  check_layout(w);
+  if (m == 0 || w.n == 0) return;
+  const bool avx512 = quant_isa() == QuantIsa::Avx512;
+  if (m <= kMaxStreamRows) {
+    // [m, k] x [n, k]^T, one pass over W per x row, rows of W split over threads.
+    std::vector<float> permuted(avx512 && w.bits == 4 ? size_t(w.k) : 0);
+    for (int64_t i = 0; i < m; ++i) {
+      const float* xi = x + i * ldx;
+      if (!permuted.empty()) {
+        detail::permute_int4_activations(xi, w.k, permuted.data());
+        xi = permuted.data();
+      }
+      float* yi = y + i * ldy;
+      parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
+        if (avx512)
+          detail::quantized_gemv_rows_avx512(xi, w, r0, r1, yi);
+        else
+          detail::quantized_gemv_rows_scalar(x + i * ldx, w, r0, r1, yi);
+      });
+    }
+    return;
+  }
+  // Prefill: blocks of W rows dequantised to f32 [rows, k], then y[:, block] = x · block^T.
+  const int64_t blocks = (w.n + kBlockRows - 1) / kBlockRows;
+  parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
+    std::vector<float> block(size_t(kBlockRows * w.k));
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t r0 = b * kBlockRows, r1 = std::min(w.n, r0 + kBlockRows);
+      if (avx512)
+        detail::dequantize_rows_avx512(w, r0, r1, block.data());
+      else
+        detail::dequantize_rows_scalar(w, r0, r1, block.data());
+      GemmArgs g;
+      g.m = m;
+      g.n = r1 - r0;
+      g.k = w.k;
+      g.a = {x, DType::F32, ldx, 1};
+      g.b = {block.data(), DType::F32, 1, w.k};  // B[k, n] = block[n, k]
+      g.c = y + r0;
+      g.c_dtype = DType::F32;
+      g.ldc = ldy;
+      gemm(g);  // inline: we are inside a pool task
+    }
+  });
+}
+
+}  // namespace ingot::cpu

@@ -1,0 +1,51 @@
+// Matrix products on packed, weight-only quantised matrices (the quantized_linear op):
+//
+//   y[m, n] = sum_k x[m, k] * W[n, k],   W[n, k] = (q[n, k] - z[n, g]) * s[n, g],  g = k / G
+//
+// Packed layout (PackedWeight), the one the .ingot archive stores:
+//  - bits 8: q uint8 [n, k], one byte per weight.
+//  - bits 4: q uint8 [n, k / 2], weight 2j in the low nibble of byte j, 2j + 1 in the high
+//    nibble (ONNX Runtime's MatMulNBits order, so the ONNX export shares the bytes).
+//  - s f32 [n, k / G]; z uint8 [n, k / G] or null, meaning the fixed 2^(bits-1) (128 / 8:
+//    symmetric weights stored unsigned).
+// Invariants: k % G == 0; bits 4 needs G % 32 == 0 (32 / 64 / 128). q - z is an exact
+// integer in f32, so each product equals the dequantise + matmul reference's up to the
+// order of the f32 sums.
+//
+// Small m (decode) streams each packed row once per x row and dequantises in registers;
+// larger m (prefill) dequantises blocks of rows into f32 and runs cpu::gemm on them.
+// Both spread rows of W over the thread pool. AVX-512 code is picked at run time.
+#pragma once
+
+#include <cstdint>
+
+namespace ingot::cpu {
+
+struct PackedWeight {
+  const uint8_t* q = nullptr;
+  const float* scales = nullptr;
+  const uint8_t* zeros = nullptr;  // null: 2^(bits-1)
+  int bits = 8;
+  int64_t n = 0, k = 0, group = 0;
+
+  int64_t row_bytes() const { return bits == 8 ? k : k / 2; }
+  int64_t groups() const { return k / group; }
+  int zero(int64_t row, int64_t g) const {
+    return zeros ? zeros[row * groups() + g] : (1 << (bits - 1));
+  }
+};
+
+// y[m, n] (rows ldy apart) = x[m, k] (rows ldx apart) · dequant(W)^T. Throws ValueError
+// on a layout that breaks the invariants above.
+void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
+                      int64_t ldy);
+
+// The f32 weights of rows [r0, r1): out[(r - r0) * k + c] = W[r, c].
+void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
+
+// Kernel selection for tests and benchmarks: AVX-512 when the CPU has it, else scalar.
+enum class QuantIsa { Scalar, Avx512 };
+QuantIsa quant_isa();
+QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
+
+}  // namespace ingot::cpu

@@ -1,0 +1,56 @@
+// `ingot export --quantize int8|int4 [--group-size N] [--exclude PATTERN]
+// [--quantize-lm-head]`: the archive holds packed weights, the printed report names what
+// stayed float, and bad values are clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../models/fixture_path.h"
+#include "cli_call.h"
+#include "ingot/cli/commands.h"
+#include "ingot/core/error.h"
+#include "ingot/export/serialize.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_testing::captured;
+
+TEST(CliExportQuantize, PackedArchiveAndReport) {
+  const std::string out = (fs::temp_directory_path() / "ingot_cli_quantize.ingot").string();
+  auto [rc, text] =
+      captured(run_export, {testing::fixture_path("models/qwen3"), "-o", out, "--quantize", "int4",
+                            "--group-size", "64", "--exclude", "layers\\.1\\."});
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(text.find("quantize int4 (group 64): 7 linear layers quantised"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("matches exclude pattern"), std::string::npos) << text;
+  ExportedProgram p = load(out);
+  EXPECT_EQ(p.state.at("model.layers.0.mlp.down_proj.qweight").dtype(), DType::U8);
+  EXPECT_EQ(p.state.count("model.layers.1.mlp.down_proj.weight"), 1u);  // excluded: float
+  fs::remove(out);
+}
+
+TEST(CliExportQuantize, BadValuesAreClearErrors) {
+  const std::string model = testing::fixture_path("models/qwen3");
+  auto error_of = [&](std::vector<std::string> extra) -> std::string {
+    std::vector<std::string> args = {model, "-o", "/tmp/ingot_cli_quantize_bad.ingot"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    try {
+      captured(run_export, args);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of({"--quantize", "int4", "--group-size", "48"}).find("32, 64 or 128, got 48"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of({"--quantize", "int8", "--exclude", "("}).find("not a valid regular expression"),
+      std::string::npos);
+  EXPECT_NE(error_of({"--group-size", "64"}).find("need --quantize"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ingot::cli

@@ -1,0 +1,169 @@
+// The quantize stage (exporters/quantize.h) and the `quantizer` config field: which
+// linears become ingot::quantized_linear, what stays float and is reported, the packed
+// parameters replacing the float weights, the .ingot round trip (mapped, bit-identical
+// results), and clear errors for bad group sizes and patterns.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "../export/export_test_util.h"
+#include "../models/fixture_path.h"
+#include "ingot/export/serialize.h"
+#include "ingot/exporters/executorch/executorch_config.h"
+#include "ingot/exporters/exporter.h"
+#include "ingot/exporters/onnx/onnx_config.h"
+#include "ingot/runtime/program_module.h"
+
+namespace ingot::exporters {
+namespace {
+
+using testing::contains;
+
+int count_nodes(const ExportedProgram& p, const std::string& target) {
+  int n = 0;
+  for (const ir::Node& node : p.graph->nodes()) n += node.target == target;
+  return n;
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  for (const std::string& n : notes)
+    if (contains(n, part)) return true;
+  return false;
+}
+
+std::unique_ptr<ExportArtifact> export_fixture(const std::string& name, const QuantizerConfig& q) {
+  auto model = models::from_pretrained(testing::fixture_path("models/" + name));
+  NativeExportConfig c;
+  c.quantizer = q;
+  return NativeExporter().export_(*model, c);
+}
+
+QuantizerConfig scheme(const std::string& s, int64_t group = 32, bool zeros = false) {
+  QuantizerConfig q;
+  q.scheme = s;
+  q.group_size = group;
+  q.zero_point = zeros;
+  return q;
+}
+
+TEST(QuantizerConfig, JsonRoundTripOnEveryFormat) {
+  for (const char* format : {"native", "onnx", "openvino", "executorch"}) {
+    auto c = AutoExportConfig::from_json(
+        fmt::format(R"({{"export_format": "{}", "quantizer": {{"scheme": "int4", "group_size": 64,
+                    "zero_point": true, "exclude": ["down_proj"]}}}})",
+                    format));
+    EXPECT_EQ(c->quantizer.scheme, "int4") << format;
+    EXPECT_EQ(c->quantizer.group_size, 64);
+    EXPECT_TRUE(c->quantizer.zero_point);
+    EXPECT_EQ(c->quantizer.exclude, std::vector<std::string>{"down_proj"});
+    auto back = AutoExportConfig::from_json(c->to_json());
+    EXPECT_EQ(back->quantizer, c->quantizer) << format;
+    EXPECT_TRUE(contains(c->to_json(), "\"quantizer\"")) << format;
+  }
+  // The string form (ExecuTorch's earlier field) and null.
+  EXPECT_EQ(AutoExportConfig::from_json(R"({"export_format": "executorch", "quantizer": "int8"})")
+                ->quantizer.scheme,
+            "int8");
+  EXPECT_FALSE(AutoExportConfig::from_json(R"({"export_format": "native", "quantizer": null})")
+                   ->quantizer.enabled());
+  EXPECT_TRUE(contains(NativeExportConfig().to_json(), "\"quantizer\": null"));
+}
+
+TEST(QuantizerConfig, BadValuesAreClearErrors) {
+  auto error_of = [](const std::string& json) -> std::string {
+    try {
+      AutoExportConfig::from_json(json, "q.json");
+    } catch (const ValueError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string g =
+      error_of(R"({"export_format": "native", "quantizer": {"scheme": "int4", "group_size": 48}})");
+  EXPECT_TRUE(contains(g, "group_size is 32, 64 or 128, got 48") && contains(g, "q.json")) << g;
+  const std::string p =
+      error_of(R"({"export_format": "onnx", "quantizer": {"scheme": "int8", "exclude": ["(a"]}})");
+  EXPECT_TRUE(contains(p, "exclude pattern '(a' is not a valid regular expression")) << p;
+  const std::string s = error_of(R"({"export_format": "native", "quantizer": "int3"})");
+  EXPECT_TRUE(contains(s, "\"int8\" or \"int4\"")) << s;
+  const std::string k =
+      error_of(R"({"export_format": "native", "quantizer": {"scheme": "int8", "bits": 8}})");
+  EXPECT_TRUE(contains(k, "unknown key 'quantizer.bits'")) << k;
+  // The exporter checks a config built in code too.
+  QuantizerConfig bad = scheme("int4", 100);
+  EXPECT_THROW(export_fixture("qwen3", bad), ValueError);
+}
+
+// Every linear but the lm_head becomes quantized_linear; float weights leave the program;
+// packed parameters have the layout's shapes and dtypes.
+TEST(QuantizeStage, ReplacesLinearsAndWeights) {
+  auto f32 = export_fixture("qwen3", {});
+  const int linears = count_nodes(f32->program, "linear");
+  auto q = export_fixture("qwen3", scheme("int8"));
+  const ExportedProgram& p = q->program;
+  EXPECT_EQ(count_nodes(p, "ingot::quantized_linear"), linears - 1);  // 2 layers x 7 linears
+  EXPECT_EQ(count_nodes(p, "linear"), 1);                             // lm_head
+  EXPECT_EQ(p.state.count("model.layers.0.mlp.down_proj.weight"), 0u);
+  const Tensor& qw = p.state.at("model.layers.0.mlp.down_proj.qweight");
+  EXPECT_EQ(qw.dtype(), DType::U8);
+  EXPECT_EQ(qw.sizes(), (IntShape{64, 128}));
+  EXPECT_EQ(p.state.at("model.layers.0.mlp.down_proj.scales").sizes(), (IntShape{64, 1}));
+  EXPECT_TRUE(has_note(q->notes, "quantize int8 (per output channel): 14 linear layers"));
+  EXPECT_TRUE(has_note(q->notes, "is the lm_head")) << fmt::format("{}", fmt::join(q->notes, "\n"));
+
+  auto q4 = export_fixture("qwen3", scheme("int4", 32, true));
+  EXPECT_EQ(q4->program.state.at("model.layers.1.self_attn.q_proj.qweight").sizes(),
+            (IntShape{128, 32}));  // [out, in / 2]
+  EXPECT_EQ(q4->program.state.at("model.layers.1.self_attn.q_proj.qzeros").sizes(),
+            (IntShape{128, 2}));
+}
+
+// What the scheme cannot take stays float and is named in the report: a group size that
+// does not divide in_features, excluded names, the lm_head unless asked for.
+TEST(QuantizeStage, KeptFloatIsReported) {
+  auto q = export_fixture("qwen3", scheme("int4", 128));  // in_features 64 except down_proj
+  // in_features 128: down_proj and o_proj (4 heads x 32) of both layers.
+  EXPECT_EQ(count_nodes(q->program, "ingot::quantized_linear"), 4);
+  EXPECT_TRUE(has_note(q->notes,
+                       "'model.layers.0.self_attn.q_proj.weight' has in_features 64, "
+                       "not a multiple of the group size 128"));
+  QuantizerConfig ex = scheme("int8");
+  ex.exclude = {"mlp\\.(gate|up)_proj"};
+  ex.lm_head = true;
+  auto e = export_fixture("qwen3", ex);
+  EXPECT_EQ(count_nodes(e->program, "ingot::quantized_linear"), 15 - 4);
+  EXPECT_TRUE(has_note(e->notes, "matches exclude pattern 'mlp\\.(gate|up)_proj'"));
+  EXPECT_FALSE(has_note(e->notes, "is the lm_head"));
+  // MoE experts: the expert weights are sliced in the graph (not parameters of a linear).
+  auto moe = export_fixture("qwen3_moe", scheme("int8"));
+  EXPECT_TRUE(has_note(moe->notes, "kept float")) << fmt::format("{}", fmt::join(moe->notes, "\n"));
+  // GPT-2's Conv1D: linear(x, transpose(W [in, out])) quantises W as [out, in].
+  auto gpt2 = export_fixture("gpt2", scheme("int8"));
+  EXPECT_EQ(count_nodes(gpt2->program, "ingot::quantized_linear"), 8);  // 2 layers x 4
+  EXPECT_EQ(gpt2->program.state.at("transformer.h.0.mlp.c_fc.qweight").size(0), 256);
+}
+
+// The archive stores packed weights like any parameter (mapped on load); the loaded
+// program computes exactly what the exported one does.
+TEST(QuantizeStage, ArchiveRoundTrip) {
+  auto q = export_fixture("llama", scheme("int4", 32, true));
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "ingot_quantize_roundtrip.ingot").string();
+  q->save(path);
+  ExportedProgram loaded = load(path);
+  const Tensor& a = q->program.state.at("model.layers.0.mlp.up_proj.qweight");
+  const Tensor& b = loaded.state.at("model.layers.0.mlp.up_proj.qweight");
+  ASSERT_EQ(b.dtype(), DType::U8);
+  EXPECT_TRUE(b.storage()->is_mapped());
+  ASSERT_EQ(a.sizes(), b.sizes());
+  EXPECT_EQ(0, std::memcmp(a.raw_data(), b.raw_data(), size_t(a.numel())));
+  runtime::ProgramModule before(q->program), after(loaded);
+  const Tensor x = before.run(q->program.example_inputs)[0];
+  const Tensor y = after.run(loaded.example_inputs)[0];
+  testing::expect_near_tensors(x, y, 0.0);
+}
+
+}  // namespace
+}  // namespace ingot::exporters
