@@ -291,7 +291,8 @@ std::map<std::string, Tensor> Reader::load_payloads(const std::string& folder, c
   if (!c) return out;
   const std::string what = folder + config;
   const Json j = parse_json(zip_.bytes(*c), "'" + what + "'");
-  const JsonView root(j, "", origin_ + ":" + what);
+  const std::string origin = origin_ + ":" + what;  // JsonView keeps a pointer to it
+  const JsonView root(j, "", origin);
   for (const auto& [name, entry] : root.get("config").members()) {
     if (auto p = entry.find("use_pickle"); p && p->as_bool())
       throw NotSupportedError(fmt::format("[pt2] '{}': '{}' is stored pickled (use_pickle); ingot reads raw tensor payloads only", origin_, name));
