@@ -12,7 +12,9 @@
 #include "ingot/core/error.h"
 #include "ingot/export/pt2/reader.h"
 #include "ingot/export/pt2/sympy_expr.h"
+#include "ingot/export/pt2/aten_ops.h"
 #include "ingot/export/pt2/zip.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot {
 namespace {
@@ -173,6 +175,53 @@ TEST(Pt2Errors, WeightOfTheWrongSize) {
   });
   const std::string msg = load_error<IoError>(edited);
   EXPECT_NE(msg.find("holds 8 bytes"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace ingot
+
+namespace ingot {
+namespace {
+
+// ATen ops ingot's registry lacks, run through their adapters (aten_ops.cpp) on small
+// inputs with known results (the architectures that need them — Gemma's type_as,
+// Phi-3's reciprocal / max, Gemma 2's where.ScalarOther — were checked against torch).
+std::vector<float> values(const Tensor& t) {
+  const Tensor c = contiguous(to(t, DType::F32));
+  return std::vector<float>(c.data<float>(), c.data<float>() + c.numel());
+}
+Tensor aten(const char* target, std::vector<pt2::NamedValue> args) {
+  const auto op = pt2::parse_target(target);
+  EXPECT_TRUE(op && pt2::is_supported(*op)) << target;
+  return pt2::call_aten(*op, args).at(0).value.tensor();
+}
+pt2::NamedValue arg(const char* name, Value v) { return {name, pt2::PValue{std::move(v), {}, {}}}; }
+
+TEST(Pt2Aten, AdaptersComputeAtensResults) {
+  const Tensor x = Tensor::from_vector<float>({1, -2, 4, 0.5f}, {2, 2});
+  EXPECT_EQ(values(aten("torch.ops.aten.reciprocal.default", {arg("self", x)})),
+            (std::vector<float>{1, -0.5f, 0.25f, 2}));
+  EXPECT_EQ(values(aten("torch.ops.aten.max.default", {arg("self", x)})), (std::vector<float>{4}));
+  EXPECT_EQ(values(aten("torch.ops.aten.min.default", {arg("self", x)})), (std::vector<float>{-2}));
+  const Tensor i = Tensor::from_vector<int64_t>({3, 1}, {2});
+  EXPECT_EQ(aten("torch.ops.aten.type_as.default", {arg("self", i), arg("other", x)}).dtype(), DType::F32);
+  const Tensor cond = Tensor::from_vector<bool>({true, false, false, true}, {2, 2});
+  EXPECT_EQ(values(aten("torch.ops.aten.where.ScalarOther", {arg("condition", cond), arg("self", x), arg("other", 7.0)})),
+            (std::vector<float>{1, 7, 7, 0.5f}));
+  // x[[1, 0, 1]] and x[:, [1]]: advanced indexing with a linear index.
+  const Tensor rows = Tensor::from_vector<int64_t>({1, 0, -1}, {3});
+  EXPECT_EQ(values(aten("torch.ops.aten.index.Tensor", {arg("self", x), arg("indices", TensorList{rows})})),
+            (std::vector<float>{4, 0.5f, 1, -2, 4, 0.5f}));
+  const Tensor col = Tensor::from_vector<int64_t>({1}, {1});
+  EXPECT_EQ(values(aten("torch.ops.aten.index.Tensor", {arg("self", x), arg("indices", TensorList{Tensor(), col})})),
+            (std::vector<float>{-2, 0.5f}));
+  // diff along the last dim with a prepended column.
+  const Tensor pre = Tensor::from_vector<float>({0, 0}, {2, 1});
+  EXPECT_EQ(values(aten("torch.ops.aten.diff.default", {arg("self", x), arg("n", int64_t(1)), arg("dim", int64_t(-1)),
+                                                       arg("prepend", pre)})),
+            (std::vector<float>{1, -3, 4, -3.5f}));
+  // An argument ingot's schema does not have, with a value that would matter, is refused.
+  EXPECT_THROW(aten("torch.ops.aten.relu.default", {arg("self", x), arg("inplace_hint", true)}), NotSupportedError);
 }
 
 }  // namespace

@@ -182,6 +182,12 @@ Tensor full_of(const Shape& sizes, const Value& fill, DType dtype) {
   return op1("full", {SymIntList(sizes.begin(), sizes.end()), to_scalar(fill), dtype});
 }
 
+Tensor reduce_all(const char* op, const Tensor& x) {
+  IntShape dims;
+  for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+  return op1(op, {x, dims, false});
+}
+
 SymIntList size_list(const Value& v) {
   if (v.is(Value::Kind::IntList)) return v.int_list();
   if (v.is(Value::Kind::Int)) return {v.sym_int()};
@@ -374,6 +380,24 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
          return std::vector<PValue>{};
        }},
       {"_assert_async.msg", [](const Args&) { return std::vector<PValue>{}; }},
+      {"detach_", [](const Args& a) { return one(a.tensor("self")); }},
+      {"type_as", [](const Args& a) { return one(to_dtype(a.tensor("self"), a.tensor("other").dtype(), false)); }},
+      {"reciprocal",
+       [](const Args& a) { return one(op1("pow.Tensor_Scalar", {a.tensor("self"), Scalar(int64_t(-1))})); }},
+      // max() / min() over every element: amax / amin over all dims.
+      {"max", [](const Args& a) { return one(reduce_all("amax", a.tensor("self"))); }},
+      {"min", [](const Args& a) { return one(reduce_all("amin", a.tensor("self"))); }},
+      // where with a number for one side: that side as a 0-d tensor of the other's dtype.
+      {"where.ScalarOther",
+       [](const Args& a) {
+         const Tensor& self = a.tensor("self");
+         return one(op1("where.self", {a.tensor("condition"), self, full_of({}, a.get("other"), self.dtype())}));
+       }},
+      {"where.ScalarSelf",
+       [](const Args& a) {
+         const Tensor& other = a.tensor("other");
+         return one(op1("where.self", {a.tensor("condition"), full_of({}, a.get("self"), other.dtype()), other}));
+       }},
   };
   return table;
 }
