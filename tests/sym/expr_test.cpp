@@ -50,6 +50,8 @@ TEST(SymExpr, ProductsExpandAndSort) {
 TEST(SymExpr, FloorDivRules) {
   EXPECT_EQ(floordiv(s0 * 4, I(4)), s0);
   EXPECT_EQ(floordiv(2 * s0 + 2, I(2)), s0 + 1);
+  // A divisor with a coefficient (a view's -1 over a symbolic numel, as .pt2 graphs have).
+  EXPECT_EQ(floordiv(32 * s0, 16 * s0), I(2));
   EXPECT_EQ(floordiv(2 * s0 + 3, I(2)), s0 + 1);
   EXPECT_EQ(floordiv(s0, I(1)), s0);
   EXPECT_EQ(floordiv(s0, s0), I(1));

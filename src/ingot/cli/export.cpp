@@ -16,6 +16,7 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
+#include "ingot/cli/program_file.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/generation_directory.h"
@@ -50,7 +51,7 @@ int run_export(int argc, char** argv) {
       ->required();
   app.add_option("-o,--output", output,
                  "the artifact (or, for --task generation, the directory) to write");
-  app.add_option("--format", format, "exporter: native (default), onnx, openvino or executorch");
+  app.add_option("--format", format, "exporter: native (default), onnx, openvino, executorch or pt2");
   auto* dyn =
       app.add_flag("--dynamic", dynamic, "batch and sequence dims of every input are dynamic");
   app.add_option("--dynamic-shapes", spec_file, "JSON spec of dynamic dims by input name")
@@ -83,6 +84,9 @@ int run_export(int argc, char** argv) {
   app.add_option("--exclude", exclude, "keep linears whose weight name matches this regex float");
   app.add_flag("--quantize-lm-head", quantize_lm_head, "also quantise the lm_head");
   if (!parse(app, argc, argv)) return 0;
+  // --format pt2: the native program, written as a torch.export archive.
+  const bool to_pt2 = format && *format == "pt2";
+  if (to_pt2) format = "native";
   models::LoadOptions load;
   if (!dtype.empty()) load.compute_dtype = parse_dtype(dtype);
 
@@ -145,6 +149,8 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!output.empty(), ValueError,
               "[ingot export] no output: give -o OUT (see 'ingot export --help')");
 
+  // A program file (.pt2 / .ingot): lowered by the exporter, no model folder needed.
+  if (is_program_file(folder)) return export_program_file(folder, *config, output, to_pt2);
   auto model = models::from_pretrained(folder, load);
   auto exporter = exporters::AutoExporter::from_config(*config);
   if (task == "generation") {
@@ -173,7 +179,8 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!max_cache_len && !multi_token_decode, ValueError,
               "[ingot export] --max-cache-len and --multi-token-decode apply to --task generation");
   std::unique_ptr<exporters::ExportArtifact> artifact = exporter->export_(*model, *config);
-  artifact->save(output);
+  if (to_pt2) save_as_pt2(artifact->program, output);
+  else artifact->save(output);
   const ExportedProgram& ep = artifact->program;
   std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),

@@ -1,22 +1,24 @@
-// `ingot inspect model.ingot`: the program's graph, signature, symbol ranges and the
+// `ingot inspect (model.ingot | model.pt2)`: the program's graph, signature, symbol ranges and the
 // guards its export took.
 #include <cstdio>
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
-#include "ingot/export/serialize.h"
+#include "ingot/cli/program_file.h"
 
 namespace ingot::cli {
 
 int run_inspect(int argc, char** argv) {
   std::string path;
   CLI::App app{
-      "Prints an .ingot program: signature, graph with shapes and source lines, symbol ranges and "
+      "Prints an .ingot program or a torch.export .pt2 archive (as the ingot program it reads as): signature, graph with shapes and source lines, symbol ranges and "
       "the guards its export took.",
       "ingot inspect"};
-  app.add_option("program", path, "model.ingot")->required();
+  app.add_option("program", path, "model.ingot or model.pt2")->required();
   if (!parse(app, argc, argv)) return 0;
-  ExportedProgram ep = load(path);
+  std::string header;
+  ExportedProgram ep = load_program_file(path, &header);
+  std::printf("%s: %s\n", path.c_str(), header.c_str());
   std::printf("%s", ep.print().c_str());
   std::printf("Guards taken during export:%s\n", ep.guards.empty() ? " none" : "");
   for (const std::string& g : ep.guards) std::printf("  %s\n", g.c_str());

@@ -10,6 +10,7 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
+#include "ingot/cli/program_file.h"
 #include "ingot/export/serialize.h"
 #include "ingot/models/model.h"
 #include "ingot/models/npy.h"
@@ -54,7 +55,7 @@ class OutputWriter {
 // its user outputs.
 int run_program(const std::string& path, const std::map<std::string, std::string>& input_files,
                 OutputWriter& writer) {
-  ExportedProgram ep = load(path);
+  ExportedProgram ep = load_program_file(path);
   std::vector<std::string> names;
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
@@ -90,10 +91,11 @@ int run_run(int argc, char** argv) {
   std::vector<std::string> input_specs;
   bool hidden_states = false, json = false;
   CLI::App app{
-      "Runs the eager forward of a Hugging Face model folder, or an exported .ingot program, on "
+      "Runs the eager forward of a Hugging Face model folder, or an exported .ingot program or "
+      "torch.export .pt2 archive, on "
       ".npy inputs and writes each output as OUTDIR/<name>.npy.",
       "ingot run"};
-  app.add_option("model", folder, "Hugging Face model folder or model.ingot")->required();
+  app.add_option("model", folder, "Hugging Face model folder, model.ingot or model.pt2")->required();
   app.add_option("--input", input_specs,
                  "NAME=FILE.npy, one per input (input_ids, attention_mask, ...)")
       ->required();

@@ -230,6 +230,13 @@ Expr floordiv(const Expr& a, const Expr& b) {
     }
     return whole.terms.empty() ? q : add(from_linear(whole), q);
   }
+  if (b.kind() == Kind::Add) {
+    // A divisor k*m (k > 1): a // (k*m) = (a // m) // k, since floor(floor(x) / k) =
+    // floor(x / k) for a positive integer k; so (32*s0) // (16*s0) -> 2.
+    const Linear lb = to_linear(b);
+    if (lb.constant == 0 && lb.terms.size() == 1 && lb.terms[0].second > 1)
+      return floordiv(floordiv(a, lb.terms[0].first), integer(lb.terms[0].second));
+  }
   if (!b.is_integer() && b.kind() != Kind::Add) {  // symbolic monomial divisor
     auto [q, r] = split_by_monomial(to_linear(a), b);
     if (!q.terms.empty() || q.constant != 0) {

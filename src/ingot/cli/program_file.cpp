@@ -1,0 +1,50 @@
+#include "ingot/cli/program_file.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "ingot/export/pt2/reader.h"
+#include "ingot/export/pt2/writer.h"
+#include "ingot/export/serialize.h"
+#include "ingot/exporters/exporter.h"
+
+namespace ingot::cli {
+
+bool is_program_file(const std::string& path) { return std::filesystem::is_regular_file(path); }
+
+ExportedProgram load_program_file(const std::string& path, std::string* header) {
+  if (!pt2::looks_like_pt2(path)) {
+    if (header) *header = "ingot archive";
+    return load(path);
+  }
+  pt2::Pt2Info info;
+  ExportedProgram ep = pt2::load_pt2(path, &info);
+  if (header) {
+    *header = fmt::format("torch.export archive: torch {}, schema {}.{}, {} dialect, {} records",
+                          info.torch_version.empty() ? "?" : info.torch_version, info.schema_major,
+                          info.schema_minor, info.dialect.empty() ? "unnamed" : info.dialect,
+                          info.records.size());
+  }
+  return ep;
+}
+
+void save_as_pt2(const ExportedProgram& program, const std::string& output) {
+  pt2::save_pt2(program, output);
+}
+
+int export_program_file(const std::string& path, const exporters::NativeExportConfig& config,
+                        const std::string& output, bool to_pt2) {
+  std::string header;
+  ExportedProgram ep = load_program_file(path, &header);
+  auto exporter = exporters::AutoExporter::from_config(config);
+  std::unique_ptr<exporters::ExportArtifact> artifact = exporter->lower(std::move(ep), config);
+  if (to_pt2) save_as_pt2(artifact->program, output);
+  else artifact->save(output);
+  std::printf("exported %s (%s; %s): %zu nodes, %zu inputs -> %s\n", path.c_str(), header.c_str(),
+              artifact->format().c_str(), artifact->program.graph->nodes().size(),
+              artifact->program.graph->inputs.size(), output.c_str());
+  for (const std::string& note : artifact->notes) std::printf("  %s\n", note.c_str());
+  return 0;
+}
+
+}  // namespace ingot::cli
