@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -133,7 +134,8 @@ def ensure_gguf(model_dir: str, work: str, gtype: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description="ingot vs llama.cpp side by side")
     ap.add_argument("--driver", required=True, help="path of the ingot_side_by_side binary")
-    ap.add_argument("--work", default="/tmp/ingot_side_by_side")
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ingot_side_by_side"),
+                    help="where the checkpoint and GGUF files are written (kept between runs)")
     ap.add_argument("--configs", default="f32,bf16", help=f"of {', '.join(CONFIGS)}")
     ap.add_argument("--prefill", default="16,128", help="prompt lengths to time prefill at")
     ap.add_argument("--prefill-configs", default="bf16",
