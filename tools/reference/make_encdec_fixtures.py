@@ -112,6 +112,16 @@ def build(folder, seed, untied, vocab, **kw):
     return model, model.config
 
 
+def float32_error(model, input_ids, decoder_input_ids):
+    """max |float32 logits - float64 logits| of the teacher-forced forward."""
+    import copy
+    with torch.no_grad():
+        f32 = model(input_ids=input_ids, decoder_input_ids=decoder_input_ids).logits
+        f64 = copy.deepcopy(model).double()(input_ids=input_ids,
+                                            decoder_input_ids=decoder_input_ids).logits
+    return float((f32.double() - f64).abs().max())
+
+
 def make_t5(name, seed, untied, **kw):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
@@ -119,9 +129,11 @@ def make_t5(name, seed, untied, **kw):
     input_ids = tokenizer(PROMPT, return_tensors="pt")["input_ids"]
     assert input_ids[0, -1] == vocab["</s>"] and (input_ids != vocab["<unk>"]).all()
     # A seed whose greedy continuation varies (>= 6 distinct tokens), is not decided by a
-    # hair (top-2 logit margin > 0.01 at every step) and does not stop at </s> within
+    # hair (top-2 logit margin > 0.01 at every step), is well conditioned (float32 logits
+    # within 2e-5 of float64: a 1e-4 tolerance then judges ingot, not rounding) and does
+    # not stop at </s> within
     # NEW_TOKENS, so that every runtime (eos as a stop token) produces all of them.
-    for s in range(seed, seed + 100):
+    for s in range(seed, seed + 300):
         model, config = build(folder, s, untied, vocab, **kw)
         with torch.no_grad():
             gen = model.generate(input_ids, max_new_tokens=NEW_TOKENS, do_sample=False,
@@ -130,7 +142,8 @@ def make_t5(name, seed, untied, **kw):
         margin = min(float(torch.topk(x[0], 2).values[0] - torch.topk(x[0], 2).values[1])
                      for x in gen.scores)
         if (len(new) == NEW_TOKENS and (new != config.eos_token_id).all()
-                and len(set(new.tolist())) >= 6 and margin > 0.01):
+                and len(set(new.tolist())) >= 6 and margin > 0.01
+                and float32_error(model, input_ids, gen.sequences[:, :-1]) < 2e-5):
             break
     else:
         raise RuntimeError(f"{name}: no seed with a varied greedy continuation")
