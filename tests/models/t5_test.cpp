@@ -3,6 +3,8 @@
 // v1.1 gated-gelu with its own lm_head): the relative-position buckets exactly, the
 // encoder states, every layer's cross-attention K/V, the teacher-forced logits (full
 // forward and decode through a StaticCache one token at a time). Tolerance 1e-4 (float32).
+#include "ingot/models/t5.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,7 +14,6 @@
 #include "fixture_path.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/npy.h"
-#include "ingot/models/t5.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 
@@ -27,7 +28,8 @@ Tensor fixture(const std::string& model, const std::string& name) {
 }
 
 std::shared_ptr<EncoderDecoderModel> load(const std::string& model) {
-  auto m = std::dynamic_pointer_cast<EncoderDecoderModel>(from_pretrained(fixture_path("encdec/" + model)));
+  auto m = std::dynamic_pointer_cast<EncoderDecoderModel>(
+      from_pretrained(fixture_path("encdec/" + model)));
   EXPECT_NE(m, nullptr) << "T5ForConditionalGeneration is not an EncoderDecoderModel";
   return m;
 }
@@ -40,7 +42,8 @@ TEST(T5, RelativePositionBucketsEqualTorch) {
     const bool bidirectional = c["bidirectional"].get<bool>();
     const int64_t buckets = c["num_buckets"], distance = c["max_distance"];
     const int64_t first = c["first_relative_position"];
-    const std::vector<int64_t> table = t5_relative_position_buckets(bidirectional, buckets, distance);
+    const std::vector<int64_t> table =
+        t5_relative_position_buckets(bidirectional, buckets, distance);
     ASSERT_EQ(int64_t(table.size()), 2 * distance + 1);
     const std::vector<int64_t> expected = c["buckets"].get<std::vector<int64_t>>();
     for (size_t i = 0; i < expected.size(); ++i) {
@@ -61,7 +64,8 @@ TEST_P(T5Fixture, EncoderAndCrossAttentionCacheMatchTransformers) {
   EXPECT_EQ(m->decoder_start_token_id(), 0);
   Tensor enc = m->encode(fixture(GetParam(), "input_ids"));
   EXPECT_LE(max_abs_diff(enc, fixture(GetParam(), "encoder_hidden_states")), 1e-4);
-  CrossAttentionCache cross = m->cross_attention_cache(fixture(GetParam(), "encoder_hidden_states"));
+  CrossAttentionCache cross =
+      m->cross_attention_cache(fixture(GetParam(), "encoder_hidden_states"));
   Tensor keys = fixture(GetParam(), "cross_key"), values = fixture(GetParam(), "cross_value");
   ASSERT_EQ(int64_t(cross.num_layers()), keys.size(0));
   for (size_t i = 0; i < cross.num_layers(); ++i) {

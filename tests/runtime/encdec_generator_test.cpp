@@ -26,7 +26,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::max_abs_diff;
 
-std::string dir_of(const std::string& model) { return testing::fixture_path("encdec/" + model); }
+std::string dir_of(const std::string& model) {
+  return testing::fixture_path("encdec/" + model);
+}
 Tensor fixture(const std::string& model, const std::string& name) {
   return models::load_npy(dir_of(model) + "/" + name + ".npy");
 }
@@ -105,8 +107,31 @@ TEST_P(T5Generation, GreedyIdsEqualTransformers) {
   EXPECT_EQ(stats.prompt_tokens, 1);  // the decoder prompt: decoder_start_token_id
   EXPECT_EQ(stats.stop_reason, "max_new_tokens");
   // A second input reuses the generator (the cross K/V are replaced, the cache rewound).
-  std::vector<int64_t> again = gen.generate_from_encoder_input(fixture(GetParam(), "input_ids"), greedy());
+  std::vector<int64_t> again =
+      gen.generate_from_encoder_input(fixture(GetParam(), "input_ids"), greedy());
   EXPECT_EQ(again, out);
+}
+
+// Another source length (40 tokens, past max_distance) through the programs == ingot's
+// eager model decoding greedily with a growing cache.
+TEST_P(T5Generation, OtherSourceLengthsDecodeLikeTheEagerModel) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < 40; ++i) v.push_back(3 + (i * 7) % 39);
+  Tensor src = Tensor::from_vector(v, {1, 40});
+  models::CrossAttentionCache cross = model_->cross_attention_cache(model_->encode(src));
+  nn::KVCache cache;
+  std::vector<int64_t> eager;
+  int64_t token = model_->decoder_start_token_id();
+  for (int i = 0; i < 12; ++i) {
+    Tensor logits =
+        model_->decode(Tensor::from_vector(std::vector<int64_t>{token}, {1, 1}), cross, &cache);
+    token = runtime::argmax_last(logits);
+    eager.push_back(token);
+  }
+  runtime::Generator gen = generator();
+  runtime::GenerateOptions go;
+  go.max_new_tokens = 12;
+  EXPECT_EQ(gen.generate_from_encoder_input(src, go), eager);
 }
 
 TEST_P(T5Generation, SavedDirectoryGeneratesTheSameIds) {

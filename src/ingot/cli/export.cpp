@@ -14,7 +14,6 @@
 #include <optional>
 #include <sstream>
 
-#include "ingot/models/encoder_decoder.h"
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/cli/program_file.h"
@@ -23,6 +22,7 @@
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
+#include "ingot/models/encoder_decoder.h"
 
 namespace ingot::cli {
 

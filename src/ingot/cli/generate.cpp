@@ -215,8 +215,8 @@ int generate_encoder_decoder(const std::string& source, bool exported,
       defaults.new_token_limit(int64_t(decoder_prompt.size())).value_or(64));
   if (!exported) {
     exporters::GenerationExportOptions o;
-    o.max_cache_len =
-        max_cache_len.value_or(std::max<int64_t>(int64_t(decoder_prompt.size()) + new_tokens + 1, 8));
+    o.max_cache_len = max_cache_len.value_or(
+        std::max<int64_t>(int64_t(decoder_prompt.size()) + new_tokens + 1, 8));
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
     gen->set_generation_config(defaults);
@@ -323,6 +323,16 @@ int run_generate(int argc, char** argv) {
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
+  // An encoder-decoder model: the prompt or --input is the encoder's input.
+  const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
+  if (encoder_decoder) {
+    INGOT_CHECK(image_files.empty(), ValueError,
+                "[ingot generate] --image is for vision-language models; {} is an "
+                "encoder-decoder model",
+                source);
+    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs,
+                                    max_new_tokens, max_cache_len, json);
+  }
   Tensor pixel_values;  // [images, C, H, W] for a vision-language model
   INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
               "[ingot generate] give either --image (with --prompt / --chat) or --input "
@@ -349,15 +359,6 @@ int run_generate(int argc, char** argv) {
     prompt = models::expand_image_tokens(
         prompt, images.image_token,
         images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
-  }
-  const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
-  if (encoder_decoder) {
-    INGOT_CHECK(image_files.empty(), ValueError,
-                "[ingot generate] --image is for vision-language models; {} is an "
-                "encoder-decoder model",
-                source);
-    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs,
-                                    max_new_tokens, max_cache_len, json);
   }
   std::vector<int64_t> ids =
       !input_specs.empty()

@@ -30,7 +30,7 @@
 namespace ingot::models {
 class VisionLanguageModel;
 class EncoderDecoderModel;
-}
+}  // namespace ingot::models
 
 namespace ingot::exporters {
 

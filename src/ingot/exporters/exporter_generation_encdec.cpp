@@ -117,8 +117,9 @@ void Exporter::export_encoder_decoder(models::EncoderDecoderModel& model,
     o.input_names = {"input_ids", "", ""};  // cross and cache tensors keep their own names
     std::map<std::string, DynamicShapes> cross_shapes, cache_shapes;
     for (const auto& [name, t] : cross) {
-      cross_shapes.emplace(name, DynamicShapes::tensor(symbolic_source ? std::map<int, Dim>{{2, source}}
-                                                                       : std::map<int, Dim>{}));
+      cross_shapes.emplace(name,
+                           DynamicShapes::tensor(symbolic_source ? std::map<int, Dim>{{2, source}}
+                                                                 : std::map<int, Dim>{}));
     }
     if (g.dynamic_cache_len) {
       const Dim len("cache_len", 2, std::numeric_limits<int32_t>::max());
@@ -137,8 +138,8 @@ void Exporter::export_encoder_decoder(models::EncoderDecoderModel& model,
     const Tensor ids = example_generation_prompt(1);  // [1, 4]
     TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
       nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(cache_tensors);
-      return ingot::export_(&model, with_patches(patches, fn), std::tuple{ids, cross, example_cache},
-                            opts);
+      return ingot::export_(&model, with_patches(patches, fn),
+                            std::tuple{ids, cross, example_cache}, opts);
     };
     out["decode"] = run_stages(arch, "generation", &model, trace, config, o);
   }

@@ -64,16 +64,16 @@ nlohmann::json encoder_decoder_pipeline(
   };
   nlohmann::json steps = nlohmann::json::array();
   steps.push_back(step("encoder", {in.name}, {"encoder_hidden_states"}));
-  steps.push_back(step("cross_kv", {"encoder_hidden_states"},
-                       {"cross_key_cache.N", "cross_value_cache.N"}));
+  steps.push_back(
+      step("cross_kv", {"encoder_hidden_states"}, {"cross_key_cache.N", "cross_value_cache.N"}));
   steps.push_back(step("decode", {"input_ids", "cross_key_cache.N", "cross_value_cache.N", "cache"},
                        {"logits", "cache"}));
-  return {{"kind", "encoder-decoder"},
-          {"encoder_input", in.name},
-          {"decoder_prompt", model_folder.empty()
-                                 ? std::vector<int64_t>{model.decoder_start_token_id()}
-                                 : model.decoder_prompt(model_folder)},
-          {"steps", steps}};
+  return {
+      {"kind", "encoder-decoder"},
+      {"encoder_input", in.name},
+      {"decoder_prompt", model_folder.empty() ? std::vector<int64_t>{model.decoder_start_token_id()}
+                                              : model.decoder_prompt(model_folder)},
+      {"steps", steps}};
 }
 
 nlohmann::json pipeline_manifest(

@@ -11,9 +11,9 @@
 //                          (every file models::ChatTemplate::from_folder reads), and
 //   preprocessor_config.json, processor_config.json   (the image processor's settings)
 //
-// A vision-language or encoder-decoder model's manifest also has "pipeline" (pipeline_manifest below): how
-// the components connect, the image token, the image input and where the text
-// embedding table is (docs/generation.md).
+// A vision-language or encoder-decoder model's manifest also has "pipeline" (pipeline_manifest
+// below): how the components connect, the image token, the image input and where the text embedding
+// table is (docs/generation.md).
 #pragma once
 
 #include <map>

@@ -11,8 +11,8 @@
 // decoder output is multiplied by d_model**-0.5 before the LM head.
 #include "ingot/models/t5.h"
 
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <limits>
 
 #include "ingot/models/encoder_decoder.h"
@@ -44,7 +44,8 @@ std::vector<int64_t> t5_relative_position_buckets(bool bidirectional, int64_t nu
       // float32 throughout, as torch evaluates log(n / max_exact) / log(max_distance /
       // max_exact) * (buckets - max_exact) on a float tensor, then truncates.
       const float ratio = float(n) / float(max_exact);
-      const float scaled = std::log(ratio) / float(std::log(double(max_distance) / double(max_exact))) *
+      const float scaled = std::log(ratio) /
+                           float(std::log(double(max_distance) / double(max_exact))) *
                            float(buckets - max_exact);
       bucket += std::min<int64_t>(max_exact + int64_t(scaled), buckets - 1);
     }
@@ -81,8 +82,8 @@ struct T5Config {
     // feed_forward_proj "ACT" or "gated-ACT"; "gated-gelu" means gelu_new (transformers).
     const std::string ff = c.get_string("feed_forward_proj", "relu");
     const size_t dash = ff.find('-');
-    INGOT_CHECK(dash == std::string::npos || (ff.substr(0, dash) == "gated" &&
-                                              ff.find('-', dash + 1) == std::string::npos),
+    INGOT_CHECK(dash == std::string::npos ||
+                    (ff.substr(0, dash) == "gated" && ff.find('-', dash + 1) == std::string::npos),
                 IoError,
                 "[config] '{}': feed_forward_proj '{}' must be 'ACT' or 'gated-ACT' (e.g. 'relu', "
                 "'gated-gelu')",
@@ -128,9 +129,9 @@ class T5Attention : public nn::Module {
                               std::make_shared<nn::Embedding>(c.num_buckets, c.num_heads, dtype));
       const std::vector<int64_t> table =
           t5_relative_position_buckets(bidirectional, c.num_buckets, c.max_distance);
-      buckets_ = register_buffer(
-          "relative_position_buckets",
-          Tensor::from_vector(table, {int64_t(table.size())}), /*persistent=*/false);
+      buckets_ = register_buffer("relative_position_buckets",
+                                 Tensor::from_vector(table, {int64_t(table.size())}),
+                                 /*persistent=*/false);
     }
   }
 
@@ -138,13 +139,13 @@ class T5Attention : public nn::Module {
   // [0, key_length): relative_attention_bias[bucket(key - query)].
   Tensor compute_bias(const Tensor& query_positions, const SymInt& key_length) const {
     const SymInt q = query_positions.sym_size(0);
-    Tensor memory = unsqueeze(arange_symint(key_length, DType::I64), 0);        // [1, k]
-    Tensor rel = sub(memory, unsqueeze(to(query_positions, DType::I64), 1));     // [q, k]
-    Tensor index = add(clamp(rel, Scalar(-c_.max_distance), Scalar(c_.max_distance)),
-                       Scalar(c_.max_distance));
+    Tensor memory = unsqueeze(arange_symint(key_length, DType::I64), 0);      // [1, k]
+    Tensor rel = sub(memory, unsqueeze(to(query_positions, DType::I64), 1));  // [q, k]
+    Tensor index =
+        add(clamp(rel, Scalar(-c_.max_distance), Scalar(c_.max_distance)), Scalar(c_.max_distance));
     Tensor buckets = view(index_select(*buckets_, 0, flatten(index)), {q, key_length});
-    Tensor values = bias_->forward(buckets);                                     // [q, k, heads]
-    return unsqueeze(permute(values, {2, 0, 1}), 0);                             // [1, h, q, k]
+    Tensor values = bias_->forward(buckets);          // [q, k, heads]
+    return unsqueeze(permute(values, {2, 0, 1}), 0);  // [1, h, q, k]
   }
 
   // Heads of k / v projections of `states` [b, s, d_model] -> [b, heads, s, d_kv].
@@ -155,7 +156,8 @@ class T5Attention : public nn::Module {
 
   // x [b, s, d_model]; keys / values [b, heads, keys, d_kv]; bias additive, broadcastable
   // to [b, heads, s, keys] (undefined: none).
-  Tensor attend(const Tensor& x, const Tensor& keys, const Tensor& values, const Tensor& bias) const {
+  Tensor attend(const Tensor& x, const Tensor& keys, const Tensor& values,
+                const Tensor& bias) const {
     Tensor q = split_heads(q_->forward(x), c_.num_heads, c_.d_kv);
     Tensor a = scaled_dot_product_attention(
         q, keys, values, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt, false, 1.0);
@@ -173,7 +175,8 @@ class T5Attention : public nn::Module {
 // wo(act(wi(x))) — T5DenseActDense.
 class T5DenseActDense : public nn::FeedForward {
  public:
-  T5DenseActDense(const T5Config& c, DType dtype) : nn::FeedForward("T5DenseActDense"), act_(c.act) {
+  T5DenseActDense(const T5Config& c, DType dtype)
+      : nn::FeedForward("T5DenseActDense"), act_(c.act) {
     wi_ = register_module("wi", std::make_shared<nn::Linear>(c.d_model, c.d_ff, false, dtype));
     wo_ = register_module("wo", std::make_shared<nn::Linear>(c.d_ff, c.d_model, false, dtype));
   }
@@ -215,10 +218,10 @@ class T5Block : public nn::Module {
     }
     ff_ = std::make_shared<T5Sublayer>("T5LayerFF", c, dtype);
     if (c.gated) {
-      mlp_ = register_child(*ff_, "DenseReluDense",
-                            std::make_shared<nn::GatedMLP>(c.d_model, c.d_ff, c.act, false, dtype,
-                                                           false,
-                                                           std::array<const char*, 3>{"wi_0", "wi_1", "wo"}));
+      mlp_ = register_child(
+          *ff_, "DenseReluDense",
+          std::make_shared<nn::GatedMLP>(c.d_model, c.d_ff, c.act, false, dtype, false,
+                                         std::array<const char*, 3>{"wi_0", "wi_1", "wo"}));
     } else {
       mlp_ = register_child(*ff_, "DenseReluDense", std::make_shared<T5DenseActDense>(c, dtype));
     }
@@ -252,7 +255,8 @@ class T5Block : public nn::Module {
   // Registers `m` as child `name` of the sub-layer `parent` (the sub-layers are the
   // ModuleList entries "layer.N"), returning it.
   template <typename M>
-  static std::shared_ptr<M> register_child(T5Sublayer& parent, const char* name, std::shared_ptr<M> m) {
+  static std::shared_ptr<M> register_child(T5Sublayer& parent, const char* name,
+                                           std::shared_ptr<M> m) {
     return parent.add(name, std::move(m));
   }
 
@@ -265,28 +269,32 @@ class T5Block : public nn::Module {
 // [b, 1, 1, keys].
 Tensor padding_bias(const Tensor& attention_mask, DType dtype) {
   Tensor keep = unsqueeze(unsqueeze(ne(attention_mask, 0), 1), 1);
-  return masked_fill(zeros_symint({attention_mask.sym_size(0), SymInt(1), SymInt(1),
-                                   attention_mask.sym_size(1)},
-                                  dtype),
-                     logical_not(keep), -std::numeric_limits<double>::infinity());
+  return masked_fill(
+      zeros_symint({attention_mask.sym_size(0), SymInt(1), SymInt(1), attention_mask.sym_size(1)},
+                   dtype),
+      logical_not(keep), -std::numeric_limits<double>::infinity());
 }
 
 class T5ForConditionalGeneration : public EncoderDecoderModel {
  public:
   T5ForConditionalGeneration(const T5Config& c, DType dtype)
       : EncoderDecoderModel("T5ForConditionalGeneration"), c_(c) {
-    shared_ = register_module("shared", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, dtype));
-    auto stack = [&](const char* name, int64_t n, bool decoder, std::shared_ptr<nn::ModuleList>& blocks,
+    shared_ =
+        register_module("shared", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, dtype));
+    auto stack = [&](const char* name, int64_t n, bool decoder,
+                     std::shared_ptr<nn::ModuleList>& blocks,
                      std::shared_ptr<nn::RMSNorm>& final_norm) {
       auto s = register_module(name, std::make_shared<nn::Container>("T5Stack"));
       blocks = s->add("block", std::make_shared<nn::ModuleList>());
       for (int64_t i = 0; i < n; ++i)
         blocks->append(std::make_shared<T5Block>(c, decoder, i == 0, dtype));
-      final_norm = s->add("final_layer_norm", std::make_shared<nn::RMSNorm>(c.d_model, c.eps, dtype));
+      final_norm =
+          s->add("final_layer_norm", std::make_shared<nn::RMSNorm>(c.d_model, c.eps, dtype));
     };
     stack("encoder", c.num_layers, false, encoder_, encoder_norm_);
     stack("decoder", c.num_decoder_layers, true, decoder_, decoder_norm_);
-    lm_head_ = register_module("lm_head", std::make_shared<nn::Linear>(c.d_model, c.vocab_size, false, dtype));
+    lm_head_ = register_module("lm_head",
+                               std::make_shared<nn::Linear>(c.d_model, c.vocab_size, false, dtype));
   }
 
   std::vector<std::string> input_names() const override {
@@ -324,7 +332,8 @@ class T5ForConditionalGeneration : public EncoderDecoderModel {
     Tensor cross_bias =
         in.attention_mask.defined() ? padding_bias(in.attention_mask, enc.dtype()) : Tensor();
     ModelOutputs out;
-    out.logits = decode_masked(in.decoder_input_ids, cross_attention_cache(enc), in.cache, cross_bias);
+    out.logits =
+        decode_masked(in.decoder_input_ids, cross_attention_cache(enc), in.cache, cross_bias);
     return out;
   }
 
@@ -357,7 +366,8 @@ class T5ForConditionalGeneration : public EncoderDecoderModel {
   Tensor encode_masked(const Tensor& input_ids, const Tensor& attention_mask) {
     Tensor x = shared_->forward(input_ids);  // [b, s, d]
     const SymInt s = x.sym_size(1);
-    Tensor bias = encoder_->at<T5Block>(0).self_attention().compute_bias(arange_symint(s, DType::I64), s);
+    Tensor bias =
+        encoder_->at<T5Block>(0).self_attention().compute_bias(arange_symint(s, DType::I64), s);
     if (attention_mask.defined()) bias = add(bias, padding_bias(attention_mask, x.dtype()));
     for (size_t i = 0; i < encoder_->size(); ++i) x = encoder_->at<T5Block>(i).encode(x, bias);
     return encoder_norm_->forward(x);
@@ -365,8 +375,9 @@ class T5ForConditionalGeneration : public EncoderDecoderModel {
 
   Tensor decode_masked(const Tensor& ids, const CrossAttentionCache& cross, nn::Cache* cache,
                        const Tensor& cross_bias) {
-    INGOT_CHECK(ids.dim() == 2, ShapeError, "[{}] decoder_input_ids must be [batch, tokens], got {}",
-                architecture(), ids.shape_string());
+    INGOT_CHECK(ids.dim() == 2, ShapeError,
+                "[{}] decoder_input_ids must be [batch, tokens], got {}", architecture(),
+                ids.shape_string());
     INGOT_CHECK(cross.num_layers() == decoder_->size(), ValueError,
                 "[{}] the cross-attention cache has {} layers, the decoder {}", architecture(),
                 cross.num_layers(), decoder_->size());
@@ -395,11 +406,10 @@ class T5ForConditionalGeneration : public EncoderDecoderModel {
   std::shared_ptr<nn::Linear> lm_head_;  // its weight may be shared's (tied)
 };
 
-const ArchitectureRegistrar kT5("T5ForConditionalGeneration",
-                                [](const ConfigReader& c, const LoadOptions& o) {
-                                  return std::make_shared<T5ForConditionalGeneration>(
-                                      T5Config::from_config(c), o.compute_dtype);
-                                });
+const ArchitectureRegistrar kT5("T5ForConditionalGeneration", [](const ConfigReader& c,
+                                                                 const LoadOptions& o) {
+  return std::make_shared<T5ForConditionalGeneration>(T5Config::from_config(c), o.compute_dtype);
+});
 
 }  // namespace
 }  // namespace ingot::models

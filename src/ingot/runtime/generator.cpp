@@ -141,14 +141,14 @@ void Generator::set_encoder_decoder(const std::string& encoder_input,
 }
 
 std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encoder_input,
-                                                             const GenerateOptions& o,
-                                                             GenerationStats* stats) {
+                                                            const GenerateOptions& o,
+                                                            GenerationStats* stats) {
   INGOT_CHECK(is_encoder_decoder(), ValueError,
               "[Generator] an encoder input was given but these components are not an "
               "encoder-decoder model's (no encoder / cross_kv, or set_encoder_decoder was not "
               "called)");
-  INGOT_CHECK(encoder_input.defined(), ValueError,
-              "[Generator] the encoder input '{}' is missing", encoder_input_);
+  INGOT_CHECK(encoder_input.defined(), ValueError, "[Generator] the encoder input '{}' is missing",
+              encoder_input_);
   // The encoder and the cross-attention projections run once per input; every decode
   // step reuses the cross K/V.
   Tensor states = encoder_->run({encoder_input}).at(0);  // [1, source, d_model]
