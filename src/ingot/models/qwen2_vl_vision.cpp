@@ -20,7 +20,15 @@ Qwen2VisionConfig Qwen2VisionConfig::from_config(const ConfigReader& c) {
   v.spatial_merge_size = c.get_int("spatial_merge_size", 2);
   v.hidden_act = c.get_string("hidden_act", "quick_gelu");
   if (v.hidden_act != "quick_gelu") nn::check_activation(v.hidden_act);
-  v.rope_theta = c.rope().theta;
+  v.rope_theta = c.get_double("rope_theta", 10000.0);
+  if (c.has("rope_parameters")) {  // {"rope_type": "axial", "rope_theta": ...}
+    const ConfigReader rope = c.child("rope_parameters");
+    const std::string type = rope.get_string("rope_type", "axial");
+    INGOT_CHECK(type == "axial" || type == "default", NotSupportedError,
+                "[config] '{}': the vision rotary must be axial, got rope_type '{}'", c.origin(),
+                type);
+    v.rope_theta = rope.get_double("rope_theta", v.rope_theta);
+  }
   INGOT_CHECK(v.num_heads > 0 && v.embed_dim % v.num_heads == 0 && v.head_dim() % 4 == 0, IoError,
               "[config] '{}': embed_dim {} must be num_heads {} heads of a multiple of 4 (the "
               "2-D rotary splits each head in four)",
