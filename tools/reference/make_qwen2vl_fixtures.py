@@ -23,7 +23,7 @@ tests/fixtures/vlm/qwen2_vl/:
   position_ids.npy, rope_deltas.npy   get_rope_index: [3, 1, tokens] and [1, 1]
   inputs_embeds.npy  the text embeddings with the image tokens replaced
   last_hidden_state.npy, logits.npy   the language model / full forward on the prompt
-  greedy.npy         generate(max_new_tokens=20, greedy): the new tokens only
+  greedy.npy         generate: 20 argmax steps (no end token), the new tokens only
   prompt_two.txt, input_ids_two.npy, pixel_values_two.npy, image_grid_thw_two.npy,
   greedy_two.npy     the same with two images (image.png, image_big.png)
   reference.json     tool versions, sizes, the greedy top-2 margins
@@ -31,6 +31,7 @@ tests/fixtures/vlm/qwen2_vl/:
 Run with the vision reference venv (Pillow over the reference venv):
   $(tools/reference/setup-vision-venv) tools/reference/make_qwen2vl_fixtures.py
 """
+import copy
 import json
 import os
 
@@ -77,6 +78,16 @@ def save(folder, name, t):
     if a.dtype == np.float64:
         a = a.astype(np.float32)
     np.save(os.path.join(folder, name + ".npy"), a)
+
+
+def plain_greedy(model):
+    """NEW_TOKENS argmax steps with no end token (min_new_tokens would instead mask the end
+    token's logit, which changes the argmax where it is the best)."""
+    config = copy.deepcopy(model.generation_config)
+    config.eos_token_id = []
+    config.max_new_tokens = NEW_TOKENS
+    config.do_sample = False
+    return config
 
 
 def margins_of(gen):
@@ -184,8 +195,8 @@ def main():
         save(folder, "logits", out.logits)
         assert torch.allclose(out.logits, model.lm_head(lm.last_hidden_state), atol=1e-5)
         model.model.rope_deltas = None
-        gen = model.generate(**inputs, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
-                             do_sample=False, output_scores=True, return_dict_in_generate=True)
+        gen = model.generate(**inputs, generation_config=plain_greedy(model), output_scores=True,
+                             return_dict_in_generate=True)
     n = inputs["input_ids"].shape[1]
     save(folder, "greedy", gen.sequences[:, n:])
 
@@ -201,9 +212,8 @@ def main():
         save(folder, k + "_two", two[k])
     with torch.no_grad():
         model.model.rope_deltas = None
-        gen_two = model.generate(**two, max_new_tokens=NEW_TOKENS, min_new_tokens=NEW_TOKENS,
-                                 do_sample=False, output_scores=True,
-                                 return_dict_in_generate=True)
+        gen_two = model.generate(**two, generation_config=plain_greedy(model),
+                                 output_scores=True, return_dict_in_generate=True)
     n2 = two["input_ids"].shape[1]
     save(folder, "greedy_two", gen_two.sequences[:, n2:])
 
