@@ -21,6 +21,8 @@
 #include "ingot/exporters/onnx/optimize.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/models/npy.h"
+#include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
@@ -445,6 +447,62 @@ TEST(OnnxVisionLanguage, LlavaComponentsInOrtEqualIngot) {
     ort::Cases c(dir.path() / ("cases_" + name));
     for (const auto& in : inputs) {
       std::map<std::string, Tensor> feeds;  // by ONNX input name (input.<cache tensor>)
+      std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
+      c.add(feeds, want);
+    }
+    nlohmann::json summary = c.run(file, kAtol);
+    EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
+  }
+}
+
+// Qwen2-VL: the patch image encoder (2-D rotary, per-image attention mask, merger) at one
+// and two images, the M-RoPE language model, lm_head and the decode step with rope_deltas.
+TEST(OnnxVisionLanguage, Qwen2VLComponentsInOrtEqualIngot) {
+  SKIP_WITHOUT_VENV();
+  const std::string folder = testing::fixture_path("vlm/qwen2_vl");
+  auto model = models::from_pretrained(folder);
+  ort::ScratchDir dir("qwen2_vl");
+  GenerationExportOptions g;
+  g.max_cache_len = 160;
+  auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
+  ASSERT_EQ(components.size(), 4u);
+  auto encoder_inputs = [&](const std::string& suffix) {
+    const Tensor pv = models::load_npy(folder + "/pixel_values" + suffix + ".npy");
+    const models::Qwen2VisionInputs side =
+        models::qwen2_vl_vision_inputs(models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
+    const int64_t tokens = side.vision_segment_ids.size(0);
+    return std::map<std::string, Tensor>{
+        {"pixel_values", contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}))},
+        {"vision_position_ids", side.vision_position_ids},
+        {"vision_segment_ids", side.vision_segment_ids}};
+  };
+  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
+  auto empty_cache = [&] {
+    std::map<std::string, Tensor> c;
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
+    return c;
+  };
+  std::map<std::string, std::vector<std::map<std::string, Tensor>>> cases = {
+      {"image_encoder", {encoder_inputs(""), encoder_inputs("_two")}},
+      {"lm_head", {{{"hidden_states", hidden}}, {{"hidden_states", slice(hidden, 1, 42, 43)}}}},
+  };
+  auto lm = empty_cache();
+  lm.emplace("inputs_embeds", models::load_npy(folder + "/inputs_embeds.npy"));
+  lm.emplace("position_ids", models::load_npy(folder + "/position_ids.npy"));
+  cases["language_model"] = {lm};
+  auto decode = empty_cache();
+  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
+  decode.emplace("rope_deltas", models::load_npy(folder + "/rope_deltas.npy"));
+  cases["decode"] = {decode};
+  for (auto& [name, inputs] : cases) {
+    OnnxProgram& p = onnx_of(*components.at(name));
+    const fs::path file = dir.path() / (name + ".onnx");
+    p.save(file.string());
+    ingot::runtime::ProgramModule mod(p.program);
+    ort::Cases c(dir.path() / ("cases_" + name));
+    for (const auto& in : inputs) {
+      std::map<std::string, Tensor> feeds;
       std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
       c.add(feeds, want);
     }
