@@ -23,10 +23,12 @@ namespace ingot::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using cli_testing::captured;
 using cli_testing::call;
+using cli_testing::captured;
 
-std::string qwen(const std::string& f = "") { return testing::fixture_path("vlm/qwen2_vl/" + f); }
+std::string qwen(const std::string& f = "") {
+  return testing::fixture_path("vlm/qwen2_vl/" + f);
+}
 
 std::vector<int64_t> npy_ids(const std::string& name) {
   Tensor t = models::load_npy(qwen(name + ".npy"));
@@ -41,9 +43,11 @@ std::string text_of(const std::string& file) {
 class Qwen2VLCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = (fs::temp_directory_path() / ("ingot_qwen2vl_cli_" + std::to_string(::getpid()))).string();
-    ASSERT_EQ(call(run_export, {qwen(), "--task", "generation", "--max-cache-len", "160", "-o", dir_}),
-              0);
+    dir_ =
+        (fs::temp_directory_path() / ("ingot_qwen2vl_cli_" + std::to_string(::getpid()))).string();
+    ASSERT_EQ(
+        call(run_export, {qwen(), "--task", "generation", "--max-cache-len", "160", "-o", dir_}),
+        0);
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   static nlohmann::json generate(std::vector<std::string> args) {
@@ -101,12 +105,14 @@ TEST_F(Qwen2VLCli, ErrorsNameTheInput) {
     return "no error";
   };
   // An image but no placeholder in the prompt.
-  EXPECT_NE(message([&] { generate({dir_, "--prompt", "what is this ?", "--image", qwen("image.png")}); })
-                .find("'<|image_pad|>'"),
+  EXPECT_NE(message([&] {
+              generate({dir_, "--prompt", "what is this ?", "--image", qwen("image.png")});
+            }).find("'<|image_pad|>'"),
             std::string::npos);
   // Image tokens in the prompt but no image.
-  EXPECT_NE(message([&] { generate({dir_, "--input", "input_ids=" + qwen("input_ids.npy")}); })
-                .find("no image was given"),
+  EXPECT_NE(message([&] {
+              generate({dir_, "--input", "input_ids=" + qwen("input_ids.npy")});
+            }).find("no image was given"),
             std::string::npos);
   // pixel_values without image_grid_thw.
   EXPECT_NE(message([&] {

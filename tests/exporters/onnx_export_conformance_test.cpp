@@ -17,9 +17,9 @@
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/control_flow.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/onnx/optimize.h"
-#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/models/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
@@ -468,8 +468,8 @@ TEST(OnnxVisionLanguage, Qwen2VLComponentsInOrtEqualIngot) {
   ASSERT_EQ(components.size(), 4u);
   auto encoder_inputs = [&](const std::string& suffix) {
     const Tensor pv = models::load_npy(folder + "/pixel_values" + suffix + ".npy");
-    const models::Qwen2VisionInputs side =
-        models::qwen2_vl_vision_inputs(models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
+    const models::Qwen2VisionInputs side = models::qwen2_vl_vision_inputs(
+        models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
     const int64_t tokens = side.vision_segment_ids.size(0);
     return std::map<std::string, Tensor>{
         {"pixel_values", contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}))},

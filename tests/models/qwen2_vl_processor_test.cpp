@@ -20,7 +20,9 @@ using ingot::testing::fixture_path;
 using ingot::testing::max_abs_diff;
 
 using Hw = std::pair<int64_t, int64_t>;
-std::string qwen(const std::string& f) { return fixture_path("vlm/qwen2_vl/" + f); }
+std::string qwen(const std::string& f) {
+  return fixture_path("vlm/qwen2_vl/" + f);
+}
 
 std::vector<int64_t> values(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
@@ -34,15 +36,18 @@ TEST(Qwen2VLProcessor, MatchesTransformersOnEveryResizePath) {
   EXPECT_EQ(p.patch_size, 4);
   EXPECT_TRUE(Qwen2VLImageProcessor::is_qwen2_vl(qwen("")));
   EXPECT_FALSE(Qwen2VLImageProcessor::is_qwen2_vl(fixture_path("vlm/llava")));
-  for (const auto& [file, suffix] : std::vector<std::pair<std::string, std::string>>{
-           {"image.png", ""}, {"image_big.png", "_big"}, {"image_small.png", "_small"},
-           {"image.jpg", "_jpeg"}}) {
+  for (const auto& [file, suffix] :
+       std::vector<std::pair<std::string, std::string>>{{"image.png", ""},
+                                                        {"image_big.png", "_big"},
+                                                        {"image_small.png", "_small"},
+                                                        {"image.jpg", "_jpeg"}}) {
     SCOPED_TRACE(file);
     Qwen2VLImageProcessor::Output out = p.preprocess_file(qwen(file));
     Tensor expected = load_npy(qwen("pixel_values" + suffix + ".npy"));
     ASSERT_EQ(out.pixel_values.shape_string(), expected.shape_string());
     EXPECT_LE(max_abs_diff(out.pixel_values, expected), 1e-6);
-    EXPECT_EQ(values(out.image_grid_thw), values(load_npy(qwen("image_grid_thw" + suffix + ".npy"))));
+    EXPECT_EQ(values(out.image_grid_thw),
+              values(load_npy(qwen("image_grid_thw" + suffix + ".npy"))));
   }
 }
 

@@ -19,8 +19,12 @@ namespace {
 using ingot::testing::fixture_path;
 using ingot::testing::max_abs_diff;
 
-std::string qwen_dir() { return fixture_path("vlm/qwen2_vl"); }
-Tensor fixture(const std::string& name) { return load_npy(qwen_dir() + "/" + name + ".npy"); }
+std::string qwen_dir() {
+  return fixture_path("vlm/qwen2_vl");
+}
+Tensor fixture(const std::string& name) {
+  return load_npy(qwen_dir() + "/" + name + ".npy");
+}
 
 std::shared_ptr<VisionLanguageModel> load_qwen() {
   auto vlm = std::dynamic_pointer_cast<VisionLanguageModel>(from_pretrained(qwen_dir()));
@@ -106,8 +110,9 @@ TEST(Qwen2VL, ErrorsNameTheInput) {
   }
   // Two images for a prompt with one.
   EXPECT_THROW(mrope_position_ids(ids, 5, fixture("image_grid_thw_two"), 2), ValueError);
-  EXPECT_THROW(qwen2_vl_vision_inputs(Tensor::from_vector(std::vector<int64_t>{1, 3, 4}, {1, 3}), 2),
-               ValueError);  // h not a multiple of the merge size
+  EXPECT_THROW(
+      qwen2_vl_vision_inputs(Tensor::from_vector(std::vector<int64_t>{1, 3, 4}, {1, 3}), 2),
+      ValueError);  // h not a multiple of the merge size
   EXPECT_THROW(qwen2_vl_vision_inputs(Tensor::from_vector(std::vector<int64_t>{1, 4}, {1, 2}), 2),
                ShapeError);
   ModelInputs in;

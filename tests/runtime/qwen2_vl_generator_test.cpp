@@ -29,7 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::max_abs_diff;
 
-std::string qwen_dir() { return testing::fixture_path("vlm/qwen2_vl"); }
+std::string qwen_dir() {
+  return testing::fixture_path("vlm/qwen2_vl");
+}
 Tensor fixture(const std::string& name) {
   return models::load_npy(qwen_dir() + "/" + name + ".npy");
 }
@@ -44,8 +46,9 @@ class Qwen2VLGeneration : public ::testing::Test {
     model_ = models::from_pretrained(qwen_dir());
     exporters::GenerationExportOptions o;
     o.max_cache_len = 160;
-    artifacts_ = new std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>(exporters::NativeExporter().export_for_generation(
-        *model_, exporters::NativeExportConfig(), o));
+    artifacts_ = new std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>(
+        exporters::NativeExporter().export_for_generation(*model_, exporters::NativeExportConfig(),
+                                                          o));
   }
   static void TearDownTestSuite() {
     delete artifacts_;
@@ -76,7 +79,8 @@ std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>* Qwen2VLGenera
 TEST_F(Qwen2VLGeneration, ComponentsHaveTheSeedNamesWithoutAProjector) {
   std::vector<std::string> names;
   for (const auto& [name, a] : *artifacts_) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"decode", "image_encoder", "language_model", "lm_head"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"decode", "image_encoder", "language_model", "lm_head"}));
 }
 
 TEST_F(Qwen2VLGeneration, ImageEncoderTakesAnyNumberOfPatches) {
@@ -88,8 +92,7 @@ TEST_F(Qwen2VLGeneration, ImageEncoderTakesAnyNumberOfPatches) {
         models::qwen2_vl_vision_inputs(fixture(std::string("image_grid_thw") + suffix), 2);
     const int64_t tokens = side.vision_segment_ids.size(0);
     Tensor grouped = contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}));
-    Tensor embeds =
-        encoder.run({grouped, side.vision_position_ids, side.vision_segment_ids}).at(0);
+    Tensor embeds = encoder.run({grouped, side.vision_position_ids, side.vision_segment_ids}).at(0);
     ASSERT_EQ(embeds.size(0), tokens);
     // The first image's 30 tokens equal transformers' (attention stays within an image).
     EXPECT_LE(max_abs_diff(slice(embeds, 0, 0, 30), fixture("image_embeds")), 1e-4);
@@ -126,18 +129,20 @@ TEST_F(Qwen2VLGeneration, MismatchedInputsAreClearErrors) {
   runtime::Generator gen = generator();
   const std::vector<int64_t> prompt = ints(fixture("input_ids"));
   // The big image's patches for the small image's grid.
-  EXPECT_THROW(gen.generate(prompt, fixture("pixel_values_big"), fixture("image_grid_thw"), greedy()),
-               ShapeError);
+  EXPECT_THROW(
+      gen.generate(prompt, fixture("pixel_values_big"), fixture("image_grid_thw"), greedy()),
+      ShapeError);
   // A grid whose tokens differ from the prompt's image tokens.
-  EXPECT_THROW(gen.generate(prompt, fixture("pixel_values_big"), fixture("image_grid_thw_big"),
-                            greedy()),
-               ValueError);
+  EXPECT_THROW(
+      gen.generate(prompt, fixture("pixel_values_big"), fixture("image_grid_thw_big"), greedy()),
+      ValueError);
   // LLaVA-style [images, C, H, W] for a patch-input model.
   EXPECT_THROW(gen.generate(prompt, fixture("pixel_values"), greedy()), ValueError);
 }
 
 TEST_F(Qwen2VLGeneration, SavedDirectoryHasThePipelineAndGeneratesTheSameIds) {
-  const fs::path dir = fs::temp_directory_path() / ("ingot_qwen2vl_gen_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ingot_qwen2vl_gen_" + std::to_string(::getpid()));
   exporters::GenerationExportOptions o;
   o.max_cache_len = 160;
   exporters::save_generation_directory(*artifacts_, dir.string(), qwen_dir(),

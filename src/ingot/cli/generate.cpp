@@ -71,12 +71,12 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, b
       continue;
     }
     if (name == "image_grid_thw") {
-      INGOT_CHECK((t.dtype() == DType::I64 || t.dtype() == DType::I32) && t.dim() == 2 &&
-                      t.size(1) == 3,
-                  ShapeError,
-                  "[ingot generate] input 'image_grid_thw' from '{}' is {} {}; expected int64 "
-                  "[images, 3] (t, h, w patches per image)",
-                  file, dtype_name(t.dtype()), t.shape_string());
+      INGOT_CHECK(
+          (t.dtype() == DType::I64 || t.dtype() == DType::I32) && t.dim() == 2 && t.size(1) == 3,
+          ShapeError,
+          "[ingot generate] input 'image_grid_thw' from '{}' is {} {}; expected int64 "
+          "[images, 3] (t, h, w patches per image)",
+          file, dtype_name(t.dtype()), t.shape_string());
       images.image_grid_thw = contiguous(to(t, DType::I64));
       continue;
     }
@@ -128,8 +128,7 @@ void check_token_types(const std::vector<std::string>& specs, const std::vector<
     Tensor t = contiguous(to(models::load_npy(file), DType::I64));
     const int64_t* p = t.data<int64_t>();
     for (size_t i = 0; i < ids.size() && i < size_t(t.numel()); ++i) {
-      INGOT_CHECK((p[i] == 1) == (ids[i] == image_token_id) && (p[i] == 0 || p[i] == 1),
-                  ValueError,
+      INGOT_CHECK((p[i] == 1) == (ids[i] == image_token_id) && (p[i] == 0 || p[i] == 1), ValueError,
                   "[ingot generate] mm_token_type_ids from '{}' is {} at position {} where "
                   "input_ids has {} (image token id {}); only images are supported (1 at image "
                   "tokens, 0 elsewhere)",

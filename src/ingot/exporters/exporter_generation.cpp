@@ -30,14 +30,11 @@ std::vector<Component> components_of(const GenerationExportOptions& g) {
 }  // namespace
 
 // ── Stage 3 (generation): the dynamic shapes of (input_ids or inputs_embeds, cache) ──
-ExportOptions detail::generation_component_options(const NativeExportConfig& config,
-                                                   const GenerationExportOptions& g,
-                                                   const nn::NamedTensors& cache,
-                                                   bool symbolic_tokens,
-                                                   const std::string& component,
-                                                   const std::string& first_input,
-                                                   bool mask_and_positions,
-                                                   const std::vector<ExtraStepInput>& extra) {
+ExportOptions detail::generation_component_options(
+    const NativeExportConfig& config, const GenerationExportOptions& g,
+    const nn::NamedTensors& cache, bool symbolic_tokens, const std::string& component,
+    const std::string& first_input, bool mask_and_positions,
+    const std::vector<ExtraStepInput>& extra) {
   INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
               "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
               "generation components set their own (the token count is symbolic in prefill and "
@@ -160,10 +157,11 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
                                          example_cache},
                               opts);
       if (deltas)
-        return ingot::export_(&model, with_patches(patches, step_with_deltas),
-                              std::tuple{call.input_ids, zeros({call.input_ids.size(0), 1}, DType::I64),
-                                         example_cache},
-                              opts);
+        return ingot::export_(
+            &model, with_patches(patches, step_with_deltas),
+            std::tuple{call.input_ids, zeros({call.input_ids.size(0), 1}, DType::I64),
+                       example_cache},
+            opts);
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };

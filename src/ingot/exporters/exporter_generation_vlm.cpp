@@ -12,10 +12,10 @@
 //                    [image_tokens, m*m, 2], vision_segment_ids [image_tokens]) -> image_embeds
 //   language_model  (inputs_embeds, position_ids [3, 1, tokens], StaticCache) -> last_hidden_state
 //
-// `images`, `image_tokens` and `tokens` are symbolic. The language model writes the same StaticCache
-// tensors (same names, same order) as the decode component export_captured made, so
-// one cache serves the prefill over merged embeddings and the decode loop. The merge
-// itself (models::merge_image_features) stays outside the graphs, as in transformers.
+// `images`, `image_tokens` and `tokens` are symbolic. The language model writes the same
+// StaticCache tensors (same names, same order) as the decode component export_captured made, so one
+// cache serves the prefill over merged embeddings and the decode loop. The merge itself
+// (models::merge_image_features) stays outside the graphs, as in transformers.
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/models/qwen2_vl_vision.h"
@@ -74,7 +74,8 @@ void Exporter::export_patch_encoder(models::VisionLanguageModel& model,
                                     const ComponentConfigs& configs, Artifacts& out) {
   // Two example images of 2 x 3 merged tokens each (never the specialised size 1).
   const int64_t m = patches.spatial_merge_size, m2 = m * m;
-  const Tensor grid = Tensor::from_vector(std::vector<int64_t>{1, 2 * m, 3 * m, 1, 2 * m, 3 * m}, {2, 3});
+  const Tensor grid =
+      Tensor::from_vector(std::vector<int64_t>{1, 2 * m, 3 * m, 1, 2 * m, 3 * m}, {2, 3});
   const models::Qwen2VisionInputs side = models::qwen2_vl_vision_inputs(grid, m);
   const int64_t tokens = side.vision_segment_ids.size(0);
   std::vector<float> v(static_cast<size_t>(tokens * m2 * patches.patch_dim));
@@ -86,9 +87,9 @@ void Exporter::export_patch_encoder(models::VisionLanguageModel& model,
     return std::map<std::string, Tensor>{{"image_embeds", model.encode_patches(pv, pos, seg)}};
   };
   TraceFn trace = [&](const ExportOptions& opts, PatchScope& scope) {
-    return ingot::export_(&model, with_patches(scope, encode),
-                          std::tuple{pixel_values, side.vision_position_ids, side.vision_segment_ids},
-                          opts);
+    return ingot::export_(
+        &model, with_patches(scope, encode),
+        std::tuple{pixel_values, side.vision_position_ids, side.vision_segment_ids}, opts);
   };
   ExportOptions o = single_input_options(config, "image_encoder", "pixel_values", {});
   const Dim image_tokens("image_tokens", 1, kMaxImageTokens);
@@ -179,7 +180,9 @@ void Exporter::export_language_model(models::VisionLanguageModel& model,
   // lm_head over hidden states of any token count (the runtime passes the last one).
   export_one_input(
       model, "lm_head",
-      [&](const Tensor& h) { return std::map<std::string, Tensor>{{"logits", model.lm_head(h)}}; },
+      [&](const Tensor& h) {
+        return std::map<std::string, Tensor>{{"logits", model.lm_head(h)}};
+      },
       embeds, "hidden_states", {{1, tokens}}, configs, out);
 }
 

@@ -73,15 +73,16 @@ nlohmann::json pipeline_manifest(
                    {"channels", image.channels},
                    {"patch_dim", patches->patch_dim},
                    {"spatial_merge_size", patches->spatial_merge_size}};
-    steps.push_back({{"derive",
-                      "from image_grid_thw: vision_position_ids [image_tokens, m*m, 2] (each "
-                      "patch's row and column), vision_segment_ids [image_tokens] (its image), "
-                      "pixel_values [patches, patch_dim] viewed as [image_tokens, m*m, "
-                      "patch_dim]; with input_ids: M-RoPE position_ids [3, 1, tokens] and "
-                      "rope_deltas (models::mrope_position_ids)"},
-                     {"inputs", {"pixel_values", "image_grid_thw", "input_ids"}},
-                     {"outputs",
-                      {"vision_position_ids", "vision_segment_ids", "position_ids", "rope_deltas"}}});
+    steps.push_back(
+        {{"derive",
+          "from image_grid_thw: vision_position_ids [image_tokens, m*m, 2] (each "
+          "patch's row and column), vision_segment_ids [image_tokens] (its image), "
+          "pixel_values [patches, patch_dim] viewed as [image_tokens, m*m, "
+          "patch_dim]; with input_ids: M-RoPE position_ids [3, 1, tokens] and "
+          "rope_deltas (models::mrope_position_ids)"},
+         {"inputs", {"pixel_values", "image_grid_thw", "input_ids"}},
+         {"outputs",
+          {"vision_position_ids", "vision_segment_ids", "position_ids", "rope_deltas"}}});
     steps.push_back(step("image_encoder",
                          {"pixel_values", "vision_position_ids", "vision_segment_ids"},
                          {"image_embeds"}));
@@ -90,11 +91,12 @@ nlohmann::json pipeline_manifest(
   }
   if (projector)
     steps.push_back(step("multi_modal_projector", {"image_features"}, {"image_embeds"}));
-  steps.push_back({{"merge",
-                    "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
-                    "replaced in order by the image embeddings"},
-                   {"inputs", {"input_ids", projector || patches ? "image_embeds" : "image_features"}},
-                   {"outputs", {"inputs_embeds"}}});
+  steps.push_back(
+      {{"merge",
+        "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
+        "replaced in order by the image embeddings"},
+       {"inputs", {"input_ids", projector || patches ? "image_embeds" : "image_features"}},
+       {"outputs", {"inputs_embeds"}}});
   if (mrope) {
     steps.push_back(step("language_model", {"inputs_embeds", "position_ids", "cache"},
                          {"last_hidden_state", "cache"}));
@@ -108,13 +110,13 @@ nlohmann::json pipeline_manifest(
   } else {
     steps.push_back(step("decode", {"input_ids", "cache"}, {"logits", "cache"}));
   }
-  nlohmann::json pipeline = {{"kind", "vision-language"},
-                             {"image_token_id", vlm->image_token_id()},
-                             {"tokens_per_image", vlm->tokens_per_image()},
-                             {"image_input", image_input},
-                             {"embed_tokens",
-                              {{"component", "decode"}, {"tensor", vlm->embed_tokens_weight()}}},
-                             {"steps", steps}};
+  nlohmann::json pipeline = {
+      {"kind", "vision-language"},
+      {"image_token_id", vlm->image_token_id()},
+      {"tokens_per_image", vlm->tokens_per_image()},
+      {"image_input", image_input},
+      {"embed_tokens", {{"component", "decode"}, {"tensor", vlm->embed_tokens_weight()}}},
+      {"steps", steps}};
   if (mrope) pipeline["rope"] = "mrope";
   return pipeline;
 }

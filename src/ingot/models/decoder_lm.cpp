@@ -206,7 +206,8 @@ ModelOutputs DecoderLM::forward(const ModelInputs& in) {
       in.position_ids.defined() ? in.position_ids : default_position_ids(positions, batch);
   if (in.rope_deltas.defined()) {
     INGOT_CHECK(!in.position_ids.defined() && in.rope_deltas.dim() == 2, ValueError,
-                "[{}] rope_deltas must be [batch, 1] and comes without position_ids", architecture());
+                "[{}] rope_deltas must be [batch, 1] and comes without position_ids",
+                architecture());
     position_ids = add(position_ids, in.rope_deltas);  // [b, s] + [b, 1]
   }
   const bool mrope = position_ids.dim() == 3;

@@ -26,8 +26,8 @@ struct ModelInputs {
   // [batch, key slots] int64 0/1: past + seq without a cache or with a KVCache,
   // max_cache_len with a StaticCache; or a 4-D bool mask (see nn::causal_mask).
   Tensor attention_mask;
-  Tensor position_ids;    // [batch, seq] int64; default: the cache's positions of the new tokens
-                          // (M-RoPE decoders, Qwen2-VL: also [3, batch, seq], t / h / w rows)
+  Tensor position_ids;  // [batch, seq] int64; default: the cache's positions of the new tokens
+                        // (M-RoPE decoders, Qwen2-VL: also [3, batch, seq], t / h / w rows)
   // [batch, 1] int64, M-RoPE decoders: added to the default positions (transformers'
   // rope_deltas: how far the text after the images' grid positions is from its slot).
   Tensor rope_deltas;

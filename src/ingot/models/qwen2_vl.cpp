@@ -80,15 +80,16 @@ class Qwen2VLForConditionalGeneration : public VisionLanguageModel {
     INGOT_CHECK(in.image_grid_thw.defined(), ValueError,
                 "[{}] pixel_values need image_grid_thw (the processor's (t, h, w) per image)",
                 architecture());
-    const Qwen2VisionInputs side = qwen2_vl_vision_inputs(in.image_grid_thw, vc_.spatial_merge_size);
+    const Qwen2VisionInputs side =
+        qwen2_vl_vision_inputs(in.image_grid_thw, vc_.spatial_merge_size);
     Tensor embeds = encode_patches(group_patches(in.pixel_values), side.vision_position_ids,
                                    side.vision_segment_ids);  // [tokens, hidden]
     ModelInputs lm = in;
-    lm.inputs_embeds = merge_image_features(embed(in.input_ids), in.input_ids,
-                                            unsqueeze(embeds, 0), image_token_id_);
-    lm.position_ids = mrope_position_ids(in.input_ids, image_token_id_, in.image_grid_thw,
-                                         vc_.spatial_merge_size)
-                          .position_ids;
+    lm.inputs_embeds = merge_image_features(embed(in.input_ids), in.input_ids, unsqueeze(embeds, 0),
+                                            image_token_id_);
+    lm.position_ids =
+        mrope_position_ids(in.input_ids, image_token_id_, in.image_grid_thw, vc_.spatial_merge_size)
+            .position_ids;
     lm.input_ids = Tensor();
     lm.pixel_values = Tensor();
     return text_->forward(lm);
@@ -97,11 +98,12 @@ class Qwen2VLForConditionalGeneration : public VisionLanguageModel {
   // The processor's pixel_values [patches, patch_dim] -> [tokens, merge^2, patch_dim].
   Tensor group_patches(const Tensor& pixel_values) const {
     const int64_t m2 = vc_.merge_area(), d = vc_.patch_dim();
-    INGOT_CHECK(pixel_values.dim() == 2 && pixel_values.size(1) == d && pixel_values.size(0) % m2 == 0,
-                ShapeError,
-                "[{}] pixel_values must be [patches, {}] with patches a multiple of {} (the "
-                "processor's flattened patches), got {}",
-                architecture(), d, m2, pixel_values.shape_string());
+    INGOT_CHECK(
+        pixel_values.dim() == 2 && pixel_values.size(1) == d && pixel_values.size(0) % m2 == 0,
+        ShapeError,
+        "[{}] pixel_values must be [patches, {}] with patches a multiple of {} (the "
+        "processor's flattened patches), got {}",
+        architecture(), d, m2, pixel_values.shape_string());
     return reshape(pixel_values, {SymInt(pixel_values.size(0) / m2), SymInt(m2), SymInt(d)});
   }
 
@@ -144,10 +146,10 @@ class Qwen2VLForConditionalGeneration : public VisionLanguageModel {
   int64_t image_token_id_ = 0;
 };
 
-const ArchitectureRegistrar kQwen2VL("Qwen2VLForConditionalGeneration",
-                                     [](const ConfigReader& c, const LoadOptions& o) {
-                                       return std::make_shared<Qwen2VLForConditionalGeneration>(c, o);
-                                     });
+const ArchitectureRegistrar kQwen2VL("Qwen2VLForConditionalGeneration", [](const ConfigReader& c,
+                                                                           const LoadOptions& o) {
+  return std::make_shared<Qwen2VLForConditionalGeneration>(c, o);
+});
 
 }  // namespace
 }  // namespace ingot::models

@@ -15,7 +15,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // Python's round(): to nearest, ties to even (the default floating-point rounding mode).
-int64_t round_half_even(double x) { return int64_t(std::nearbyint(x)); }
+int64_t round_half_even(double x) {
+  return int64_t(std::nearbyint(x));
+}
 
 json read_config(const fs::path& p) {
   std::ifstream f(p);
@@ -59,7 +61,8 @@ bool Qwen2VLImageProcessor::is_qwen2_vl(const std::string& folder) {
   const fs::path p = fs::path(folder) / "preprocessor_config.json";
   std::ifstream f(p);
   const json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("image_processor_type") || !j["image_processor_type"].is_string())
+  if (!j.is_object() || !j.contains("image_processor_type") ||
+      !j["image_processor_type"].is_string())
     return false;
   return j["image_processor_type"].get<std::string>().rfind("Qwen2VLImageProcessor", 0) == 0;
 }
@@ -82,8 +85,10 @@ Qwen2VLImageProcessor Qwen2VLImageProcessor::from_folder(const std::string& fold
       q.min_pixels = c["size"].value("shortest_edge", q.min_pixels);
       q.max_pixels = c["size"].value("longest_edge", q.max_pixels);
     }
-    if (c.contains("min_pixels") && c["min_pixels"].is_number()) q.min_pixels = c["min_pixels"].get<int64_t>();
-    if (c.contains("max_pixels") && c["max_pixels"].is_number()) q.max_pixels = c["max_pixels"].get<int64_t>();
+    if (c.contains("min_pixels") && c["min_pixels"].is_number())
+      q.min_pixels = c["min_pixels"].get<int64_t>();
+    if (c.contains("max_pixels") && c["max_pixels"].is_number())
+      q.max_pixels = c["max_pixels"].get<int64_t>();
     q.patch_size = c.value("patch_size", q.patch_size);
     q.temporal_patch_size = c.value("temporal_patch_size", q.temporal_patch_size);
     q.merge_size = c.value("merge_size", q.merge_size);
@@ -108,7 +113,8 @@ Qwen2VLImageProcessor Qwen2VLImageProcessor::from_folder(const std::string& fold
   return q;
 }
 
-Qwen2VLImageProcessor::Output Qwen2VLImageProcessor::preprocess_file(const std::string& path) const {
+Qwen2VLImageProcessor::Output Qwen2VLImageProcessor::preprocess_file(
+    const std::string& path) const {
   return preprocess(read_image(path), path);
 }
 

@@ -42,7 +42,9 @@ Qwen2VisionConfig Qwen2VisionConfig::from_config(const ConfigReader& c) {
 namespace {
 
 // x * sigmoid(1.702 x), transformers' QuickGELUActivation.
-Tensor quick_gelu(const Tensor& x) { return mul(x, sigmoid(mul(x, 1.702))); }
+Tensor quick_gelu(const Tensor& x) {
+  return mul(x, sigmoid(mul(x, 1.702)));
+}
 
 // cat(-x2, x1) over the last dim, x = [x1, x2].
 Tensor rotate_half(const Tensor& x) {
@@ -62,8 +64,8 @@ class Conv3dWeight : public nn::Module {
  public:
   Conv3dWeight(const Qwen2VisionConfig& c, DType dtype) : nn::Module("Conv3d") {
     weight_ = register_parameter(
-        "weight", nn::placeholder({c.embed_dim, c.in_channels, c.temporal_patch_size,
-                                   c.patch_size, c.patch_size},
+        "weight", nn::placeholder({c.embed_dim, c.in_channels, c.temporal_patch_size, c.patch_size,
+                                   c.patch_size},
                                   dtype));
   }
   Tensor& weight() const { return *weight_; }
@@ -76,7 +78,8 @@ class Conv3dWeight : public nn::Module {
 
 class Qwen2VisionBlock : public nn::Module {
  public:
-  Qwen2VisionBlock(const Qwen2VisionConfig& c, DType dtype) : nn::Module("Qwen2VLVisionBlock"), c_(c) {
+  Qwen2VisionBlock(const Qwen2VisionConfig& c, DType dtype)
+      : nn::Module("Qwen2VLVisionBlock"), c_(c) {
     const int64_t e = c.embed_dim;
     norm1_ = register_module("norm1", std::make_shared<nn::LayerNorm>(e, 1e-6, true, dtype));
     norm2_ = register_module("norm2", std::make_shared<nn::LayerNorm>(e, 1e-6, true, dtype));
@@ -94,8 +97,10 @@ class Qwen2VisionBlock : public nn::Module {
     const int64_t heads = c_.num_heads, hd = c_.head_dim();
     Tensor qkv = reshape(qkv_->forward(norm1_->forward(x)),
                          {n, SymInt(3), SymInt(heads), SymInt(hd)});  // [n, 3, heads, hd]
-    auto part = [&](int64_t i) { return select(qkv, 1, i); };        // [n, heads, hd]
-    auto batched = [&](const Tensor& t) { return unsqueeze(transpose(t, 0, 1), 0); };  // [1, heads, n, hd]
+    auto part = [&](int64_t i) { return select(qkv, 1, i); };         // [n, heads, hd]
+    auto batched = [&](const Tensor& t) {
+      return unsqueeze(transpose(t, 0, 1), 0);
+    };  // [1, heads, n, hd]
     Tensor q = batched(rotate(part(0), cos, sin));
     Tensor k = batched(rotate(part(1), cos, sin));
     Tensor v = batched(part(2));
@@ -124,7 +129,8 @@ Qwen2VisionTower::Qwen2VisionTower(const Qwen2VisionConfig& c, DType dtype)
   rotary_ = register_module("rotary_pos_emb",
                             std::make_shared<nn::RotaryEmbedding>(c.head_dim() / 2, rope, 1 << 20));
   blocks_ = register_module("blocks", std::make_shared<nn::ModuleList>());
-  for (int64_t i = 0; i < c.depth; ++i) blocks_->append(std::make_shared<Qwen2VisionBlock>(c, dtype));
+  for (int64_t i = 0; i < c.depth; ++i)
+    blocks_->append(std::make_shared<Qwen2VisionBlock>(c, dtype));
   auto merger = register_module("merger", std::make_shared<nn::Container>("PatchMerger"));
   const int64_t merged = c.embed_dim * c.merge_area();
   ln_q_ = merger->add("ln_q", std::make_shared<nn::LayerNorm>(c.embed_dim, 1e-6, true, dtype));
@@ -141,9 +147,9 @@ Tensor Qwen2VisionTower::encode(const Tensor& pixel_values, const Tensor& positi
               "[Qwen2VisionTransformer] pixel_values must be [tokens, {}, {}] (the processor's "
               "[patches, {}] grouped by merged token), got {}",
               m2, d, d, pixel_values.shape_string());
-  INGOT_CHECK(positions.dim() == 3 && positions.size(1) == m2 && positions.size(2) == 2,
-              ShapeError, "[Qwen2VisionTransformer] vision_position_ids must be [tokens, {}, 2], got {}",
-              m2, positions.shape_string());
+  INGOT_CHECK(positions.dim() == 3 && positions.size(1) == m2 && positions.size(2) == 2, ShapeError,
+              "[Qwen2VisionTransformer] vision_position_ids must be [tokens, {}, 2], got {}", m2,
+              positions.shape_string());
   INGOT_CHECK(segments.dim() == 1, ShapeError,
               "[Qwen2VisionTransformer] vision_segment_ids must be [tokens], got {}",
               segments.shape_string());
@@ -152,7 +158,8 @@ Tensor Qwen2VisionTower::encode(const Tensor& pixel_values, const Tensor& positi
   const int64_t hd = c_.head_dim();
   // The Conv3d with kernel = stride = (T, P, P) and no bias, over [n, C*T*P*P].
   Tensor x = reshape(pixel_values, {n, SymInt(d)});
-  x = linear(to(x, patch_weight_->dtype()), reshape(*patch_weight_, {SymInt(c_.embed_dim), SymInt(d)}));
+  x = linear(to(x, patch_weight_->dtype()),
+             reshape(*patch_weight_, {SymInt(c_.embed_dim), SymInt(d)}));
   // cos / sin [n, 1, hd]: the row's frequencies, then the column's, the whole repeated.
   auto [c2, s2] = rotary_->forward(reshape(positions, {n, SymInt(2)}), DType::F32);  // [n, 2, hd/2]
   auto axial = [&](const Tensor& t) {
@@ -162,7 +169,7 @@ Tensor Qwen2VisionTower::encode(const Tensor& pixel_values, const Tensor& positi
   Tensor cos = axial(c2), sin = axial(s2);
   // Attention within an image: patch i sees patch j iff their tokens' segments agree.
   Tensor seg = reshape(expand(unsqueeze(segments, 1), {tokens, SymInt(m2)}), {n});  // [n]
-  Tensor mask = eq(unsqueeze(seg, 1), unsqueeze(seg, 0));                          // [n, n]
+  Tensor mask = eq(unsqueeze(seg, 1), unsqueeze(seg, 0));                           // [n, n]
   for (size_t i = 0; i < blocks_->size(); ++i)
     x = blocks_->at<Qwen2VisionBlock>(i).forward(x, cos, sin, mask);
   return x;
@@ -176,8 +183,8 @@ Tensor Qwen2VisionTower::forward(const Tensor& pixel_values, const Tensor& posit
 }
 
 Qwen2VisionInputs qwen2_vl_vision_inputs(const Tensor& image_grid_thw, int64_t merge) {
-  INGOT_CHECK(image_grid_thw.defined() && image_grid_thw.dim() == 2 && image_grid_thw.size(1) == 3 &&
-                  image_grid_thw.size(0) > 0,
+  INGOT_CHECK(image_grid_thw.defined() && image_grid_thw.dim() == 2 &&
+                  image_grid_thw.size(1) == 3 && image_grid_thw.size(0) > 0,
               ShapeError,
               "[Qwen2-VL] image_grid_thw must be [images, 3] (t, h, w patches per image), got {}",
               image_grid_thw.defined() ? image_grid_thw.shape_string() : "nothing");

@@ -67,8 +67,8 @@ class Qwen2VisionTower : public nn::Module {
 
 // The side inputs of one batch of images, from image_grid_thw (computed outside the graph).
 struct Qwen2VisionInputs {
-  Tensor vision_position_ids;  // [tokens, m*m, 2] int64
-  Tensor vision_segment_ids;   // [tokens] int64
+  Tensor vision_position_ids;             // [tokens, m*m, 2] int64
+  Tensor vision_segment_ids;              // [tokens] int64
   std::vector<int64_t> tokens_per_image;  // t * h * w / (m*m) each
 };
 

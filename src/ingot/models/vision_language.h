@@ -85,7 +85,7 @@ Tensor merge_image_features(const Tensor& text_embeds, const Tensor& input_ids,
 // image's (t, h / merge, w / merge) grid positions offset by the position it starts at,
 // and the text after it starts max(h, w) / merge later.
 struct MropePositions {
-  Tensor position_ids;  // [3, 1, tokens] int64
+  Tensor position_ids;     // [3, 1, tokens] int64
   int64_t rope_delta = 0;  // max position + 1 - tokens: added to later positions
 };
 // input_ids [1, tokens]; image_grid_thw [images, 3]. ValueError naming both when a run of

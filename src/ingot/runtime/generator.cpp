@@ -279,17 +279,17 @@ Tensor Generator::encode_patches(const Tensor& pixel_values, const Tensor& image
   const models::Qwen2VisionInputs side =
       models::qwen2_vl_vision_inputs(image_grid_thw, spatial_merge_size_);
   const int64_t tokens = side.vision_segment_ids.size(0);
-  INGOT_CHECK(pixel_values.defined() && pixel_values.dim() == 2 &&
-                  pixel_values.size(0) == tokens * m2,
-              ShapeError,
-              "[Generator] pixel_values must be [patches, C*T*P*P] with the {} patches "
-              "image_grid_thw gives (sum of t * h * w), got {}",
-              tokens * m2, pixel_values.defined() ? pixel_values.shape_string() : "nothing");
+  INGOT_CHECK(
+      pixel_values.defined() && pixel_values.dim() == 2 && pixel_values.size(0) == tokens * m2,
+      ShapeError,
+      "[Generator] pixel_values must be [patches, C*T*P*P] with the {} patches "
+      "image_grid_thw gives (sum of t * h * w), got {}",
+      tokens * m2, pixel_values.defined() ? pixel_values.shape_string() : "nothing");
   Tensor grouped = reshape(contiguous(to(pixel_values, DType::F32)),
                            {SymInt(tokens), SymInt(m2), SymInt(pixel_values.size(1))});
-  Tensor embeds = image_encoder_
-                      ->run({contiguous(grouped), side.vision_position_ids, side.vision_segment_ids})
-                      .at(0);              // [tokens, hidden]
+  Tensor embeds =
+      image_encoder_->run({contiguous(grouped), side.vision_position_ids, side.vision_segment_ids})
+          .at(0);               // [tokens, hidden]
   return unsqueeze(embeds, 0);  // [1, tokens, hidden]
 }
 
