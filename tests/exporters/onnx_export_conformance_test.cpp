@@ -17,10 +17,12 @@
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/control_flow.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/onnx/optimize.h"
-#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/models/npy.h"
+#include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
@@ -402,6 +404,28 @@ INSTANTIATE_TEST_SUITE_P(Decoders, OnnxDecodeLoop, ::testing::ValuesIn(decode_ca
 namespace ingot::exporters {
 namespace {
 
+// Each component's cases (inputs by user-input name) run by ONNX Runtime on the saved
+// component == ingot's runtime on the program it was lowered from (kAtol).
+using ComponentCases = std::map<std::string, std::vector<std::map<std::string, Tensor>>>;
+void expect_components_in_ort_equal_ingot(
+    std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
+    const ComponentCases& cases, const fs::path& dir) {
+  for (const auto& [name, inputs] : cases) {
+    OnnxProgram& p = onnx_of(*components.at(name));
+    const fs::path file = dir / (name + ".onnx");
+    p.save(file.string());
+    ingot::runtime::ProgramModule mod(p.program);
+    ort::Cases c(dir / ("cases_" + name));
+    for (const auto& in : inputs) {
+      std::map<std::string, Tensor> feeds;  // by ONNX input name (input.<cache tensor>)
+      std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
+      c.add(feeds, want);
+    }
+    nlohmann::json summary = c.run(file, kAtol);
+    EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
+  }
+}
+
 // LLaVA's generation components exported to ONNX by the one export_for_generation: every
 // component (image_encoder at 1 and 3 images, multi_modal_projector, language_model over
 // the fixture's merged embeddings with an empty cache, lm_head at 1 and 27 tokens, decode)
@@ -425,7 +449,7 @@ TEST(OnnxVisionLanguage, LlavaComponentsInOrtEqualIngot) {
     for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
     return c;
   };
-  std::map<std::string, std::vector<std::map<std::string, Tensor>>> cases = {
+  ComponentCases cases = {
       {"image_encoder", {{{"pixel_values", pv}}, {{"pixel_values", cat({pv, pv, pv}, 0)}}}},
       {"multi_modal_projector",
        {{{"image_features", features}}, {{"image_features", cat({features, features, features}, 0)}}}},
@@ -437,20 +461,7 @@ TEST(OnnxVisionLanguage, LlavaComponentsInOrtEqualIngot) {
   auto decode = empty_cache();
   decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
   cases["decode"] = {decode};
-  for (auto& [name, inputs] : cases) {
-    OnnxProgram& p = onnx_of(*components.at(name));
-    const fs::path file = dir.path() / (name + ".onnx");
-    p.save(file.string());
-    ingot::runtime::ProgramModule mod(p.program);
-    ort::Cases c(dir.path() / ("cases_" + name));
-    for (const auto& in : inputs) {
-      std::map<std::string, Tensor> feeds;  // by ONNX input name (input.<cache tensor>)
-      std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
-      c.add(feeds, want);
-    }
-    nlohmann::json summary = c.run(file, kAtol);
-    EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
-  }
+  expect_components_in_ort_equal_ingot(components, cases, dir.path());
 }
 
 // T5's encoder-decoder components (tools/reference/make_encdec_fixtures.py) as ONNX in
@@ -488,7 +499,7 @@ TEST_P(OnnxEncoderDecoder, T5ComponentsInOrtEqualIngot) {
     c.emplace("input_ids", contiguous(slice(decoder_ids, 1, 0, tokens)));
     return c;
   };
-  std::map<std::string, std::vector<std::map<std::string, Tensor>>> cases = {
+  ComponentCases cases = {
       {"encoder",
        {{{"input_ids", ids}}, {{"input_ids", Tensor::from_vector(long_ids, {1, 40})}}}},
       {"cross_kv",
@@ -496,23 +507,53 @@ TEST_P(OnnxEncoderDecoder, T5ComponentsInOrtEqualIngot) {
         {{"encoder_hidden_states", contiguous(slice(states, 1, 0, 3))}}}},
       {"decode", {decode_case(15, 4), decode_case(5, 1)}},
   };
-  for (auto& [name, inputs] : cases) {
-    OnnxProgram& p = onnx_of(*components.at(name));
-    const fs::path file = dir.path() / (name + ".onnx");
-    p.save(file.string());
-    ingot::runtime::ProgramModule mod(p.program);
-    ort::Cases c(dir.path() / ("cases_" + name));
-    for (const auto& in : inputs) {
-      std::map<std::string, Tensor> feeds;
-      std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
-      c.add(feeds, want);
-    }
-    nlohmann::json summary = c.run(file, kAtol);
-    EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
-  }
+  expect_components_in_ort_equal_ingot(components, cases, dir.path());
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxEncoderDecoder, ::testing::Values("t5", "t5_gated"));
+
+// Qwen2-VL: the patch image encoder (2-D rotary, per-image attention mask, merger) at one
+// and two images, the M-RoPE language model, lm_head and the decode step with rope_deltas.
+TEST(OnnxVisionLanguage, Qwen2VLComponentsInOrtEqualIngot) {
+  SKIP_WITHOUT_VENV();
+  const std::string folder = testing::fixture_path("vlm/qwen2_vl");
+  auto model = models::from_pretrained(folder);
+  ort::ScratchDir dir("qwen2_vl");
+  GenerationExportOptions g;
+  g.max_cache_len = 160;
+  auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
+  ASSERT_EQ(components.size(), 4u);
+  auto encoder_inputs = [&](const std::string& suffix) {
+    const Tensor pv = models::load_npy(folder + "/pixel_values" + suffix + ".npy");
+    const models::Qwen2VisionInputs side = models::qwen2_vl_vision_inputs(
+        models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
+    const int64_t tokens = side.vision_segment_ids.size(0);
+    return std::map<std::string, Tensor>{
+        {"pixel_values", contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}))},
+        {"vision_position_ids", side.vision_position_ids},
+        {"vision_segment_ids", side.vision_segment_ids}};
+  };
+  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
+  auto empty_cache = [&] {
+    std::map<std::string, Tensor> c;
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
+    return c;
+  };
+  ComponentCases cases = {
+      {"image_encoder", {encoder_inputs(""), encoder_inputs("_two")}},
+      {"lm_head", {{{"hidden_states", hidden}}, {{"hidden_states", slice(hidden, 1, 42, 43)}}}},
+  };
+  auto lm = empty_cache();
+  lm.emplace("inputs_embeds", models::load_npy(folder + "/inputs_embeds.npy"));
+  lm.emplace("position_ids", models::load_npy(folder + "/position_ids.npy"));
+  cases["language_model"] = {lm};
+  auto decode = empty_cache();
+  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
+  decode.emplace("rope_deltas", models::load_npy(folder + "/rope_deltas.npy"));
+  cases["decode"] = {decode};
+  expect_components_in_ort_equal_ingot(components, cases, dir.path());
+}
 
 }  // namespace
 }  // namespace ingot::exporters

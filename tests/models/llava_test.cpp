@@ -43,7 +43,7 @@ TEST(Llava, ComponentsMatchTransformers) {
   Tensor merged =
       merge_image_features(vlm->embed(ids), ids, fixture("image_embeds"), vlm->image_token_id());
   EXPECT_LE(max_abs_diff(merged, fixture("inputs_embeds")), 1e-6);
-  Tensor hidden = vlm->language_model(fixture("inputs_embeds"), nullptr);
+  Tensor hidden = vlm->language_model(fixture("inputs_embeds"), Tensor(), nullptr);
   EXPECT_LE(max_abs_diff(hidden, fixture("last_hidden_state")), 1e-4);
   EXPECT_LE(max_abs_diff(vlm->lm_head(fixture("last_hidden_state")), fixture("logits")), 1e-4);
 }

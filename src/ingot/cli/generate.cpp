@@ -23,6 +23,7 @@
 #include "ingot/models/generation_config.h"
 #include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
+#include "ingot/models/qwen2_vl_processor.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
@@ -32,25 +33,52 @@ namespace ingot::cli {
 
 namespace {
 
+// The image inputs of a vision-language prompt: pixel_values ([images, C, H, W], or a
+// patch-input model's [patches, C*T*P*P] with image_grid_thw [images, 3]).
+struct ImageTensors {
+  Tensor pixel_values, image_grid_thw;
+};
+
 // The prompt ids from --input NAME=FILE.npy: input_ids [1, n] (int64 or int32), and an
 // attention_mask, which must be all ones (the decode graphs take unpadded prompts);
-// pixel_values [images, C, H, W] (float, the processor's) into `pixel_values`.
+// pixel_values (float, the processor's) and a patch-input model's image_grid_thw into
+// `images`; mm_token_type_ids, checked against the image tokens of input_ids.
 std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, bool vision_language,
-                                        Tensor& pixel_values) {
-  std::vector<int64_t> ids;
+                                        bool patch_input, ImageTensors& images) {
+  std::vector<int64_t> ids, token_types;
   bool have_ids = false;
+  std::string types_file;
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
-    INGOT_CHECK(name != "pixel_values" || vision_language, ValueError,
-                "[ingot generate] no input named 'pixel_values': the model is not a "
-                "vision-language model (inputs: input_ids, attention_mask)");
+    const bool image_input =
+        name == "pixel_values" || name == "image_grid_thw" || name == "mm_token_type_ids";
+    INGOT_CHECK(!image_input || vision_language, ValueError,
+                "[ingot generate] no input named '{}': the model is not a vision-language model "
+                "(inputs: input_ids, attention_mask)",
+                name);
+    INGOT_CHECK(name != "image_grid_thw" || patch_input, ValueError,
+                "[ingot generate] no input named 'image_grid_thw': this model takes pixel_values "
+                "[images, channels, height, width] alone");
     Tensor t = models::load_npy(file);
     if (name == "pixel_values") {
-      INGOT_CHECK(is_floating(t.dtype()) && t.dim() == 4, ShapeError,
-                  "[ingot generate] input 'pixel_values' from '{}' is {} {}; expected float "
-                  "[images, channels, height, width] as the processor makes it",
-                  file, dtype_name(t.dtype()), t.shape_string());
-      pixel_values = contiguous(to(t, DType::F32));
+      const int64_t rank = patch_input ? 2 : 4;
+      INGOT_CHECK(is_floating(t.dtype()) && t.dim() == rank, ShapeError,
+                  "[ingot generate] input 'pixel_values' from '{}' is {} {}; expected float {} as "
+                  "the processor makes it",
+                  file, dtype_name(t.dtype()), t.shape_string(),
+                  patch_input ? "[patches, C*T*P*P] (with image_grid_thw)"
+                              : "[images, channels, height, width]");
+      images.pixel_values = contiguous(to(t, DType::F32));
+      continue;
+    }
+    if (name == "image_grid_thw") {
+      INGOT_CHECK(
+          (t.dtype() == DType::I64 || t.dtype() == DType::I32) && t.dim() == 2 && t.size(1) == 3,
+          ShapeError,
+          "[ingot generate] input 'image_grid_thw' from '{}' is {} {}; expected int64 "
+          "[images, 3] (t, h, w patches per image)",
+          file, dtype_name(t.dtype()), t.shape_string());
+      images.image_grid_thw = contiguous(to(t, DType::I64));
       continue;
     }
     INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
@@ -64,6 +92,9 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, b
     if (name == "input_ids") {
       ids.assign(p, p + t.numel());
       have_ids = true;
+    } else if (name == "mm_token_type_ids") {
+      token_types.assign(p, p + t.numel());
+      types_file = file;
     } else if (name == "attention_mask") {
       for (int64_t i = 0; i < t.numel(); ++i) {
         INGOT_CHECK(p[i] == 1, NotSupportedError,
@@ -74,12 +105,47 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, b
     } else {
       INGOT_THROW(ValueError,
                   "[ingot generate] no input named '{}' (inputs: input_ids, attention_mask, "
-                  "pixel_values)",
+                  "pixel_values, image_grid_thw, mm_token_type_ids)",
                   name);
     }
   }
   INGOT_CHECK(have_ids, ValueError, "[ingot generate] --input needs input_ids=FILE.npy");
+  INGOT_CHECK(images.pixel_values.defined() == images.image_grid_thw.defined() || !patch_input,
+              ValueError,
+              "[ingot generate] this model takes pixel_values with image_grid_thw: give both "
+              "--input pixel_values=FILE.npy and --input image_grid_thw=FILE.npy");
+  INGOT_CHECK(token_types.empty() || token_types.size() == ids.size(), ShapeError,
+              "[ingot generate] mm_token_type_ids from '{}' has {} entries for {} input_ids",
+              types_file, token_types.size(), ids.size());
   return ids;
+}
+
+// Checks mm_token_type_ids (1 exactly at the image tokens) when given.
+void check_token_types(const std::vector<std::string>& specs, const std::vector<int64_t>& ids,
+                       int64_t image_token_id) {
+  for (const std::string& spec : specs) {
+    const auto [name, file] = parse_input_spec(spec, "ingot generate");
+    if (name != "mm_token_type_ids") continue;
+    Tensor t = contiguous(to(models::load_npy(file), DType::I64));
+    const int64_t* p = t.data<int64_t>();
+    for (size_t i = 0; i < ids.size() && i < size_t(t.numel()); ++i) {
+      INGOT_CHECK((p[i] == 1) == (ids[i] == image_token_id) && (p[i] == 0 || p[i] == 1), ValueError,
+                  "[ingot generate] mm_token_type_ids from '{}' is {} at position {} where "
+                  "input_ids has {} (image token id {}); only images are supported (1 at image "
+                  "tokens, 0 elsewhere)",
+                  file, p[i], i, ids[i], image_token_id);
+    }
+  }
+}
+
+// The image placeholder of a Qwen2-VL processor: processor_config.json's image_token,
+// else Qwen2VLProcessor's default.
+std::string qwen2_vl_image_token(const std::string& source) {
+  std::ifstream f(std::filesystem::path(source) / "processor_config.json");
+  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("image_token") && j["image_token"].is_string())
+    return j["image_token"].get<std::string>();
+  return "<|image_pad|>";
 }
 
 // The kind of model `source` (a generation directory or a model folder) holds:
@@ -285,7 +351,7 @@ int run_generate(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   auto* inputs = app.add_option("--input", input_specs,
                                 "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask, "
-                                "pixel_values)");
+                                "pixel_values, image_grid_thw, mm_token_type_ids)");
   text->excludes(chat_opt, messages_opt, inputs);
   chat_opt->excludes(messages_opt, inputs);
   messages_opt->excludes(inputs);
@@ -333,11 +399,30 @@ int run_generate(int argc, char** argv) {
     return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs,
                                     max_new_tokens, max_cache_len, json);
   }
-  Tensor pixel_values;  // [images, C, H, W] for a vision-language model
+  ImageTensors images;  // for a vision-language model
+  Tensor& pixel_values = images.pixel_values;
   INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
               "[ingot generate] give either --image (with --prompt / --chat) or --input "
               "pixel_values=FILE.npy, not both");
-  if (!image_files.empty()) {
+  const bool patch_input = models::Qwen2VLImageProcessor::is_qwen2_vl(source);
+  if (!image_files.empty() && patch_input) {
+    // Qwen2VLProcessor's work: each image smart-resized and flattened into patches, each
+    // placeholder expanded to its image's t * h * w / merge^2 tokens.
+    const models::Qwen2VLImageProcessor processor =
+        models::Qwen2VLImageProcessor::from_folder(source);
+    std::vector<Tensor> patches, grids;
+    std::vector<int64_t> tokens;
+    for (const std::string& file : image_files) {
+      models::Qwen2VLImageProcessor::Output out = processor.preprocess_file(file);
+      const int64_t* g = out.image_grid_thw.data<int64_t>();
+      tokens.push_back(g[0] * g[1] * g[2] / (processor.merge_size * processor.merge_size));
+      patches.push_back(out.pixel_values);
+      grids.push_back(out.image_grid_thw);
+    }
+    pixel_values = cat(patches, 0);
+    images.image_grid_thw = cat(grids, 0);
+    prompt = models::expand_image_tokens(prompt, qwen2_vl_image_token(source), tokens);
+  } else if (!image_files.empty()) {
     // The processor's work: each image resized, cropped and normalised, each placeholder
     // expanded to the image's tokens (LlavaProcessor).
     const models::ClipImageProcessor processor = models::ClipImageProcessor::from_folder(source);
@@ -363,7 +448,7 @@ int run_generate(int argc, char** argv) {
   std::vector<int64_t> ids =
       !input_specs.empty()
           ? prompt_from_inputs(input_specs, is_vision_language_source(source, exported),
-                               pixel_values)
+                               patch_input, images)
           : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
@@ -382,9 +467,13 @@ int run_generate(int argc, char** argv) {
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
     gen->set_generation_config(defaults);
-    if (const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(model.get()))
-      gen->set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight());
+    if (const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(model.get())) {
+      const auto patches = vlm->patch_input();
+      gen->set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight(),
+                               patches ? patches->spatial_merge_size : 0, vlm->multimodal_rope());
+    }
   }
+  if (gen->is_vision_language()) check_token_types(input_specs, ids, gen->image_token_id());
   if (gen->is_vision_language() && !pixel_values.defined()) {
     const auto image_tokens = std::count(ids.begin(), ids.end(), gen->image_token_id());
     INGOT_CHECK(image_tokens == 0, ValueError,
@@ -424,7 +513,9 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   };
   runtime::GenerationStats stats;
-  if (pixel_values.defined())
+  if (images.image_grid_thw.defined())
+    gen->generate(ids, pixel_values, images.image_grid_thw, go, &stats);
+  else if (pixel_values.defined())
     gen->generate(ids, pixel_values, go, &stats);
   else
     gen->generate(ids, go, &stats);

@@ -30,6 +30,7 @@
 namespace ingot::models {
 class VisionLanguageModel;
 class EncoderDecoderModel;
+struct PatchInput;
 }  // namespace ingot::models
 
 namespace ingot::exporters {
@@ -152,6 +153,20 @@ class Exporter {
   void export_encoder_decoder(models::EncoderDecoderModel& model, const ComponentConfigs& configs,
                               const GenerationExportOptions& options,
                               std::map<std::string, std::unique_ptr<ExportArtifact>>& out);
+  // Its parts: image_encoder (+ multi_modal_projector) over pixel_values [images, C, H, W];
+  // a patch-input model's image_encoder (Qwen2-VL); language_model and lm_head; and one
+  // component of a single tensor input (`dims` its dynamic dims).
+  using Artifacts = std::map<std::string, std::unique_ptr<ExportArtifact>>;
+  void export_image_encoder(models::VisionLanguageModel& model, const ComponentConfigs& configs,
+                            Artifacts& out);
+  void export_patch_encoder(models::VisionLanguageModel& model, const models::PatchInput& patches,
+                            const ComponentConfigs& configs, Artifacts& out);
+  void export_language_model(models::VisionLanguageModel& model, const ComponentConfigs& configs,
+                             const GenerationExportOptions& options, Artifacts& out);
+  void export_one_input(models::VisionLanguageModel& model, const std::string& component,
+                        const std::function<std::map<std::string, Tensor>(const Tensor&)>& fn,
+                        const Tensor& example, const std::string& input, std::map<int, Dim> dims,
+                        const ComponentConfigs& configs, Artifacts& out);
   // The tracing stages (1-6) followed by finish().
   std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture,
                                              const std::string& task, nn::Module* module,
@@ -174,12 +189,20 @@ namespace detail {
 // 003's decode layout): the token dim symbolic in [1, max_cache_len] when
 // `symbolic_tokens`, the cache length with dynamic_cache_len; the cache tensors keep their
 // names (key_cache.N, ...).
+// An input between the first (input_ids / inputs_embeds) and the cache: its name and the
+// axis that has the token count (-1: all static). M-RoPE models: decode's rope_deltas
+// [batch, 1], language_model's position_ids [3, 1, tokens].
+struct ExtraStepInput {
+  std::string name;
+  int tokens_axis = -1;
+};
 ExportOptions generation_component_options(const NativeExportConfig& config,
                                            const GenerationExportOptions& g,
                                            const nn::NamedTensors& cache, bool symbolic_tokens,
                                            const std::string& component,
                                            const std::string& first_input = "input_ids",
-                                           bool mask_and_positions = false);
+                                           bool mask_and_positions = false,
+                                           const std::vector<ExtraStepInput>& extra = {});
 }  // namespace detail
 
 // Native backend: the ExportedProgram itself.

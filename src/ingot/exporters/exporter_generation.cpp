@@ -31,13 +31,11 @@ std::vector<Component> components_of(const GenerationExportOptions& g) {
 }  // namespace
 
 // ── Stage 3 (generation): the dynamic shapes of (input_ids or inputs_embeds, cache) ──
-ExportOptions detail::generation_component_options(const NativeExportConfig& config,
-                                                   const GenerationExportOptions& g,
-                                                   const nn::NamedTensors& cache,
-                                                   bool symbolic_tokens,
-                                                   const std::string& component,
-                                                   const std::string& first_input,
-                                                   bool mask_and_positions) {
+ExportOptions detail::generation_component_options(
+    const NativeExportConfig& config, const GenerationExportOptions& g,
+    const nn::NamedTensors& cache, bool symbolic_tokens, const std::string& component,
+    const std::string& first_input, bool mask_and_positions,
+    const std::vector<ExtraStepInput>& extra) {
   INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
               "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
               "generation components set their own (the token count is symbolic in prefill and "
@@ -71,7 +69,18 @@ ExportOptions detail::generation_component_options(const NativeExportConfig& con
                                              DynamicShapes::tensor(mask_dims),
                                              DynamicShapes::tensor(pos_dims), cache_shapes});
   } else {
-    o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), cache_shapes});
+    std::vector<DynamicShapes> shapes{DynamicShapes::tensor(ids_dims)};
+    o.input_names = {first_input};
+    for (const ExtraStepInput& e : extra) {
+      std::map<int, Dim> dims;
+      if (symbolic_tokens && e.tokens_axis >= 0)
+        dims.emplace(e.tokens_axis, Dim("tokens", 1, g.max_cache_len));
+      shapes.push_back(DynamicShapes::tensor(dims));
+      o.input_names.push_back(e.name);
+    }
+    shapes.push_back(cache_shapes);
+    o.input_names.push_back("");
+    o.dynamic_shapes = DynamicShapes::tuple(shapes);
   }
   // With a dynamic cache length, tokens <= cache_len cannot follow from the declared
   // ranges; it is asserted when the program runs.
@@ -120,8 +129,22 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
     in.cache = &cache;
     return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
   };
+  // M-RoPE models (Qwen2-VL): the decode step's positions are shifted by rope_deltas
+  // [batch, 1], an input of its own (the caller's position_ids carry it in seed 003's layout).
+  auto step_with_deltas = [&model](const Tensor& input_ids, const Tensor& rope_deltas,
+                                   nn::StaticCache cache) {
+    models::ModelInputs in;
+    in.input_ids = input_ids;
+    in.rope_deltas = rope_deltas;
+    in.cache = &cache;
+    return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
+  };
   const bool mask_and_positions =
       g.mask_and_position_inputs.value_or(generation_takes_mask_and_positions());
+  const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(&model);
+  const bool deltas = vlm && vlm->multimodal_rope() && !mask_and_positions;
+  std::vector<detail::ExtraStepInput> extra;
+  if (deltas) extra.push_back({"rope_deltas", -1});
   std::map<std::string, std::unique_ptr<ExportArtifact>> out;
   for (const Component& c : components_of(g)) {
     auto it = calls.find(c.example_call);
@@ -139,13 +162,19 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
                                          contiguous(to(call.position_ids, DType::I64)),
                                          example_cache},
                               opts);
+      if (deltas)
+        return ingot::export_(
+            &model, with_patches(patches, step_with_deltas),
+            std::tuple{call.input_ids, zeros({call.input_ids.size(0), 1}, DType::I64),
+                       example_cache},
+            opts);
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };
     out[c.name] = run_stages(
         model.architecture(), "generation", &model, trace, config,
         detail::generation_component_options(config, g, call.cache, c.symbolic_tokens, c.name,
-                                             "input_ids", mask_and_positions));
+                                             "input_ids", mask_and_positions, extra));
   }
   return out;
 }

@@ -90,30 +90,67 @@ nlohmann::json pipeline_manifest(
                 model.architecture(), c);
   }
   const models::ImageInput image = vlm->image_input();
+  const std::optional<models::PatchInput> patches = vlm->patch_input();
   const bool projector = components.contains("multi_modal_projector");
+  const bool mrope = vlm->multimodal_rope();
   auto step = [](const char* component, std::vector<std::string> in, std::vector<std::string> out) {
     return nlohmann::json{{"component", component}, {"inputs", in}, {"outputs", out}};
   };
   nlohmann::json steps = nlohmann::json::array();
-  steps.push_back(step("image_encoder", {"pixel_values"}, {"image_features"}));
+  nlohmann::json image_input = {
+      {"channels", image.channels}, {"height", image.height}, {"width", image.width}};
+  if (patches) {
+    // Qwen2-VL: the side inputs and the M-RoPE positions come from image_grid_thw.
+    image_input = {{"kind", "patches"},
+                   {"channels", image.channels},
+                   {"patch_dim", patches->patch_dim},
+                   {"spatial_merge_size", patches->spatial_merge_size}};
+    steps.push_back(
+        {{"derive",
+          "from image_grid_thw: vision_position_ids [image_tokens, m*m, 2] (each "
+          "patch's row and column), vision_segment_ids [image_tokens] (its image), "
+          "pixel_values [patches, patch_dim] viewed as [image_tokens, m*m, "
+          "patch_dim]; with input_ids: M-RoPE position_ids [3, 1, tokens] and "
+          "rope_deltas (models::mrope_position_ids)"},
+         {"inputs", {"pixel_values", "image_grid_thw", "input_ids"}},
+         {"outputs",
+          {"vision_position_ids", "vision_segment_ids", "position_ids", "rope_deltas"}}});
+    steps.push_back(step("image_encoder",
+                         {"pixel_values", "vision_position_ids", "vision_segment_ids"},
+                         {"image_embeds"}));
+  } else {
+    steps.push_back(step("image_encoder", {"pixel_values"}, {"image_features"}));
+  }
   if (projector)
     steps.push_back(step("multi_modal_projector", {"image_features"}, {"image_embeds"}));
-  steps.push_back({{"merge",
-                    "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
-                    "replaced in order by the image embeddings"},
-                   {"inputs", {"input_ids", projector ? "image_embeds" : "image_features"}},
-                   {"outputs", {"inputs_embeds"}}});
   steps.push_back(
-      step("language_model", {"inputs_embeds", "cache"}, {"last_hidden_state", "cache"}));
+      {{"merge",
+        "inputs_embeds = embed_tokens[input_ids], the rows at image_token_id "
+        "replaced in order by the image embeddings"},
+       {"inputs", {"input_ids", projector || patches ? "image_embeds" : "image_features"}},
+       {"outputs", {"inputs_embeds"}}});
+  if (mrope) {
+    steps.push_back(step("language_model", {"inputs_embeds", "position_ids", "cache"},
+                         {"last_hidden_state", "cache"}));
+  } else {
+    steps.push_back(
+        step("language_model", {"inputs_embeds", "cache"}, {"last_hidden_state", "cache"}));
+  }
   steps.push_back(step("lm_head", {"last_hidden_state[:, -1:]"}, {"logits"}));
-  steps.push_back(step("decode", {"input_ids", "cache"}, {"logits", "cache"}));
-  return {{"kind", "vision-language"},
-          {"image_token_id", vlm->image_token_id()},
-          {"tokens_per_image", vlm->tokens_per_image()},
-          {"image_input",
-           {{"channels", image.channels}, {"height", image.height}, {"width", image.width}}},
-          {"embed_tokens", {{"component", "decode"}, {"tensor", vlm->embed_tokens_weight()}}},
-          {"steps", steps}};
+  if (mrope) {
+    steps.push_back(step("decode", {"input_ids", "rope_deltas", "cache"}, {"logits", "cache"}));
+  } else {
+    steps.push_back(step("decode", {"input_ids", "cache"}, {"logits", "cache"}));
+  }
+  nlohmann::json pipeline = {
+      {"kind", "vision-language"},
+      {"image_token_id", vlm->image_token_id()},
+      {"tokens_per_image", vlm->tokens_per_image()},
+      {"image_input", image_input},
+      {"embed_tokens", {{"component", "decode"}, {"tensor", vlm->embed_tokens_weight()}}},
+      {"steps", steps}};
+  if (mrope) pipeline["rope"] = "mrope";
+  return pipeline;
 }
 
 std::map<std::string, ExportedProgram> programs_of(

@@ -167,6 +167,23 @@ double rounded(double value, DType dtype) {
   return float(value);
 }
 
+// M-RoPE (transformers' Qwen2VLRotaryEmbedding.recomposition_frequencies): cos or sin
+// [3, b, s, hd] of the t / h / w position rows -> [b, s, hd], frequency i (and its copy at
+// hd / 2 + i) from the row of the section it falls in.
+Tensor mrope_recompose(const Tensor& t, const std::vector<int64_t>& sections) {
+  const int64_t half = t.size(-1) / 2;
+  std::vector<Tensor> first, second;
+  int64_t at = 0;
+  for (size_t k = 0; k < sections.size(); ++k) {
+    Tensor row = select(t, 0, int64_t(k % 3));
+    first.push_back(slice(row, -1, at, at + sections[k]));
+    second.push_back(slice(row, -1, half + at, half + at + sections[k]));
+    at += sections[k];
+  }
+  first.insert(first.end(), second.begin(), second.end());
+  return cat(first, -1);
+}
+
 }  // namespace
 
 // Trace-friendly: batch and seq are only used as SymInts, positions and masks are ops.
@@ -187,9 +204,23 @@ ModelOutputs DecoderLM::forward(const ModelInputs& in) {
   const SymInt key_length = in.cache ? in.cache->key_length(seq) : seq;
   Tensor position_ids =
       in.position_ids.defined() ? in.position_ids : default_position_ids(positions, batch);
+  if (in.rope_deltas.defined()) {
+    INGOT_CHECK(!in.position_ids.defined() && in.rope_deltas.dim() == 2, ValueError,
+                "[{}] rope_deltas must be [batch, 1] and comes without position_ids",
+                architecture());
+    position_ids = add(position_ids, in.rope_deltas);  // [b, s] + [b, 1]
+  }
+  const bool mrope = position_ids.dim() == 3;
+  INGOT_CHECK(!mrope || (!config_.mrope_section.empty() && position_ids.size(0) == 3), ShapeError,
+              "[{}] position_ids {} are [3, batch, seq] only for a model with mrope_section",
+              architecture(), position_ids.shape_string());
   Tensor x = embedded ? in.inputs_embeds : embed_tokens_->forward(in.input_ids);  // [b, s, hidden]
   if (config_.embedding_scale != 1.0) x = mul(x, rounded(config_.embedding_scale, x.dtype()));
   auto [cos, sin] = rotary_->forward(position_ids, x.dtype());
+  if (mrope) {
+    cos = mrope_recompose(cos, config_.mrope_section);
+    sin = mrope_recompose(sin, config_.mrope_section);
+  }
   Tensor local_cos = cos, local_sin = sin;
   if (local_rotary_) std::tie(local_cos, local_sin) = local_rotary_->forward(position_ids, x.dtype());
   // One mask for full-attention layers and one for sliding ones (when any).

@@ -68,6 +68,9 @@ struct DecoderConfig {
   std::optional<nn::MoeConfig> moe;
   std::vector<bool> moe_layers;
   std::string mlp_name = "mlp";  // Mixtral: block_sparse_moe
+  // Multimodal rotary (Qwen2-VL's mrope_section, summing to head_dim / 2): with position_ids
+  // [3, batch, seq], frequency i takes its angle from the row (t, h, w) of its section.
+  std::vector<int64_t> mrope_section;
 
   // Fields common to all Llama-family configs; architecture files adjust the rest.
   static DecoderConfig from_llama_like(const ConfigReader& c);

@@ -108,9 +108,11 @@ class LlavaForConditionalGeneration : public VisionLanguageModel {
     return linear_2_->forward(nn::activation(projector_act_, linear_1_->forward(features)));
   }
   Tensor embed(const Tensor& input_ids) override { return text_->embed(input_ids); }
-  Tensor language_model(const Tensor& inputs_embeds, nn::Cache* cache) override {
+  Tensor language_model(const Tensor& inputs_embeds, const Tensor& position_ids,
+                        nn::Cache* cache) override {
     ModelInputs lm;
     lm.inputs_embeds = inputs_embeds;
+    lm.position_ids = position_ids;
     lm.cache = cache;
     return text_->forward(lm).last_hidden_state;
   }

@@ -26,7 +26,11 @@ struct ModelInputs {
   // [batch, key slots] int64 0/1: past + seq without a cache or with a KVCache,
   // max_cache_len with a StaticCache; or a 4-D bool mask (see nn::causal_mask).
   Tensor attention_mask;
-  Tensor position_ids;    // [batch, seq] int64; default: the cache's positions of the new tokens
+  Tensor position_ids;  // [batch, seq] int64; default: the cache's positions of the new tokens
+                        // (M-RoPE decoders, Qwen2-VL: also [3, batch, seq], t / h / w rows)
+  // [batch, 1] int64, M-RoPE decoders: added to the default positions (transformers'
+  // rope_deltas: how far the text after the images' grid positions is from its slot).
+  Tensor rope_deltas;
   Tensor token_type_ids;  // [batch, seq] (BERT)
   // [batch, seq, hidden]: the embeddings to run instead of looking up input_ids (a
   // vision-language model's language model gets the text embeddings with the image
@@ -38,6 +42,9 @@ struct ModelInputs {
   // [batch, tokens] int64: an encoder-decoder model's decoder input (its prompt starts
   // with decoder_start_token_id); input_ids are then the encoder's.
   Tensor decoder_input_ids;
+  // [images, 3] int64 (t, h, w patches per image): with Qwen2-VL's flattened-patch
+  // pixel_values [patches, C * T * P * P].
+  Tensor image_grid_thw;
   // Incremental decoding (decoders only): nn::KVCache (grows) or nn::StaticCache (fixed
   // size, written in place). The forward stores the new tokens' keys and values in it.
   nn::Cache* cache = nullptr;

@@ -10,6 +10,7 @@
 
 #include "ingot/export/serialize.h"
 #include "ingot/generation/model_defaults.h"
+#include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/last_position_logits.h"
@@ -69,6 +70,13 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
       continue;
     }
     const ir::ValueInfo& v = g.value(g.inputs[i]);
+    if (in.target == "rope_deltas") {  // M-RoPE decode (Qwen2-VL): before the cache
+      INGOT_CHECK(cache_.empty() && v.sizes.size() == 2, ValueError,
+                  "[Generator] the decode program's rope_deltas input must be [1, 1] and come "
+                  "before the cache");
+      rope_deltas_ = zeros({1, 1}, DType::I64);
+      continue;
+    }
     IntShape sizes;
     for (const sym::Expr& e : v.sizes) {
       if (e.is_integer()) {
@@ -167,6 +175,18 @@ std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encode
   return generate(decoder_prompt_, o, stats);
 }
 
+void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens,
+                                    int64_t spatial_merge_size, bool mrope) {
+  INGOT_CHECK(!mrope || rope_deltas_.defined(), ValueError,
+              "[Generator] an M-RoPE model's decode component takes rope_deltas; this one does not "
+              "(export with exporters::Exporter::export_for_generation)");
+  set_vision_language(image_token_id, embed_tokens);
+  INGOT_CHECK(spatial_merge_size == 0 || !projector_, ValueError,
+              "[Generator] a patch-input model has no multi_modal_projector component");
+  spatial_merge_size_ = spatial_merge_size;
+  mrope_ = mrope;
+}
+
 void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens) {
   for (const char* name : {"image_encoder", "language_model", "lm_head"}) {
     INGOT_CHECK(vlm_programs_.contains(name), ValueError,
@@ -255,8 +275,20 @@ Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cac
                 "\"image_token_id\": N, \"embed_tokens\": {{\"component\": \"decode\", "
                 "\"tensor\": NAME}}, ...}}",
                 manifest_path.string());
+    // Patch-input models (Qwen2-VL) say so in "image_input" and "rope".
+    int64_t merge = 0;
+    if (p.contains("image_input") && p["image_input"].is_object() &&
+        p["image_input"].value("kind", "") == "patches") {
+      INGOT_CHECK(p["image_input"].contains("spatial_merge_size") &&
+                      p["image_input"]["spatial_merge_size"].is_number_integer() &&
+                      p["image_input"]["spatial_merge_size"].get<int64_t>() > 0,
+                  IoError, "[Generator] '{}': pipeline.image_input needs a spatial_merge_size > 0",
+                  manifest_path.string());
+      merge = p["image_input"]["spatial_merge_size"].get<int64_t>();
+    }
     gen.set_vision_language(p["image_token_id"].get<int64_t>(),
-                            p["embed_tokens"]["tensor"].get<std::string>());
+                            p["embed_tokens"]["tensor"].get<std::string>(), merge,
+                            p.value("rope", "") == "mrope");
   }
   return gen;
 }
@@ -278,6 +310,7 @@ Tensor Generator::run(ProgramModule& module, const Tensor& ids) {
               "encoder input (generate_from_encoder_input), not decoder ids alone");
   std::vector<Tensor> inputs{ids};
   inputs.insert(inputs.end(), cross_.begin(), cross_.end());
+  if (rope_deltas_.defined()) inputs.push_back(rope_deltas_);
   inputs.insert(inputs.end(), cache_.begin(), cache_.end());
   return module.run(inputs).at(0);
 }
@@ -288,8 +321,21 @@ void Generator::reset_cache() {
 
 std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
                                          const GenerateOptions& o, GenerationStats* stats) {
+  if (rope_deltas_.defined()) rope_deltas_.data<int64_t>()[0] = 0;  // text only: no shift
   return generate_after(
       prompt, [&](const Tensor& ids) { return run(prefill_ ? *prefill_ : *decode_, ids); }, o,
+      stats);
+}
+
+std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
+                                         const Tensor& pixel_values, const Tensor& image_grid_thw,
+                                         const GenerateOptions& o, GenerationStats* stats) {
+  INGOT_CHECK(is_vision_language() && spatial_merge_size_ > 0, ValueError,
+              "[Generator] pixel_values with image_grid_thw given but these components are not a "
+              "patch-input vision-language model's (Qwen2-VL)");
+  return generate_after(
+      prompt,
+      [&](const Tensor& ids) { return prefill_with_images(ids, pixel_values, image_grid_thw); }, o,
       stats);
 }
 
@@ -300,19 +346,54 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
               "[Generator] pixel_values given but these components are not a vision-language "
               "model's (no image_encoder / language_model / lm_head, or set_vision_language was "
               "not called)");
+  INGOT_CHECK(spatial_merge_size_ == 0, ValueError,
+              "[Generator] this model takes flattened patches with image_grid_thw (Qwen2-VL): "
+              "pass both");
   return generate_after(
-      prompt, [&](const Tensor& ids) { return prefill_with_images(ids, pixel_values); }, o, stats);
+      prompt, [&](const Tensor& ids) { return prefill_with_images(ids, pixel_values, Tensor()); },
+      o, stats);
 }
 
-Tensor Generator::prefill_with_images(const Tensor& ids, const Tensor& pixel_values) {
-  INGOT_CHECK(pixel_values.defined() && pixel_values.dim() == 4, ShapeError,
-              "[Generator] pixel_values must be [images, channels, height, width], got {}",
-              pixel_values.defined() ? pixel_values.shape_string() : "nothing");
-  Tensor features = image_encoder_->run({pixel_values}).at(0);  // [images, patches, F]
-  Tensor image_embeds = projector_ ? projector_->run({features}).at(0) : features;
+Tensor Generator::encode_patches(const Tensor& pixel_values, const Tensor& image_grid_thw) {
+  const int64_t m2 = spatial_merge_size_ * spatial_merge_size_;
+  const models::Qwen2VisionInputs side =
+      models::qwen2_vl_vision_inputs(image_grid_thw, spatial_merge_size_);
+  const int64_t tokens = side.vision_segment_ids.size(0);
+  INGOT_CHECK(
+      pixel_values.defined() && pixel_values.dim() == 2 && pixel_values.size(0) == tokens * m2,
+      ShapeError,
+      "[Generator] pixel_values must be [patches, C*T*P*P] with the {} patches "
+      "image_grid_thw gives (sum of t * h * w), got {}",
+      tokens * m2, pixel_values.defined() ? pixel_values.shape_string() : "nothing");
+  Tensor grouped = reshape(contiguous(to(pixel_values, DType::F32)),
+                           {SymInt(tokens), SymInt(m2), SymInt(pixel_values.size(1))});
+  Tensor embeds =
+      image_encoder_->run({contiguous(grouped), side.vision_position_ids, side.vision_segment_ids})
+          .at(0);               // [tokens, hidden]
+  return unsqueeze(embeds, 0);  // [1, tokens, hidden]
+}
+
+Tensor Generator::prefill_with_images(const Tensor& ids, const Tensor& pixel_values,
+                                      const Tensor& image_grid_thw) {
+  Tensor image_embeds;
+  if (spatial_merge_size_ > 0) {
+    image_embeds = encode_patches(pixel_values, image_grid_thw);
+  } else {
+    INGOT_CHECK(pixel_values.defined() && pixel_values.dim() == 4, ShapeError,
+                "[Generator] pixel_values must be [images, channels, height, width], got {}",
+                pixel_values.defined() ? pixel_values.shape_string() : "nothing");
+    Tensor features = image_encoder_->run({pixel_values}).at(0);  // [images, patches, F]
+    image_embeds = projector_ ? projector_->run({features}).at(0) : features;
+  }
   Tensor embeds = models::merge_image_features(embedding(embed_tokens_, ids), ids, image_embeds,
                                                image_token_id_);
-  std::vector<Tensor> inputs{embeds};  // [1, n, hidden], then the cache (written in place)
+  std::vector<Tensor> inputs{embeds};  // [1, n, hidden], [positions], then the cache
+  if (mrope_) {
+    models::MropePositions p =
+        models::mrope_position_ids(ids, image_token_id_, image_grid_thw, spatial_merge_size_);
+    inputs.push_back(p.position_ids);  // [3, 1, n]
+    rope_deltas_.data<int64_t>()[0] = p.rope_delta;
+  }
   inputs.insert(inputs.end(), cache_.begin(), cache_.end());
   Tensor hidden = language_model_->run(inputs).at(0);  // [1, n, hidden]
   const int64_t n = hidden.size(1);

@@ -80,6 +80,11 @@ class Generator {
   // text embedding table among the decode program's tensors. load() calls it from the
   // manifest's "pipeline". ValueError naming what is missing.
   void set_vision_language(int64_t image_token_id, const std::string& embed_tokens);
+  // A patch-input model (Qwen2-VL): pixel_values are the processor's flattened patches
+  // [patches, C*T*P*P] with image_grid_thw, merged `spatial_merge_size`^2 patches per image
+  // token; `mrope`: the language model takes M-RoPE position_ids and decode rope_deltas.
+  void set_vision_language(int64_t image_token_id, const std::string& embed_tokens,
+                           int64_t spatial_merge_size, bool mrope);
   bool is_vision_language() const { return embed_tokens_.defined(); }
   int64_t image_token_id() const { return image_token_id_; }
   // The same decoding after a prompt with images: the image encoder runs once over
@@ -89,6 +94,17 @@ class Generator {
   // vision-language generator or the image tokens and images do not match.
   std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const Tensor& pixel_values,
                                 const GenerateOptions& options, GenerationStats* stats = nullptr);
+  // The same for a patch-input model (Qwen2-VL): pixel_values [patches, C*T*P*P] and
+  // image_grid_thw [images, 3] as its processor makes them. The image encoder's side inputs
+  // and the M-RoPE positions come from image_grid_thw (models::qwen2_vl_vision_inputs,
+  // models::mrope_position_ids); the decode steps' positions are shifted by the prompt's
+  // rope delta. ShapeError / ValueError naming pixel_values or image_grid_thw when they
+  // do not fit each other or the prompt's image tokens.
+  std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const Tensor& pixel_values,
+                                const Tensor& image_grid_thw, const GenerateOptions& options,
+                                GenerationStats* stats = nullptr);
+  // Set for a patch-input model: its merge size (0 otherwise).
+  int64_t spatial_merge_size() const { return spatial_merge_size_; }
 
   // Encoder-decoder components (docs/generation.md): encoder and cross_kv beside a decode
   // that takes the cross-attention K/V (cross_key_cache.N, cross_value_cache.N) before its
@@ -121,7 +137,10 @@ class Generator {
   std::vector<int64_t> generate_after(const std::vector<int64_t>& prompt,
                                       const std::function<Tensor(const Tensor&)>& prefill,
                                       const GenerateOptions& options, GenerationStats* stats);
-  Tensor prefill_with_images(const Tensor& ids, const Tensor& pixel_values);
+  Tensor prefill_with_images(const Tensor& ids, const Tensor& pixel_values,
+                             const Tensor& image_grid_thw);
+  // Image embeddings of a patch-input model [1, tokens, hidden].
+  Tensor encode_patches(const Tensor& pixel_values, const Tensor& image_grid_thw);
 
   std::unique_ptr<ProgramModule> decode_, prefill_;
   // Vision-language components (null otherwise) and the text embedding table.
@@ -138,6 +157,10 @@ class Generator {
   std::string encoder_input_;
   std::vector<int64_t> decoder_prompt_;
   std::vector<Tensor> cache_;  // the programs' cache inputs, in their input order
+  // M-RoPE models: decode's rope_deltas input [1, 1] (before the cache), set per prompt.
+  Tensor rope_deltas_;
+  int64_t spatial_merge_size_ = 0;
+  bool mrope_ = false;
   Tensor position_;            // the cache_position tensor (one of cache_)
   Tensor step_ids_;            // [1, 1] int64, rewritten every decode step
   int64_t max_cache_len_ = 0;
