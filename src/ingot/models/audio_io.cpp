@@ -16,16 +16,26 @@ namespace {
 // [-1, 1] exactly (PCM, float) or by a fixed table (u-law, A-law).
 const char* subtype_name(int format) {
   switch (format & SF_FORMAT_SUBMASK) {
-    case SF_FORMAT_PCM_S8: return "8-bit signed PCM";
-    case SF_FORMAT_PCM_U8: return "8-bit unsigned PCM";
-    case SF_FORMAT_PCM_16: return "16-bit PCM";
-    case SF_FORMAT_PCM_24: return "24-bit PCM";
-    case SF_FORMAT_PCM_32: return "32-bit PCM";
-    case SF_FORMAT_FLOAT: return "32-bit float";
-    case SF_FORMAT_DOUBLE: return "64-bit float";
-    case SF_FORMAT_ULAW: return "u-law";
-    case SF_FORMAT_ALAW: return "A-law";
-    default: return nullptr;
+    case SF_FORMAT_PCM_S8:
+      return "8-bit signed PCM";
+    case SF_FORMAT_PCM_U8:
+      return "8-bit unsigned PCM";
+    case SF_FORMAT_PCM_16:
+      return "16-bit PCM";
+    case SF_FORMAT_PCM_24:
+      return "24-bit PCM";
+    case SF_FORMAT_PCM_32:
+      return "32-bit PCM";
+    case SF_FORMAT_FLOAT:
+      return "32-bit float";
+    case SF_FORMAT_DOUBLE:
+      return "64-bit float";
+    case SF_FORMAT_ULAW:
+      return "u-law";
+    case SF_FORMAT_ALAW:
+      return "A-law";
+    default:
+      return nullptr;
   }
 }
 
@@ -95,7 +105,7 @@ std::vector<double> downmix_to_mono(const Audio& audio) {
   INGOT_CHECK(audio.channels > 0, ValueError, "[audio] downmix of audio without channels");
   if (audio.channels == 1) return audio.samples;
   const int64_t n = audio.frames(), c = audio.channels;
-  std::vector<double> mono(size_t(n));
+  std::vector<double> mono(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     double s = 0.0;
     for (int64_t k = 0; k < c; ++k) s += audio.samples[size_t(i * c + k)];
@@ -115,7 +125,7 @@ std::vector<double> resample_poly(const std::vector<double>& x, int64_t from_rat
   // The filter h[0 .. 2 half] (scipy's firwin(2 half + 1, 1 / max_rate, ('kaiser', 5))).
   const int64_t max_rate = std::max(up, down), half = 10 * max_rate, taps = 2 * half + 1;
   const double cutoff = 1.0 / double(max_rate), beta = 5.0, i0_beta = bessel_i0(beta);
-  std::vector<double> h(size_t(taps));
+  std::vector<double> h(static_cast<size_t>(taps));
   double dc = 0.0;
   for (int64_t i = 0; i < taps; ++i) {
     const double m = double(i - half), arg = cutoff * m;
@@ -129,7 +139,7 @@ std::vector<double> resample_poly(const std::vector<double>& x, int64_t from_rat
   // y[m] = sum_n x[n] h[m down + half - n up] over the taps inside the filter.
   const int64_t n_in = int64_t(x.size());
   const int64_t n_out = (n_in * up + down - 1) / down;
-  std::vector<double> y(size_t(n_out));
+  std::vector<double> y(static_cast<size_t>(n_out));
   for (int64_t m = 0; m < n_out; ++m) {
     const int64_t centre = m * down + half;  // the tap index for n = 0
     // n with 0 <= centre - n up <= taps - 1.

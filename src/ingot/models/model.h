@@ -28,6 +28,9 @@ struct ModelInputs {
   Tensor attention_mask;
   Tensor position_ids;    // [batch, seq] int64; default: the cache's positions of the new tokens
   Tensor token_type_ids;  // [batch, seq] (BERT)
+  // [batch, mel bins, frames] float: Whisper's log-mel features, as its feature extractor
+  // makes them (the encoder's input; decoder_input_ids are the decoder's).
+  Tensor input_features;
   // [batch, seq, hidden]: the embeddings to run instead of looking up input_ids (a
   // vision-language model's language model gets the text embeddings with the image
   // tokens' rows replaced by projected image features). Decoders only.
@@ -35,6 +38,9 @@ struct ModelInputs {
   // [images, channels, height, width] float (vision-language models), as the processor
   // makes it.
   Tensor pixel_values;
+  // [batch, tokens] int64: an encoder-decoder model's decoder input (its prompt starts
+  // with decoder_start_token_id); input_ids are then the encoder's.
+  Tensor decoder_input_ids;
   // Incremental decoding (decoders only): nn::KVCache (grows) or nn::StaticCache (fixed
   // size, written in place). The forward stores the new tokens' keys and values in it.
   nn::Cache* cache = nullptr;

@@ -26,7 +26,8 @@ double hertz_to_mel(double f) {
   return f >= kMinLogHertz ? kMinLogMel + std::log(f / kMinLogHertz) * kLogStep : 3.0 * f / 200.0;
 }
 double mel_to_hertz(double m) {
-  return m >= kMinLogMel ? kMinLogHertz * std::exp(std::log(6.4) / 27.0 * (m - kMinLogMel)) : 200.0 * m / 3.0;
+  return m >= kMinLogMel ? kMinLogHertz * std::exp(std::log(6.4) / 27.0 * (m - kMinLogMel))
+                         : 200.0 * m / 3.0;
 }
 
 // numpy.linspace(start, stop, num)[i]: start + i * step, the last point exactly stop.
@@ -50,15 +51,18 @@ std::vector<double> mel_filter_bank(int64_t bins, int64_t mels, double min_frequ
               "[whisper features] mel filter bank of {} bins, {} filters over {} .. {} Hz", bins,
               mels, min_frequency, max_frequency);
   const double mel_min = hertz_to_mel(min_frequency), mel_max = hertz_to_mel(max_frequency);
-  std::vector<double> centres(size_t(mels + 2));  // the filters' corner frequencies in Hz
+  std::vector<double> centres(
+      static_cast<size_t>(mels + 2));  // the filters' corner frequencies in Hz
   for (int64_t i = 0; i < mels + 2; ++i)
     centres[size_t(i)] = mel_to_hertz(linspace(mel_min, mel_max, mels + 2, i));
-  std::vector<double> out(size_t(bins * mels));
+  std::vector<double> out(static_cast<size_t>(bins * mels));
   for (int64_t f = 0; f < bins; ++f) {
     const double hz = linspace(0.0, double(sampling_rate / 2), bins, f);
     for (int64_t m = 0; m < mels; ++m) {
-      const double down = -(centres[size_t(m)] - hz) / (centres[size_t(m + 1)] - centres[size_t(m)]);
-      const double up = (centres[size_t(m + 2)] - hz) / (centres[size_t(m + 2)] - centres[size_t(m + 1)]);
+      const double down =
+          -(centres[size_t(m)] - hz) / (centres[size_t(m + 1)] - centres[size_t(m)]);
+      const double up =
+          (centres[size_t(m + 2)] - hz) / (centres[size_t(m + 2)] - centres[size_t(m + 1)]);
       const double tri = std::max(0.0, std::min(down, up));
       // Slaney normalisation: about constant energy per filter.
       out[size_t(f * mels + m)] = tri * (2.0 / (centres[size_t(m + 2)] - centres[size_t(m)]));
@@ -109,7 +113,8 @@ WhisperFeatureExtractor WhisperFeatureExtractor::from_folder(const std::string& 
 std::vector<float> WhisperFeatureExtractor::load_waveform(const std::string& path) const {
   const Audio audio = read_audio(path);
   std::vector<double> mono = downmix_to_mono(audio);
-  if (audio.sample_rate != sampling_rate) mono = resample_poly(mono, audio.sample_rate, sampling_rate);
+  if (audio.sample_rate != sampling_rate)
+    mono = resample_poly(mono, audio.sample_rate, sampling_rate);
   return std::vector<float>(mono.begin(), mono.end());
 }
 
@@ -129,7 +134,7 @@ Tensor WhisperFeatureExtractor::extract(const std::vector<float>& waveform) cons
     if (j >= n_samples) j = 2 * (n_samples - 1) - j;
     return x[size_t(j)];
   };
-  std::vector<double> window(size_t(n_fft));  // periodic Hann (torch.hann_window)
+  std::vector<double> window(static_cast<size_t>(n_fft));  // periodic Hann (torch.hann_window)
   for (int64_t i = 0; i < n_fft; ++i)
     window[size_t(i)] = 0.5 - 0.5 * std::cos(2.0 * M_PI * double(i) / double(n_fft));
 
@@ -141,12 +146,13 @@ Tensor WhisperFeatureExtractor::extract(const std::vector<float>& waveform) cons
     plan = fftw_plan_dft_r2c_1d(int(n_fft), in, spec, FFTW_ESTIMATE);
   }
   // log10 mel energies [mels, frames] (the STFT's last frame is dropped, as transformers).
-  std::vector<double> logmel(size_t(mels * frames));
-  std::vector<double> power(size_t(bins));
+  std::vector<double> logmel(static_cast<size_t>(mels * frames));
+  std::vector<double> power(static_cast<size_t>(bins));
   for (int64_t t = 0; t < frames; ++t) {
     for (int64_t i = 0; i < n_fft; ++i) in[i] = sample(t * hop_length + i) * window[size_t(i)];
     fftw_execute(plan);
-    for (int64_t k = 0; k < bins; ++k) power[size_t(k)] = spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1];
+    for (int64_t k = 0; k < bins; ++k)
+      power[size_t(k)] = spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1];
     for (int64_t m = 0; m < mels; ++m) {
       double e = 0.0;
       for (int64_t k = 0; k < bins; ++k) e += filters_[size_t(k * mels + m)] * power[size_t(k)];
@@ -161,7 +167,8 @@ Tensor WhisperFeatureExtractor::extract(const std::vector<float>& waveform) cons
   fftw_free(spec);
   const double top = *std::max_element(logmel.begin(), logmel.end());
   std::vector<float> out(logmel.size());
-  for (size_t i = 0; i < logmel.size(); ++i) out[i] = float((std::max(logmel[i], top - 8.0) + 4.0) / 4.0);
+  for (size_t i = 0; i < logmel.size(); ++i)
+    out[i] = float((std::max(logmel[i], top - 8.0) + 4.0) / 4.0);
   return Tensor::from_vector(out, {1, mels, frames});
 }
 

@@ -30,9 +30,9 @@ struct WhisperFeatureExtractor {
   int64_t feature_size = 80;      // mel bins
   int64_t sampling_rate = 16000;  // Hz the model expects
   int64_t hop_length = 160;
-  int64_t chunk_length = 30;      // seconds
+  int64_t chunk_length = 30;  // seconds
   int64_t n_fft = 400;
-  int64_t n_samples = 480000;     // chunk_length * sampling_rate: the padded length
+  int64_t n_samples = 480000;  // chunk_length * sampling_rate: the padded length
   double padding_value = 0.0;
 
   // FOLDER/preprocessor_config.json (IoError naming it when absent or malformed;
