@@ -73,6 +73,24 @@ TEST(WhisperAudio, ReadsPcm16AndFloatWavs) {
   EXPECT_DOUBLE_EQ(mono[100], (s.samples[200] + s.samples[201]) / 2);
 }
 
+TEST(WhisperAudio, ReadsFromMemoryAsFromFile) {
+  std::ifstream f(wfix("stereo8k.wav"), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), {});
+  const Audio m =
+      read_audio_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "mem");
+  const Audio a = read_audio(wfix("stereo8k.wav"));
+  EXPECT_EQ(m.sample_rate, a.sample_rate);
+  EXPECT_EQ(m.channels, a.channels);
+  EXPECT_EQ(m.samples, a.samples);
+  // A header cut short is an error naming the origin.
+  try {
+    read_audio_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), 30, "cut.wav");
+    ADD_FAILURE();
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.wav"), std::string::npos) << e.what();
+  }
+}
+
 TEST(WhisperAudio, ResamplePolyEqualsScipy) {
   const Audio s = read_audio(wfix("stereo8k.wav"));
   const std::vector<double> up = resample_poly(downmix_to_mono(s), 8000, 16000);

@@ -130,7 +130,7 @@ def make_model(wav):
         max_target_positions=64, activation_function="gelu", scale_embedding=False,
         pad_token_id=ids["<|endoftext|>"], bos_token_id=ids["<|endoftext|>"],
         eos_token_id=ids["<|endoftext|>"], decoder_start_token_id=ids["<|startoftranscript|>"],
-        tie_word_embeddings=True, init_std=float(os.environ.get("INIT_STD", "1.0")))
+        tie_word_embeddings=True, init_std=float(os.environ.get("INIT_STD", "0.5")))
     config._attn_implementation = "eager"
     model = T.WhisperForConditionalGeneration(config).eval()
     with torch.no_grad():  # non-trivial norms and biases
@@ -182,6 +182,12 @@ def make_model(wav):
         full = torch.cat([prompt, new[:, :-1]], 1)
         logits = model(input_features=x, decoder_input_ids=full).logits
         save(folder, "logits", logits)
+        # Conditioning: float32 vs float64 logits. Larger weights (init_std 1) make the
+        # attention so peaked that float32 rounding alone moves logits by 1e-3; this
+        # fixture keeps it near 1e-5 so a 1e-4 comparison is meaningful.
+        logits64 = copy.deepcopy(model).double()(input_features=x.double(), decoder_input_ids=full).logits
+        f32_vs_f64 = float((logits.double() - logits64).abs().max())
+        assert f32_vs_f64 < 5e-5, f32_vs_f64
         gen8 = model.generate(feats["input_features_8k"], max_new_tokens=NEW_TOKENS, do_sample=False)
         gen8 = gen8[:, n:] if gen8[0, :n].tolist() == prompt[0].tolist() else gen8
         save(folder, "greedy_8k", gen8)
@@ -228,7 +234,7 @@ def make_model(wav):
            "dtype": "float32", "attn_implementation": "eager",
            "decoder_prompt": prompt[0].tolist(), "greedy": new[0].tolist(),
            "greedy_8k": gen8[0].tolist(), "max_new_tokens": NEW_TOKENS,
-           "min_top2_margin": min(margins),
+           "min_top2_margin": min(margins), "logits_float32_vs_float64": f32_vs_f64,
            "detect_language_logits": lang_logits[0, -1, list(g.lang_to_id.values())].tolist()}
     with open(os.path.join(folder, "reference.json"), "w") as f:
         json.dump(ref, f, indent=2)

@@ -2,7 +2,9 @@
 
 #include <sndfile.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <numeric>
@@ -66,6 +68,73 @@ double bessel_i0(double x) {
 
 }  // namespace
 
+namespace {
+
+// libsndfile's virtual I/O over a byte buffer.
+struct MemoryFile {
+  const uint8_t* bytes;
+  sf_count_t size, pos = 0;
+};
+sf_count_t mem_length(void* user) {
+  return static_cast<MemoryFile*>(user)->size;
+}
+sf_count_t mem_seek(sf_count_t offset, int whence, void* user) {
+  auto* m = static_cast<MemoryFile*>(user);
+  sf_count_t base = whence == SEEK_CUR ? m->pos : whence == SEEK_END ? m->size : 0;
+  const sf_count_t to = base + offset;
+  if (to < 0 || to > m->size) return -1;
+  m->pos = to;
+  return m->pos;
+}
+sf_count_t mem_read(void* ptr, sf_count_t count, void* user) {
+  auto* m = static_cast<MemoryFile*>(user);
+  const sf_count_t n = std::max<sf_count_t>(0, std::min(count, m->size - m->pos));
+  if (n > 0) std::memcpy(ptr, m->bytes + m->pos, size_t(n));
+  m->pos += n;
+  return n;
+}
+sf_count_t mem_write(const void*, sf_count_t, void*) {
+  return 0;
+}
+sf_count_t mem_tell(void* user) {
+  return static_cast<MemoryFile*>(user)->pos;
+}
+
+// The checks and the read shared by both entry points; `file` is open, `info` filled.
+Audio read_open(SNDFILE* file, const SF_INFO& info, const std::string& path) {
+  INGOT_CHECK(supported_container(info.format), IoError,
+              "[audio] '{}' is not a WAV file (libsndfile format 0x{:x}); convert it to WAV", path,
+              unsigned(info.format & SF_FORMAT_TYPEMASK));
+  const char* subtype = subtype_name(info.format);
+  INGOT_CHECK(subtype != nullptr, IoError,
+              "[audio] '{}' stores samples in an unsupported format (libsndfile subtype 0x{:x}); "
+              "supported: 8/16/24/32-bit PCM, 32/64-bit float, u-law, A-law",
+              path, unsigned(info.format & SF_FORMAT_SUBMASK));
+  INGOT_CHECK(info.channels > 0 && info.channels <= 1024 && info.samplerate > 0, IoError,
+              "[audio] '{}' declares {} channels at {} Hz", path, info.channels, info.samplerate);
+  INGOT_CHECK(info.frames > 0, IoError, "[audio] '{}' holds no samples (an empty {} WAV)", path,
+              subtype);
+  // At most 4 hours at 48 kHz: a header declaring more is corrupt (and would exhaust memory).
+  constexpr sf_count_t kMaxSamples = sf_count_t(48000) * 3600 * 4;
+  INGOT_CHECK(info.frames <= kMaxSamples / info.channels, IoError,
+              "[audio] '{}' declares {} frames of {} channels: too long (more than 4 hours at 48 "
+              "kHz) or a corrupt header",
+              path, int64_t(info.frames), info.channels);
+  Audio out;
+  out.sample_rate = info.samplerate;
+  out.channels = info.channels;
+  out.samples.resize(size_t(info.frames) * size_t(info.channels));
+  const sf_count_t got = sf_readf_double(file, out.samples.data(), info.frames);
+  INGOT_CHECK(got == info.frames, IoError,
+              "[audio] '{}' is truncated: {} of the {} frames its header declares could be read",
+              path, int64_t(got), int64_t(info.frames));
+  INGOT_CHECK(sf_error(file) == SF_ERR_NO_ERROR, IoError, "[audio] '{}' is malformed: {}", path,
+              sf_strerror(file));
+  return out;
+}
+
+}  // namespace
+
 Audio read_audio(const std::string& path) {
   std::error_code ec;
   INGOT_CHECK(std::filesystem::is_regular_file(path, ec), IoError,
@@ -76,29 +145,19 @@ Audio read_audio(const std::string& path) {
   INGOT_CHECK(file != nullptr, IoError,
               "[audio] '{}' is not a readable WAV file: {} (expected a RIFF/WAVE file)", path,
               sf_strerror(nullptr));
-  INGOT_CHECK(supported_container(info.format), IoError,
-              "[audio] '{}' is not a WAV file (libsndfile format 0x{:x}); convert it to WAV", path,
-              unsigned(info.format & SF_FORMAT_TYPEMASK));
-  const char* subtype = subtype_name(info.format);
-  INGOT_CHECK(subtype != nullptr, IoError,
-              "[audio] '{}' stores samples in an unsupported format (libsndfile subtype 0x{:x}); "
-              "supported: 8/16/24/32-bit PCM, 32/64-bit float, u-law, A-law",
-              path, unsigned(info.format & SF_FORMAT_SUBMASK));
-  INGOT_CHECK(info.channels > 0 && info.samplerate > 0, IoError,
-              "[audio] '{}' declares {} channels at {} Hz", path, info.channels, info.samplerate);
-  INGOT_CHECK(info.frames > 0, IoError, "[audio] '{}' holds no samples (an empty {} WAV)", path,
-              subtype);
-  Audio out;
-  out.sample_rate = info.samplerate;
-  out.channels = info.channels;
-  out.samples.resize(size_t(info.frames) * size_t(info.channels));
-  const sf_count_t got = sf_readf_double(file.get(), out.samples.data(), info.frames);
-  INGOT_CHECK(got == info.frames, IoError,
-              "[audio] '{}' is truncated: {} of the {} frames its header declares could be read",
-              path, int64_t(got), int64_t(info.frames));
-  INGOT_CHECK(sf_error(file.get()) == SF_ERR_NO_ERROR, IoError, "[audio] '{}' is malformed: {}",
-              path, sf_strerror(file.get()));
-  return out;
+  return read_open(file.get(), info, path);
+}
+
+Audio read_audio_bytes(const uint8_t* bytes, size_t size, const std::string& origin) {
+  MemoryFile m{bytes, sf_count_t(size)};
+  SF_VIRTUAL_IO io{&mem_length, &mem_seek, &mem_read, &mem_write, &mem_tell};
+  SF_INFO info{};
+  std::unique_ptr<SNDFILE, int (*)(SNDFILE*)> file(sf_open_virtual(&io, SFM_READ, &info, &m),
+                                                   &sf_close);
+  INGOT_CHECK(file != nullptr, IoError,
+              "[audio] '{}' is not a readable WAV file: {} (expected a RIFF/WAVE file)", origin,
+              sf_strerror(nullptr));
+  return read_open(file.get(), info, origin);
 }
 
 std::vector<double> downmix_to_mono(const Audio& audio) {

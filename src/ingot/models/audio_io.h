@@ -20,6 +20,9 @@ struct Audio {
 // IoError naming the file when it is missing, unreadable, not an audio file libsndfile
 // knows, truncated, empty or stored in a sample format other than those above.
 Audio read_audio(const std::string& path);
+// The same from a file's bytes in memory; `origin` names it in errors (the fuzz target
+// drives this).
+Audio read_audio_bytes(const uint8_t* bytes, size_t size, const std::string& origin);
 
 // The channels averaged frame by frame (what librosa / torchaudio loaders do for
 // mono=True): [frames]. A mono input is returned as is.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ingot/core/error.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::models {
 namespace {
