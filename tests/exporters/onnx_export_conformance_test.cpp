@@ -453,5 +453,66 @@ TEST(OnnxVisionLanguage, LlavaComponentsInOrtEqualIngot) {
   }
 }
 
+// T5's encoder-decoder components (tools/reference/make_encdec_fixtures.py) as ONNX in
+// ONNX Runtime == ingot's runtime (1e-4): the encoder at two source lengths, cross_kv at
+// two, decode over the fixture's cross K/V and an empty cache (the decoder prompt block)
+// and at a shorter source.
+class OnnxEncoderDecoder : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxEncoderDecoder, T5ComponentsInOrtEqualIngot) {
+  SKIP_WITHOUT_VENV();
+  const std::string folder = testing::fixture_path("encdec/" + GetParam());
+  auto model = models::from_pretrained(folder);
+  ort::ScratchDir dir("encdec_" + GetParam());
+  GenerationExportOptions g;
+  g.max_cache_len = 32;
+  auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
+  ASSERT_EQ(components.size(), 3u);
+  const Tensor ids = models::load_npy(folder + "/input_ids.npy");  // [1, 15]
+  const Tensor states = models::load_npy(folder + "/encoder_hidden_states.npy");
+  const Tensor keys = models::load_npy(folder + "/cross_key.npy");  // [layers, 1, h, 15, d]
+  const Tensor values = models::load_npy(folder + "/cross_value.npy");
+  const Tensor decoder_ids = models::load_npy(folder + "/decoder_input_ids.npy");
+  std::vector<int64_t> long_ids;
+  for (int64_t i = 0; i < 40; ++i) long_ids.push_back(3 + (i * 7) % 39);
+  auto decode_case = [&](int64_t source, int64_t tokens) {
+    std::map<std::string, Tensor> c;
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
+    for (int64_t l = 0; l < keys.size(0); ++l) {
+      c.emplace("cross_key_cache." + std::to_string(l),
+                contiguous(slice(select(keys, 0, l), 2, 0, source)));
+      c.emplace("cross_value_cache." + std::to_string(l),
+                contiguous(slice(select(values, 0, l), 2, 0, source)));
+    }
+    c.emplace("input_ids", contiguous(slice(decoder_ids, 1, 0, tokens)));
+    return c;
+  };
+  std::map<std::string, std::vector<std::map<std::string, Tensor>>> cases = {
+      {"encoder",
+       {{{"input_ids", ids}}, {{"input_ids", Tensor::from_vector(long_ids, {1, 40})}}}},
+      {"cross_kv",
+       {{{"encoder_hidden_states", states}},
+        {{"encoder_hidden_states", contiguous(slice(states, 1, 0, 3))}}}},
+      {"decode", {decode_case(15, 4), decode_case(5, 1)}},
+  };
+  for (auto& [name, inputs] : cases) {
+    OnnxProgram& p = onnx_of(*components.at(name));
+    const fs::path file = dir.path() / (name + ".onnx");
+    p.save(file.string());
+    ingot::runtime::ProgramModule mod(p.program);
+    ort::Cases c(dir.path() / ("cases_" + name));
+    for (const auto& in : inputs) {
+      std::map<std::string, Tensor> feeds;
+      std::map<std::string, Tensor> want = run_ingot(p, mod, in, feeds);
+      c.add(feeds, want);
+    }
+    nlohmann::json summary = c.run(file, kAtol);
+    EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxEncoderDecoder, ::testing::Values("t5", "t5_gated"));
+
 }  // namespace
 }  // namespace ingot::exporters

@@ -22,6 +22,7 @@
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
+#include "ingot/models/encoder_decoder.h"
 
 namespace ingot::cli {
 
@@ -159,6 +160,8 @@ int run_export(int argc, char** argv) {
     exporters::GenerationExportOptions g;
     if (max_cache_len) g.max_cache_len = *max_cache_len;
     g.multi_token_decode = multi_token_decode;
+    // An encoder-decoder's decode serves its decoder prompt and single tokens: multi-token.
+    if (dynamic_cast<const models::EncoderDecoderModel*>(model.get())) g.multi_token_decode = true;
     auto components = exporter->export_for_generation(*model, *config, g);
     // ExecuTorch: also the LLM-runner layout (llm_runner.pte) for TextLLMRunner.
     if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()))

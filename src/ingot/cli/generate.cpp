@@ -19,6 +19,7 @@
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/models/chat_template.h"
 #include "ingot/models/decode_stream.h"
+#include "ingot/models/encoder_decoder.h"
 #include "ingot/models/generation_config.h"
 #include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
@@ -81,14 +82,68 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, b
   return ids;
 }
 
-// Whether `source` (a generation directory or a model folder) is a vision-language
-// model's: the manifest's "pipeline", or a vision_config in config.json.
-bool is_vision_language_source(const std::string& source, bool exported) {
+// The kind of model `source` (a generation directory or a model folder) holds:
+// "vision-language" or "encoder-decoder" (the manifest's pipeline kind; config.json's
+// vision_config / is_encoder_decoder), else "" (a decoder-only model).
+std::string source_kind(const std::string& source, bool exported) {
   namespace fs = std::filesystem;
   const fs::path file = fs::path(source) / (exported ? "manifest.json" : "config.json");
   std::ifstream f(file);
   const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains(exported ? "pipeline" : "vision_config");
+  if (!j.is_object()) return "";
+  if (exported) {
+    if (!j.contains("pipeline") || !j["pipeline"].is_object()) return "";
+    return j["pipeline"].value("kind", "vision-language");
+  }
+  if (j.value("is_encoder_decoder", false)) return "encoder-decoder";
+  return j.contains("vision_config") ? "vision-language" : "";
+}
+
+bool is_vision_language_source(const std::string& source, bool exported) {
+  return source_kind(source, exported) == "vision-language";
+}
+
+// An encoder-decoder's encoder input from --input NAME=FILE.npy: `encoder_input`
+// (input_ids [1, source] int64 / int32 for T5; a float tensor such as Whisper's
+// input_features as stored), and an attention_mask, which must be all ones.
+Tensor encoder_input_from_specs(const std::vector<std::string>& specs,
+                                const std::string& encoder_input) {
+  Tensor input;
+  for (const std::string& spec : specs) {
+    const auto [name, file] = parse_input_spec(spec, "ingot generate");
+    Tensor t = models::load_npy(file);
+    if (name == "attention_mask") {
+      Tensor m = contiguous(to(t, DType::I64));
+      for (int64_t i = 0; i < m.numel(); ++i) {
+        INGOT_CHECK(m.data<int64_t>()[i] == 1, NotSupportedError,
+                    "[ingot generate] attention_mask from '{}' masks position {}; the encoder "
+                    "component takes one unpadded input (drop the padding)",
+                    file, i);
+      }
+      continue;
+    }
+    INGOT_CHECK(name == encoder_input, ValueError,
+                "[ingot generate] no input named '{}': this encoder-decoder model's encoder takes "
+                "'{}' (and attention_mask, all ones)",
+                name, encoder_input);
+    INGOT_CHECK(t.dim() >= 2 && t.size(0) == 1, ShapeError,
+                "[ingot generate] input '{}' from '{}' is {}; expected batch 1 ([1, ...])", name,
+                file, t.shape_string());
+    if (t.dtype() == DType::I32 || t.dtype() == DType::I64) {
+      input = contiguous(to(t, DType::I64));
+    } else {
+      INGOT_CHECK(is_floating(t.dtype()), DTypeError,
+                  "[ingot generate] input '{}' from '{}' has dtype {}; expected integer ids or "
+                  "float features",
+                  name, file, dtype_name(t.dtype()));
+      input = contiguous(to(t, DType::F32));
+    }
+  }
+  INGOT_CHECK(input.defined(), ValueError,
+              "[ingot generate] the encoder input is missing: give --input {}=FILE.npy (or "
+              "--prompt TEXT)",
+              encoder_input);
+  return input;
 }
 
 // The prompt text of --chat / --system / --messages: the model's chat template applied
@@ -108,6 +163,94 @@ std::string chat_prompt(const std::string& source, const std::string& chat,
   if (!system.empty()) messages.push_back({"system", system});
   messages.push_back({"user", chat});
   return t.render(messages, true);
+}
+
+// `ingot generate` for an encoder-decoder model: the prompt (tokenized with its special
+// tokens, T5's </s>) or --input is the encoder's input; the decoder starts from the
+// decoder prompt (decoder_start_token_id) and decodes greedily (the model's eos tokens
+// stop it). The text printed is the decoder's output alone.
+int generate_encoder_decoder(const std::string& source, bool exported,
+                             const models::Tokenizer& tokenizer, const std::string& prompt,
+                             const std::vector<std::string>& input_specs,
+                             std::optional<int64_t> max_new_tokens,
+                             std::optional<int64_t> max_cache_len, bool json) {
+  std::optional<runtime::Generator> gen;
+  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
+  const models::GenerationConfig defaults =
+      exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
+  std::vector<int64_t> decoder_prompt;
+  std::string encoder_input = "input_ids";
+  std::shared_ptr<models::PretrainedModel> model;
+  if (exported) {
+    decoder_prompt = gen->decoder_prompt();
+    encoder_input = gen->encoder_input_name();
+  } else {
+    model = models::from_pretrained(source);
+    auto* encdec = dynamic_cast<models::EncoderDecoderModel*>(model.get());
+    INGOT_CHECK(encdec != nullptr, NotSupportedError,
+                "[ingot generate] '{}' says is_encoder_decoder but {} is not an encoder-decoder "
+                "model ingot can run",
+                source, model->architecture());
+    decoder_prompt = encdec->decoder_prompt(source);
+    encoder_input = encdec->encoder_input().name;
+  }
+  Tensor input;
+  std::vector<int64_t> ids;
+  if (!input_specs.empty()) {
+    input = encoder_input_from_specs(input_specs, encoder_input);
+  } else {
+    INGOT_CHECK(encoder_input == "input_ids", ValueError,
+                "[ingot generate] this model's encoder takes '{}', not text: give --input "
+                "{}=FILE.npy",
+                encoder_input, encoder_input);
+    ids = tokenizer.encode(prompt, /*add_special_tokens=*/true);
+    INGOT_CHECK(!ids.empty(), ValueError,
+                "[ingot generate] the prompt encodes to no tokens; give some text");
+    input = Tensor::from_vector(ids, {1, int64_t(ids.size())});
+  }
+  if (input.dtype() == DType::I64) {
+    ids.assign(input.data<int64_t>(), input.data<int64_t>() + input.numel());
+  }
+  const int64_t new_tokens = max_new_tokens.value_or(
+      defaults.new_token_limit(int64_t(decoder_prompt.size())).value_or(64));
+  if (!exported) {
+    exporters::GenerationExportOptions o;
+    o.max_cache_len = max_cache_len.value_or(
+        std::max<int64_t>(int64_t(decoder_prompt.size()) + new_tokens + 1, 8));
+    gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
+        *model, exporters::NativeExportConfig(), o)));
+    gen->set_generation_config(defaults);
+    gen->set_encoder_decoder(encoder_input, decoder_prompt);
+  }
+  runtime::GenerateOptions go = gen->default_options(int64_t(decoder_prompt.size()), new_tokens);
+  go.max_new_tokens = new_tokens;
+  go.do_sample = false;
+  std::vector<int64_t> generated;
+  models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, decoder_prompt);
+  go.on_token = [&](int64_t token) {
+    generated.push_back(token);
+    if (json) return;
+    std::printf("%s", stream.step(token).c_str());
+    std::fflush(stdout);
+  };
+  runtime::GenerationStats stats;
+  gen->generate_from_encoder_input(input, go, &stats);
+  if (json) {
+    nlohmann::json out = {{"prompt_ids", ids},
+                          {"decoder_prompt_ids", decoder_prompt},
+                          {"generated_ids", generated},
+                          {"text", tokenizer.decode(generated, true)},
+                          {"stop_reason", stats.stop_reason},
+                          {"new_tokens", stats.new_tokens},
+                          {"time_to_first_token_s", stats.prefill_seconds},
+                          {"decode_tokens_per_s", stats.decode_tokens_per_second()}};
+    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return 0;
+  }
+  std::printf("%s\n\n[%lld encoder tokens, %lld new tokens (%s); decode %.1f tokens/s]\n",
+              stream.flush().c_str(), (long long)ids.size(), (long long)stats.new_tokens,
+              stats.stop_reason.c_str(), stats.decode_tokens_per_second());
+  return 0;
 }
 
 }  // namespace
@@ -180,6 +323,16 @@ int run_generate(int argc, char** argv) {
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
+  // An encoder-decoder model: the prompt or --input is the encoder's input.
+  const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
+  if (encoder_decoder) {
+    INGOT_CHECK(image_files.empty(), ValueError,
+                "[ingot generate] --image is for vision-language models; {} is an "
+                "encoder-decoder model",
+                source);
+    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs,
+                                    max_new_tokens, max_cache_len, json);
+  }
   Tensor pixel_values;  // [images, C, H, W] for a vision-language model
   INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
               "[ingot generate] give either --image (with --prompt / --chat) or --input "

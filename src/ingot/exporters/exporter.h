@@ -29,7 +29,8 @@
 
 namespace ingot::models {
 class VisionLanguageModel;
-}
+class EncoderDecoderModel;
+}  // namespace ingot::models
 
 namespace ingot::exporters {
 
@@ -100,7 +101,9 @@ class Exporter {
   // backend shares: decompose_for_generation captures generate()'s real forward calls
   // on example_generation_prompt(options.batch), then export_captured traces them.
   // A models::VisionLanguageModel also gets image_encoder, multi_modal_projector,
-  // language_model and lm_head (export_vision_language, docs/generation.md).
+  // language_model and lm_head (export_vision_language, docs/generation.md); a
+  // models::EncoderDecoderModel gets encoder, cross_kv and decode instead
+  // (export_encoder_decoder).
   std::map<std::string, std::unique_ptr<ExportArtifact>> export_for_generation(
       models::PretrainedModel& model, const ComponentConfigs& configs,
       const GenerationExportOptions& options = {});
@@ -142,6 +145,11 @@ class Exporter {
   // The multimodal components of a vision-language model, added to `out`
   // (exporter_generation_vlm.cpp).
   void export_vision_language(models::VisionLanguageModel& model, const ComponentConfigs& configs,
+                              const GenerationExportOptions& options,
+                              std::map<std::string, std::unique_ptr<ExportArtifact>>& out);
+  // The components of an encoder-decoder model, added to `out`
+  // (exporter_generation_encdec.cpp).
+  void export_encoder_decoder(models::EncoderDecoderModel& model, const ComponentConfigs& configs,
                               const GenerationExportOptions& options,
                               std::map<std::string, std::unique_ptr<ExportArtifact>>& out);
   // The tracing stages (1-6) followed by finish().

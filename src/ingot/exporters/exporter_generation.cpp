@@ -7,6 +7,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/skips.h"
+#include "ingot/models/encoder_decoder.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 
@@ -87,6 +88,11 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_gene
   INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
               "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
               g.max_cache_len, g.batch);
+  if (auto* encdec = dynamic_cast<models::EncoderDecoderModel*>(&model)) {
+    std::map<std::string, std::unique_ptr<ExportArtifact>> out;
+    export_encoder_decoder(*encdec, configs, g, out);
+    return out;
+  }
   auto out = export_captured(
       model, decompose_for_generation(model, example_generation_prompt(g.batch), g), configs, g);
   if (auto* vlm = dynamic_cast<models::VisionLanguageModel*>(&model))

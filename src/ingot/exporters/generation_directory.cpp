@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ingot/models/encoder_decoder.h"
 #include "ingot/models/vision_language.h"
 
 namespace ingot::exporters {
@@ -40,16 +41,47 @@ void save_generation_directory(
       fs::copy_file(src, fs::path(dir) / f, fs::copy_options::overwrite_existing);
   }
   if (model) {
-    nlohmann::json pipeline = pipeline_manifest(*model, components);
+    nlohmann::json pipeline = pipeline_manifest(*model, components, model_folder);
     if (!pipeline.is_null()) manifest["pipeline"] = pipeline;
   }
   // The manifest last: a directory with a manifest is complete.
   std::ofstream(fs::path(dir) / "manifest.json") << manifest.dump(2);
 }
 
+nlohmann::json encoder_decoder_pipeline(
+    const models::EncoderDecoderModel& model,
+    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
+    const std::string& model_folder) {
+  for (const char* c : {"encoder", "cross_kv", "decode"}) {
+    INGOT_CHECK(components.contains(c), ValueError,
+                "[save_generation_directory] the encoder-decoder model {} lacks component '{}'",
+                model.architecture(), c);
+  }
+  const models::EncoderInput in = model.encoder_input();
+  auto step = [](const char* component, std::vector<std::string> inputs,
+                 std::vector<std::string> outputs) {
+    return nlohmann::json{{"component", component}, {"inputs", inputs}, {"outputs", outputs}};
+  };
+  nlohmann::json steps = nlohmann::json::array();
+  steps.push_back(step("encoder", {in.name}, {"encoder_hidden_states"}));
+  steps.push_back(
+      step("cross_kv", {"encoder_hidden_states"}, {"cross_key_cache.N", "cross_value_cache.N"}));
+  steps.push_back(step("decode", {"input_ids", "cross_key_cache.N", "cross_value_cache.N", "cache"},
+                       {"logits", "cache"}));
+  return {
+      {"kind", "encoder-decoder"},
+      {"encoder_input", in.name},
+      {"decoder_prompt", model_folder.empty() ? std::vector<int64_t>{model.decoder_start_token_id()}
+                                              : model.decoder_prompt(model_folder)},
+      {"steps", steps}};
+}
+
 nlohmann::json pipeline_manifest(
     const models::PretrainedModel& model,
-    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components) {
+    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
+    const std::string& model_folder) {
+  if (const auto* encdec = dynamic_cast<const models::EncoderDecoderModel*>(&model))
+    return encoder_decoder_pipeline(*encdec, components, model_folder);
   const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(&model);
   if (!vlm) return nullptr;
   for (const char* c : {"image_encoder", "language_model", "lm_head", "decode"}) {

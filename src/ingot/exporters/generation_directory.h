@@ -11,9 +11,9 @@
 //                          (every file models::ChatTemplate::from_folder reads), and
 //   preprocessor_config.json, processor_config.json   (the image processor's settings)
 //
-// A vision-language model's manifest also has "pipeline" (pipeline_manifest below): how
-// the components connect, the image token, the image input and where the text
-// embedding table is (docs/generation.md).
+// A vision-language or encoder-decoder model's manifest also has "pipeline" (pipeline_manifest
+// below): how the components connect, the image token, the image input and where the text embedding
+// table is (docs/generation.md).
 #pragma once
 
 #include <map>
@@ -37,9 +37,13 @@ void save_generation_directory(
 // "image_input": {channels, height, width}, "embed_tokens": {"component": "decode",
 // "tensor": name}, "steps": [...]} where each step names a component, its inputs and
 // outputs (or the merge between them).
+// An encoder-decoder model's pipeline is {"kind": "encoder-decoder", "encoder_input":
+// name, "decoder_prompt": [ids] (from `model_folder`'s generation_config.json / config.json,
+// as transformers' generate), "steps": [encoder, cross_kv, decode]}.
 nlohmann::json pipeline_manifest(
     const models::PretrainedModel& model,
-    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components);
+    const std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
+    const std::string& model_folder = "");
 
 // The programs of native components, for runtime::Generator.
 std::map<std::string, ExportedProgram> programs_of(

@@ -96,6 +96,7 @@ void fill_unset(GenerationConfig& c, const Keys& keys) {
   fill(c.eos_token_ids, keys.ids("eos_token_id"));
   fill(c.bos_token_id, keys.integer("bos_token_id"));
   fill(c.pad_token_id, keys.integer("pad_token_id"));
+  fill(c.decoder_start_token_id, keys.integer("decoder_start_token_id"));
   fill(c.do_sample, keys.boolean("do_sample"));
   fill(c.temperature, keys.number("temperature"));
   fill(c.top_k, keys.integer("top_k"));

@@ -22,6 +22,8 @@ struct GenerationConfig {
   std::optional<std::vector<int64_t>> eos_token_ids;
   std::optional<int64_t> bos_token_id;
   std::optional<int64_t> pad_token_id;
+  // Encoder-decoder models: the decoder's first input (T5: the pad id).
+  std::optional<int64_t> decoder_start_token_id;
   std::optional<bool> do_sample;
   std::optional<double> temperature;
   std::optional<int64_t> top_k;

@@ -1,5 +1,6 @@
 #include "ingot/models/model.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -92,12 +93,18 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
   Checkpoint checkpoint = Checkpoint::open_folder(folder);
   std::map<std::string, Tensor> state;
   std::vector<std::string> missing;
+  const std::map<std::string, std::string> tied = model->tied_weights();
   for (auto& [name, expected] : model->state_dict()) {
+    std::string stored = name;
     if (!checkpoint.contains(name)) {
-      missing.push_back(name);
-      continue;
+      auto source = tied.find(name);
+      if (source == tied.end() || !checkpoint.contains(source->second)) {
+        missing.push_back(name);
+        continue;
+      }
+      stored = source->second;  // tied: the source's tensor (no copy)
     }
-    Tensor t = checkpoint.tensor(name);
+    Tensor t = checkpoint.tensor(stored);
     // Weights stay mapped when stored in the compute dtype; otherwise converted once.
     state[name] = t.dtype() == expected.dtype() ? t : to(t, expected.dtype());
   }
@@ -108,7 +115,10 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
   std::set<std::string> expected_names;
   for (auto& [name, t] : state) expected_names.insert(name);
   for (const auto& name : checkpoint.names()) {
-    if (!expected_names.contains(name) && !ignorable(name)) unexpected.push_back(name);
+    const std::vector<std::string> ignored = model->ignored_checkpoint_names();
+    if (!expected_names.contains(name) && !ignorable(name) && !tied.contains(name) &&
+        std::find(ignored.begin(), ignored.end(), name) == ignored.end())
+      unexpected.push_back(name);
   }
   INGOT_CHECK(unexpected.empty(), IoError,
               "[from_pretrained] '{}' has tensors the {} model does not use: {} (wrong "

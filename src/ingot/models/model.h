@@ -68,6 +68,12 @@ class PretrainedModel : public nn::Module {
   virtual std::vector<std::string> input_names() const = 0;
   // What a KV cache for this model holds per layer; nullopt for models without one (BERT).
   virtual std::optional<nn::CacheSpec> cache_spec() const { return std::nullopt; }
+  // transformers' _tied_weights_keys: state-dict name -> the name it is tied to. A tied
+  // name the checkpoint lacks takes its source's tensor (T5's lm_head.weight <-
+  // shared.weight); a tied name the checkpoint has but the model does not own is ignored.
+  virtual std::map<std::string, std::string> tied_weights() const { return {}; }
+  // transformers' _keys_to_ignore_on_load_unexpected: checkpoint names no module owns.
+  virtual std::vector<std::string> ignored_checkpoint_names() const { return {}; }
   const std::string& architecture() const { return architecture_; }
   DType compute_dtype() const { return compute_dtype_; }
 

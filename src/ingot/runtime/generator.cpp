@@ -1,5 +1,6 @@
 #include "ingot/runtime/generator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -58,6 +59,15 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
     const InputSpec& in = ep.signature.inputs[i];
     if (in.kind != InputKind::UserInput) continue;
     if (std::exchange(first_user_input, false)) continue;  // input_ids
+    if (in.target.starts_with("cross_")) {
+      // An encoder-decoder's cross-attention K/V: given by cross_kv, not allocated here.
+      INGOT_CHECK(cache_.empty(), ValueError,
+                  "[Generator] the decode program's cross-attention input '{}' follows its cache "
+                  "inputs; expected input_ids, cross_*_cache.N, then the StaticCache",
+                  in.target);
+      cross_names_.push_back(in.target);
+      continue;
+    }
     const ir::ValueInfo& v = g.value(g.inputs[i]);
     IntShape sizes;
     for (const sym::Expr& e : v.sizes) {
@@ -103,6 +113,58 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
       vlm_programs_.emplace(name, it->second);
   }
   if (!vlm_programs_.empty()) vlm_programs_.emplace("decode", ep);
+  // The encoder-decoder components wait for set_encoder_decoder.
+  for (const char* name : {"encoder", "cross_kv"}) {
+    if (auto it = components.find(name); it != components.end())
+      encdec_programs_.emplace(name, it->second);
+  }
+}
+
+void Generator::set_encoder_decoder(const std::string& encoder_input,
+                                    std::vector<int64_t> decoder_prompt) {
+  for (const char* name : {"encoder", "cross_kv"}) {
+    INGOT_CHECK(encdec_programs_.contains(name), ValueError,
+                "[Generator] an encoder-decoder generator needs a '{}' component (export with "
+                "exporters::Exporter::export_for_generation)",
+                name);
+  }
+  INGOT_CHECK(!cross_names_.empty(), ValueError,
+              "[Generator] the decode component takes no cross-attention inputs "
+              "(cross_key_cache.N, cross_value_cache.N): it is not an encoder-decoder's decode");
+  INGOT_CHECK(!decoder_prompt.empty(), ValueError,
+              "[Generator] the decoder prompt is empty; it starts with decoder_start_token_id");
+  encoder_ = std::make_unique<ProgramModule>(encdec_programs_.at("encoder"));
+  cross_kv_ = std::make_unique<ProgramModule>(encdec_programs_.at("cross_kv"));
+  cross_kv_outputs_ = encdec_programs_.at("cross_kv").out_spec.leaf_paths("");
+  encoder_input_ = encoder_input;
+  decoder_prompt_ = std::move(decoder_prompt);
+}
+
+std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encoder_input,
+                                                            const GenerateOptions& o,
+                                                            GenerationStats* stats) {
+  INGOT_CHECK(is_encoder_decoder(), ValueError,
+              "[Generator] an encoder input was given but these components are not an "
+              "encoder-decoder model's (no encoder / cross_kv, or set_encoder_decoder was not "
+              "called)");
+  INGOT_CHECK(encoder_input.defined(), ValueError, "[Generator] the encoder input '{}' is missing",
+              encoder_input_);
+  // The encoder and the cross-attention projections run once per input; every decode
+  // step reuses the cross K/V.
+  Tensor states = encoder_->run({encoder_input}).at(0);  // [1, source, d_model]
+  std::vector<Tensor> kv = cross_kv_->run({states});
+  std::map<std::string, Tensor> by_name;
+  for (size_t i = 0; i < kv.size() && i < cross_kv_outputs_.size(); ++i)
+    by_name.emplace(cross_kv_outputs_[i], kv[i]);
+  cross_.clear();
+  for (const std::string& name : cross_names_) {
+    auto it = by_name.find(name);
+    INGOT_CHECK(it != by_name.end(), ValueError,
+                "[Generator] the cross_kv component does not output '{}', which decode takes",
+                name);
+    cross_.push_back(it->second);
+  }
+  return generate(decoder_prompt_, o, stats);
 }
 
 void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens) {
@@ -167,7 +229,21 @@ Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cac
   }
   Generator gen(std::move(components), max_cache_len);
   gen.generation_config_ = models::GenerationConfig::from_folder(dir);
-  if (manifest.contains("pipeline")) {
+  if (manifest.contains("pipeline") && manifest["pipeline"].is_object() &&
+      manifest["pipeline"].value("kind", "") == "encoder-decoder") {
+    const nlohmann::json& p = manifest["pipeline"];
+    INGOT_CHECK(p.contains("encoder_input") && p["encoder_input"].is_string() &&
+                    p.contains("decoder_prompt") && p["decoder_prompt"].is_array() &&
+                    !p["decoder_prompt"].empty() &&
+                    std::all_of(p["decoder_prompt"].begin(), p["decoder_prompt"].end(),
+                                [](const nlohmann::json& v) { return v.is_number_integer(); }),
+                IoError,
+                "[Generator] '{}': an encoder-decoder \"pipeline\" must have \"encoder_input\": "
+                "NAME and \"decoder_prompt\": [ids...]",
+                manifest_path.string());
+    gen.set_encoder_decoder(p["encoder_input"].get<std::string>(),
+                            p["decoder_prompt"].get<std::vector<int64_t>>());
+  } else if (manifest.contains("pipeline")) {
     const nlohmann::json& p = manifest["pipeline"];
     INGOT_CHECK(p.is_object() && p.value("kind", "") == "vision-language" &&
                     p.contains("image_token_id") && p["image_token_id"].is_number_integer() &&
@@ -197,7 +273,11 @@ GenerateOptions Generator::default_options(int64_t prompt_tokens,
 }
 
 Tensor Generator::run(ProgramModule& module, const Tensor& ids) {
+  INGOT_CHECK(cross_.size() == cross_names_.size(), ValueError,
+              "[Generator] the decode component takes cross-attention K/V: generate with the "
+              "encoder input (generate_from_encoder_input), not decoder ids alone");
   std::vector<Tensor> inputs{ids};
+  inputs.insert(inputs.end(), cross_.begin(), cross_.end());
   inputs.insert(inputs.end(), cache_.begin(), cache_.end());
   return module.run(inputs).at(0);
 }

@@ -90,6 +90,24 @@ class Generator {
   std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const Tensor& pixel_values,
                                 const GenerateOptions& options, GenerationStats* stats = nullptr);
 
+  // Encoder-decoder components (docs/generation.md): encoder and cross_kv beside a decode
+  // that takes the cross-attention K/V (cross_key_cache.N, cross_value_cache.N) before its
+  // StaticCache. `encoder_input` names the encoder's input (input_ids, input_features);
+  // `decoder_prompt` is what the decoder starts from (decoder_start_token_id, Whisper's
+  // forced tokens). load() calls it from the manifest's "pipeline". ValueError naming
+  // what is missing.
+  void set_encoder_decoder(const std::string& encoder_input, std::vector<int64_t> decoder_prompt);
+  bool is_encoder_decoder() const { return encoder_ != nullptr; }
+  const std::string& encoder_input_name() const { return encoder_input_; }
+  const std::vector<int64_t>& decoder_prompt() const { return decoder_prompt_; }
+  // Encoder-decoder decoding: the encoder runs once over `encoder_input` (input_ids
+  // [1, source] for T5), cross_kv projects its states once, then the decode loop from the
+  // decoder prompt reuses them every step; the returned tokens follow the decoder prompt.
+  // ValueError when this is not an encoder-decoder generator or the input is missing.
+  std::vector<int64_t> generate_from_encoder_input(const Tensor& encoder_input,
+                                                   const GenerateOptions& options,
+                                                   GenerationStats* stats = nullptr);
+
   int64_t max_cache_len() const { return max_cache_len_; }
   // Decode calls that only ran a cached execution plan (runtime/execution_plan.h).
   int64_t decode_planned_runs() const { return decode_->num_planned_runs(); }
@@ -111,6 +129,14 @@ class Generator {
   Tensor embed_tokens_;  // [vocab, hidden]
   int64_t image_token_id_ = -1;
   std::map<std::string, ExportedProgram> vlm_programs_;
+  // Encoder-decoder components (null otherwise), the decode program's cross-attention
+  // input names (in its input order) and the current input's tensors for them.
+  std::unique_ptr<ProgramModule> encoder_, cross_kv_;
+  std::map<std::string, ExportedProgram> encdec_programs_;
+  std::vector<std::string> cross_names_, cross_kv_outputs_;
+  std::vector<Tensor> cross_;
+  std::string encoder_input_;
+  std::vector<int64_t> decoder_prompt_;
   std::vector<Tensor> cache_;  // the programs' cache inputs, in their input order
   Tensor position_;            // the cache_position tensor (one of cache_)
   Tensor step_ids_;            // [1, 1] int64, rewritten every decode step

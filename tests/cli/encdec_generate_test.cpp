@@ -1,0 +1,114 @@
+// `ingot export FOLDER --task generation -o DIR` and `ingot generate` for T5 (issue 18,
+// tools/reference/make_encdec_fixtures.py): greedy ids == transformers' generate for all
+// 20 new tokens from the prompt text (tokenized with </s>, given to the encoder) and from
+// --input input_ids=FILE.npy, for the directory and the model folder; errors naming the
+// input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "../models/fixture_path.h"
+#include "cli_call.h"
+#include "ingot/cli/commands.h"
+#include "ingot/core/error.h"
+#include "ingot/models/npy.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_testing::call;
+using cli_testing::captured;
+
+std::string t5(const std::string& model, const std::string& f = "") {
+  return testing::fixture_path("encdec/" + model + "/" + f);
+}
+std::vector<int64_t> ints(const std::string& file) {
+  Tensor t = models::load_npy(file);
+  return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
+}
+std::string text_of(const std::string& file) {
+  std::ifstream f(file);
+  return std::string((std::istreambuf_iterator<char>(f)), {});
+}
+
+class T5Cli : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = (fs::temp_directory_path() /
+            ("ingot_t5_cli_" + GetParam() + "_" + std::to_string(::getpid())))
+               .string();
+    ASSERT_EQ(call(run_export,
+                   {t5(GetParam()), "--task", "generation", "--max-cache-len", "32", "-o", dir_}),
+              0);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  static nlohmann::json generate(std::vector<std::string> args) {
+    args.insert(args.end(), {"--max-new-tokens", "20", "--json"});
+    auto [rc, out] = captured(run_generate, args);
+    EXPECT_EQ(rc, 0);
+    return nlohmann::json::parse(out);
+  }
+  std::string dir_;
+};
+
+TEST_P(T5Cli, ExportWritesTheEncoderDecoderPipeline) {
+  std::ifstream f(fs::path(dir_) / "manifest.json");
+  const nlohmann::json m = nlohmann::json::parse(f);
+  EXPECT_EQ(m["architecture"], "T5ForConditionalGeneration");
+  EXPECT_EQ(m["pipeline"]["kind"], "encoder-decoder");
+  EXPECT_EQ(m["pipeline"]["decoder_prompt"], nlohmann::json::array({0}));
+  for (const char* c : {"encoder", "cross_kv", "decode"}) {
+    ASSERT_TRUE(m["components"].contains(c)) << c;
+    EXPECT_TRUE(fs::exists(fs::path(dir_) / m["components"][c].get<std::string>())) << c;
+  }
+}
+
+TEST_P(T5Cli, PromptAndInputGiveTransformersGreedyIds) {
+  const std::vector<int64_t> expected = ints(t5(GetParam(), "greedy.npy"));
+  ASSERT_EQ(expected.size(), 20u);
+  const std::string prompt = text_of(t5(GetParam(), "prompt.txt"));
+  for (const std::string& source : {dir_, t5(GetParam())}) {
+    nlohmann::json by_text = generate({source, "--prompt", prompt});
+    EXPECT_EQ(by_text["prompt_ids"].get<std::vector<int64_t>>(),
+              ints(t5(GetParam(), "input_ids.npy")))
+        << source;
+    EXPECT_EQ(by_text["decoder_prompt_ids"], nlohmann::json::array({0}));
+    EXPECT_EQ(by_text["generated_ids"].get<std::vector<int64_t>>(), expected) << source;
+    nlohmann::json by_input =
+        generate({source, "--input", "input_ids=" + t5(GetParam(), "input_ids.npy")});
+    EXPECT_EQ(by_input["generated_ids"].get<std::vector<int64_t>>(), expected) << source;
+  }
+}
+
+TEST_P(T5Cli, BadInputsNameTheInput) {
+  try {
+    call(run_generate, {dir_, "--input", "pixel_values=" + t5(GetParam(), "input_ids.npy")});
+    FAIL() << "expected a ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("pixel_values"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("input_ids"), std::string::npos) << e.what();
+  }
+  const fs::path mask = fs::path(dir_) / "mask.npy";
+  models::save_npy(mask.string(), Tensor::from_vector(std::vector<int64_t>{1, 1}, {1, 2}));
+  try {
+    call(run_generate, {dir_, "--input", "attention_mask=" + mask.string()});
+    FAIL() << "expected a ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("encoder input is missing"), std::string::npos)
+        << e.what();
+  }
+  try {
+    call(run_generate, {dir_, "--prompt", "the cat", "--image", t5(GetParam(), "prompt.txt")});
+    FAIL() << "expected a ValueError";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("--image"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, T5Cli, ::testing::Values("t5", "t5_gated"));
+
+}  // namespace
+}  // namespace ingot::cli
