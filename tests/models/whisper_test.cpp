@@ -57,7 +57,7 @@ Tensor ids_tensor(const std::vector<int64_t>& ids) {
 // then `n` tokens, each the argmax after the suppress lists; stops at EOS.
 std::vector<int64_t> greedy(WhisperForConditionalGeneration& m, const Tensor& features,
                             const WhisperGenerationConfig& g, int64_t n) {
-  const WhisperCrossKV cross = m.cross_attention_cache(m.encode(features));
+  const CrossAttentionCache cross = m.cross_attention_cache(m.encode(features));
   auto first = [&] {
     return select(select(m.decode(ids_tensor({g.decoder_start_token_id}), cross, nullptr), 0, 0), 0,
                   -1);
@@ -103,7 +103,7 @@ TEST(Whisper, DecoderLogitsEqualTransformers) {
 
   // Incrementally: the cross K/V once, the prompt, then one token at a time through a
   // StaticCache; every step's logits are the matching rows of the full pass.
-  const WhisperCrossKV cross = m->cross_attention_cache(m->encode(in.input_features));
+  const CrossAttentionCache cross = m->cross_attention_cache(m->encode(in.input_features));
   ASSERT_EQ(cross.keys.size(), 2u);
   EXPECT_EQ(cross.keys[0].sizes(), (IntShape{1, 4, 50, 8}));
   nn::StaticCache cache(*m->cache_spec(), 1, 64);
@@ -119,7 +119,7 @@ TEST(Whisper, DecoderLogitsEqualTransformers) {
 
 TEST(Whisper, DecoderPromptsEqualTransformers) {
   auto m = load();
-  const WhisperCrossKV cross =
+  const CrossAttentionCache cross =
       m->cross_attention_cache(m->encode(load_npy(wfile("input_features.npy"))));
   int detections = 0;
   auto first = [&] {

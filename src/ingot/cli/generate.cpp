@@ -23,6 +23,8 @@
 #include "ingot/models/generation_config.h"
 #include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
+#include "ingot/models/whisper_features.h"
+#include "ingot/models/whisper_generation.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
@@ -172,6 +174,7 @@ std::string chat_prompt(const std::string& source, const std::string& chat,
 int generate_encoder_decoder(const std::string& source, bool exported,
                              const models::Tokenizer& tokenizer, const std::string& prompt,
                              const std::vector<std::string>& input_specs,
+                             const std::string& audio_file,
                              std::optional<int64_t> max_new_tokens,
                              std::optional<int64_t> max_cache_len, bool json) {
   std::optional<runtime::Generator> gen;
@@ -196,7 +199,16 @@ int generate_encoder_decoder(const std::string& source, bool exported,
   }
   Tensor input;
   std::vector<int64_t> ids;
-  if (!input_specs.empty()) {
+  if (!audio_file.empty()) {
+    // Whisper: the audio file through the feature extractor of preprocessor_config.json.
+    INGOT_CHECK(encoder_input == "input_features", ValueError,
+                "[ingot generate] --audio is for speech models whose encoder takes "
+                "input_features; this model's takes '{}'",
+                encoder_input);
+    INGOT_CHECK(input_specs.empty(), ValueError,
+                "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
+    input = models::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
+  } else if (!input_specs.empty()) {
     input = encoder_input_from_specs(input_specs, encoder_input);
   } else {
     INGOT_CHECK(encoder_input == "input_ids", ValueError,
@@ -225,6 +237,12 @@ int generate_encoder_decoder(const std::string& source, bool exported,
   runtime::GenerateOptions go = gen->default_options(int64_t(decoder_prompt.size()), new_tokens);
   go.max_new_tokens = new_tokens;
   go.do_sample = false;
+  if (encoder_input == "input_features") {
+    // Whisper's logits processors (generation_config.json's suppress lists).
+    const auto whisper = models::WhisperGenerationConfig::from_folder(source);
+    go.suppress_tokens = whisper.suppress_tokens;
+    go.begin_suppress_tokens = whisper.begin_suppress_tokens;
+  }
   std::vector<int64_t> generated;
   models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, decoder_prompt);
   go.on_token = [&](int64_t token) {
@@ -283,10 +301,16 @@ int run_generate(int argc, char** argv) {
                  "an image file (PNG or JPEG) for a vision-language model, pre-processed as "
                  "preprocessor_config.json says; the prompt holds its placeholder (<image>) once")
       ->check(CLI::ExistingFile);
+  std::string audio_file;
+  auto* audio_opt = app.add_option(
+      "--audio", audio_file,
+      "an audio file (WAV) for a speech model (Whisper): downmixed, resampled and turned into "
+      "log-mel input_features as preprocessor_config.json says");
   auto* inputs = app.add_option("--input", input_specs,
                                 "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask, "
-                                "pixel_values)");
+                                "pixel_values, input_features)");
   text->excludes(chat_opt, messages_opt, inputs);
+  audio_opt->excludes(text, inputs, chat_opt, messages_opt);
   chat_opt->excludes(messages_opt, inputs);
   messages_opt->excludes(inputs);
   app.add_option("--max-new-tokens", max_new_tokens,
@@ -325,12 +349,16 @@ int run_generate(int argc, char** argv) {
   // apply_chat_template(tokenize=True) assumes.
   // An encoder-decoder model: the prompt or --input is the encoder's input.
   const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
+  INGOT_CHECK(audio_file.empty() || encoder_decoder, ValueError,
+              "[ingot generate] --audio is for speech models (Whisper); {} is not an "
+              "encoder-decoder model",
+              source);
   if (encoder_decoder) {
     INGOT_CHECK(image_files.empty(), ValueError,
                 "[ingot generate] --image is for vision-language models; {} is an "
                 "encoder-decoder model",
                 source);
-    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs,
+    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs, audio_file,
                                     max_new_tokens, max_cache_len, json);
   }
   Tensor pixel_values;  // [images, C, H, W] for a vision-language model

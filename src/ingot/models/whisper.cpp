@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ingot/models/whisper_generation.h"
 #include "ingot/nn/attention.h"
 #include "ingot/ops/functional.h"
 
@@ -232,8 +233,8 @@ class WhisperDecoder : public nn::Module {
       layers_->append(std::make_shared<WhisperDecoderLayer>(c, size_t(i), dtype));
     layer_norm_ = register_module("layer_norm", layer_norm(c.d_model, dtype));
   }
-  WhisperCrossKV cross(const Tensor& enc) const {
-    WhisperCrossKV kv;
+  CrossAttentionCache cross(const Tensor& enc) const {
+    CrossAttentionCache kv;
     for (size_t i = 0; i < layers_->size(); ++i) {
       const WhisperAttention& a = layers_->at<WhisperDecoderLayer>(i).encoder_attn();
       kv.keys.push_back(a.keys(enc));
@@ -241,7 +242,7 @@ class WhisperDecoder : public nn::Module {
     }
     return kv;
   }
-  Tensor forward(const Tensor& ids, const WhisperCrossKV& cross, nn::Cache* cache) const {
+  Tensor forward(const Tensor& ids, const CrossAttentionCache& cross, nn::Cache* cache) const {
     INGOT_CHECK(ids.dim() == 2, ShapeError,
                 "[WhisperDecoder] decoder_input_ids must be [batch, tokens], got {}",
                 ids.shape_string());
@@ -273,7 +274,7 @@ class WhisperDecoder : public nn::Module {
 
 WhisperForConditionalGeneration::WhisperForConditionalGeneration(const ConfigReader& c,
                                                                  const LoadOptions& o)
-    : PretrainedModel("WhisperForConditionalGeneration"), c_(WhisperConfig::from_config(c)) {
+    : EncoderDecoderModel("WhisperForConditionalGeneration"), c_(WhisperConfig::from_config(c)) {
   auto model = register_module("model", std::make_shared<nn::Container>("WhisperModel"));
   encoder_ = model->add("encoder", std::make_shared<WhisperEncoder>(c_, o.compute_dtype));
   decoder_ = model->add("decoder", std::make_shared<WhisperDecoder>(c_, o.compute_dtype));
@@ -284,11 +285,24 @@ std::optional<nn::CacheSpec> WhisperForConditionalGeneration::cache_spec() const
                        decoder_->embed_weight().dtype()};
 }
 
-Tensor WhisperForConditionalGeneration::encode(const Tensor& input_features) const {
+EncoderInput WhisperForConditionalGeneration::encoder_input() const {
+  EncoderInput in;
+  in.name = "input_features";
+  in.example_shape = {1, c_.num_mel_bins, c_.input_frames()};
+  in.dtype = compute_dtype();
+  return in;
+}
+
+std::vector<int64_t> WhisperForConditionalGeneration::decoder_prompt(
+    const std::string& model_folder) const {
+  return WhisperGenerationConfig::from_folder(model_folder).decoder_prompt();
+}
+
+Tensor WhisperForConditionalGeneration::encode(const Tensor& input_features) {
   return encoder_->forward(input_features);
 }
 
-WhisperCrossKV WhisperForConditionalGeneration::cross_attention_cache(const Tensor& enc) const {
+CrossAttentionCache WhisperForConditionalGeneration::cross_attention_cache(const Tensor& enc) {
   INGOT_CHECK(enc.dim() == 3 && enc.size(2) == c_.d_model, ShapeError,
               "[WhisperForConditionalGeneration] encoder_hidden_states must be [batch, source, "
               "{}], got {}",
@@ -297,7 +311,7 @@ WhisperCrossKV WhisperForConditionalGeneration::cross_attention_cache(const Tens
 }
 
 Tensor WhisperForConditionalGeneration::decoder_hidden(const Tensor& ids,
-                                                       const WhisperCrossKV& cross,
+                                                       const CrossAttentionCache& cross,
                                                        nn::Cache* cache) const {
   if (cache) cache->check_compatible(*cache_spec());
   return decoder_->forward(ids, cross, cache);

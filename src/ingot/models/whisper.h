@@ -28,7 +28,7 @@
 #include <memory>
 #include <vector>
 
-#include "ingot/models/model.h"
+#include "ingot/models/encoder_decoder.h"
 #include "ingot/nn/layers.h"
 
 namespace ingot::models {
@@ -46,16 +46,10 @@ struct WhisperConfig {
   int64_t input_frames() const { return 2 * max_source_positions; }
 };
 
-// Every decoder layer's cross-attention keys and values over the encoder states,
-// keys[i] / values[i] [batch, heads, source, head_dim]: computed once per input.
-struct WhisperCrossKV {
-  std::vector<Tensor> keys, values;
-};
-
 class WhisperEncoder;
 class WhisperDecoder;
 
-class WhisperForConditionalGeneration : public PretrainedModel {
+class WhisperForConditionalGeneration : public EncoderDecoderModel {
  public:
   WhisperForConditionalGeneration(const ConfigReader& c, const LoadOptions& o);
   // input_features and decoder_input_ids -> logits [b, t, vocab] and the decoder's
@@ -67,21 +61,34 @@ class WhisperForConditionalGeneration : public PretrainedModel {
   // The decoder's self-attention cache.
   std::optional<nn::CacheSpec> cache_spec() const override;
 
+  // proj_out.weight is tied to the token embedding (transformers' _tied_weights_keys).
+  std::map<std::string, std::string> tied_weights() const override {
+    return {{"proj_out.weight", "model.decoder.embed_tokens.weight"}};
+  }
+  // input_features [1, mels, frames] float, all static (the feature extractor pads).
+  EncoderInput encoder_input() const override;
   // The encoder: input_features [b, mels, frames] -> encoder_hidden_states [b, source, d].
   // ShapeError naming input_features when mels or frames differ from the config's.
-  Tensor encode(const Tensor& input_features) const;
-  WhisperCrossKV cross_attention_cache(const Tensor& encoder_hidden_states) const;
+  Tensor encode(const Tensor& input_features) override;
+  // Each decoder layer's encoder_attn k_proj / v_proj of the states, once per input:
+  // [b, heads, source, head_dim] each.
+  CrossAttentionCache cross_attention_cache(const Tensor& encoder_hidden_states) override;
   // decoder_input_ids [b, t] over the cross K/V (and the self-attention cache, when
   // given) -> the final-normed decoder state [b, t, d].
-  Tensor decoder_hidden(const Tensor& decoder_input_ids, const WhisperCrossKV& cross,
+  Tensor decoder_hidden(const Tensor& decoder_input_ids, const CrossAttentionCache& cross,
                         nn::Cache* cache) const;
   Tensor lm_head(const Tensor& hidden) const;  // [.., d] -> [.., vocab], tied to embed_tokens
-  Tensor decode(const Tensor& decoder_input_ids, const WhisperCrossKV& cross,
-                nn::Cache* cache) const {
+  Tensor decode(const Tensor& decoder_input_ids, const CrossAttentionCache& cross,
+                nn::Cache* cache) override {
     return lm_head(decoder_hidden(decoder_input_ids, cross, cache));
   }
   const WhisperConfig& config() const { return c_; }
-  int64_t decoder_start_token_id() const { return c_.decoder_start_token_id; }
+  int64_t decoder_start_token_id() const override { return c_.decoder_start_token_id; }
+  // transformers' Whisper prompt from generation_config.json (models/whisper_generation.h):
+  // start, language, task, no-timestamps. A multilingual model without a language needs
+  // it detected from the audio: ValueError asking for one (the Generator path has no
+  // detection step yet).
+  std::vector<int64_t> decoder_prompt(const std::string& model_folder) const override;
 
  private:
   WhisperConfig c_;

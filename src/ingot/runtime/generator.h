@@ -28,6 +28,10 @@ struct GenerateOptions {
   generation::SamplingParams sampling;
   uint64_t seed = 0;
   std::vector<int64_t> stop_tokens;
+  // Ids whose logits become -inf at every step (transformers' SuppressTokensLogitsProcessor,
+  // Whisper's suppress_tokens) and at the first new token only (SuppressTokensAtBegin,
+  // begin_suppress_tokens). Ids outside the vocabulary are ignored.
+  std::vector<int64_t> suppress_tokens, begin_suppress_tokens;
   // Called with each new token as soon as it is chosen (streaming).
   std::function<void(int64_t token)> on_token;
 };
