@@ -23,10 +23,10 @@
 #include "ingot/models/generation_config.h"
 #include "ingot/models/image_processor.h"
 #include "ingot/models/npy.h"
-#include "ingot/models/whisper_features.h"
-#include "ingot/models/whisper_generation.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
+#include "ingot/models/whisper_features.h"
+#include "ingot/models/whisper_generation.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 
@@ -174,8 +174,7 @@ std::string chat_prompt(const std::string& source, const std::string& chat,
 int generate_encoder_decoder(const std::string& source, bool exported,
                              const models::Tokenizer& tokenizer, const std::string& prompt,
                              const std::vector<std::string>& input_specs,
-                             const std::string& audio_file,
-                             std::optional<int64_t> max_new_tokens,
+                             const std::string& audio_file, std::optional<int64_t> max_new_tokens,
                              std::optional<int64_t> max_cache_len, bool json) {
   std::optional<runtime::Generator> gen;
   if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
@@ -205,8 +204,9 @@ int generate_encoder_decoder(const std::string& source, bool exported,
                 "[ingot generate] --audio is for speech models whose encoder takes "
                 "input_features; this model's takes '{}'",
                 encoder_input);
-    INGOT_CHECK(input_specs.empty(), ValueError,
-                "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
+    INGOT_CHECK(
+        input_specs.empty(), ValueError,
+        "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
     input = models::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
   } else if (!input_specs.empty()) {
     input = encoder_input_from_specs(input_specs, encoder_input);
@@ -334,11 +334,12 @@ int run_generate(int argc, char** argv) {
       "print one JSON object (prompt_ids, generated_ids, text, stop_reason, timings) instead of "
       "streaming");
   if (!parse(app, argc, argv)) return 0;
-  INGOT_CHECK(
-      !prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty(),
-      ValueError,
-      "[ingot generate] give --prompt TEXT, --chat MESSAGE, --messages FILE.json or --input "
-      "input_ids=FILE.npy (see 'ingot generate --help')");
+  INGOT_CHECK(!prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty() ||
+                  !audio_file.empty(),
+              ValueError,
+              "[ingot generate] give --prompt TEXT, --chat MESSAGE, --messages FILE.json, --audio "
+              "FILE.wav or --input "
+              "input_ids=FILE.npy (see 'ingot generate --help')");
 
   namespace fs = std::filesystem;
   const bool exported = fs::exists(fs::path(source) / "manifest.json");
