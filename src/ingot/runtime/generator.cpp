@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -343,7 +343,8 @@ std::vector<int64_t> Generator::generate_after(const std::vector<int64_t>& promp
     last_row(logits, row);
     auto suppress = [&](const std::vector<int64_t>& ids) {
       for (int64_t id : ids)
-        if (id >= 0 && id < int64_t(row.size())) row[size_t(id)] = -std::numeric_limits<float>::infinity();
+        if (id >= 0 && id < int64_t(row.size()))
+          row[size_t(id)] = -std::numeric_limits<float>::infinity();
     };
     suppress(o.suppress_tokens);
     if (generated++ == 0) suppress(o.begin_suppress_tokens);
