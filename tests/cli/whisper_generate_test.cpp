@@ -81,6 +81,32 @@ TEST_F(WhisperCli, InputAndAudioGiveTransformersGreedyIds) {
   }
 }
 
+TEST_F(WhisperCli, DetectsTheLanguageWithoutOne) {
+  // generation_config.json without "language": transformers detects it from the audio
+  // (prompts.json: <|de|> for this input, so the same prompt and ids as the fixture).
+  const fs::path folder = fs::path(dir_) / "no_language";
+  fs::create_directories(folder);
+  for (const auto& e : fs::directory_iterator(wf("whisper")))
+    fs::copy(e.path(), folder / e.path().filename());
+  std::ifstream in(folder / "generation_config.json");
+  nlohmann::json g = nlohmann::json::parse(in);
+  in.close();
+  g["language"] = nullptr;
+  std::ofstream(folder / "generation_config.json") << g.dump();
+  const fs::path exported = fs::path(dir_) / "no_language_gen";
+  ASSERT_EQ(call(run_export, {folder.string(), "--task", "generation", "--max-cache-len", "32",
+                              "-o", exported.string()}),
+            0);
+  for (const fs::path& source : {folder, exported}) {
+    nlohmann::json out = generate({source.string(), "--audio", wf("speech16k.wav")});
+    EXPECT_EQ(out["decoder_prompt_ids"].get<std::vector<int64_t>>(),
+              ints(wf("whisper/decoder_input_ids.npy")))
+        << source;
+    EXPECT_EQ(out["generated_ids"].get<std::vector<int64_t>>(), ints(wf("whisper/greedy.npy")))
+        << source;
+  }
+}
+
 TEST_F(WhisperCli, BadAudioNamesTheFile) {
   const std::string missing = (fs::path(dir_) / "nothing.wav").string();
   try {

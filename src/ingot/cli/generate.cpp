@@ -227,8 +227,11 @@ int generate_encoder_decoder(const std::string& source, bool exported,
       defaults.new_token_limit(int64_t(decoder_prompt.size())).value_or(64));
   if (!exported) {
     exporters::GenerationExportOptions o;
-    o.max_cache_len = max_cache_len.value_or(
-        std::max<int64_t>(int64_t(decoder_prompt.size()) + new_tokens + 1, 8));
+    // A Whisper prompt completed after language detection grows by up to 3 tokens
+    // (language, task, no-timestamps): room for them.
+    const int64_t prompt_room =
+        int64_t(decoder_prompt.size()) + (encoder_input == "input_features" ? 3 : 0);
+    o.max_cache_len = max_cache_len.value_or(std::max<int64_t>(prompt_room + new_tokens + 1, 8));
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
     gen->set_generation_config(defaults);
@@ -242,6 +245,11 @@ int generate_encoder_decoder(const std::string& source, bool exported,
     const auto whisper = models::WhisperGenerationConfig::from_folder(source);
     go.suppress_tokens = whisper.suppress_tokens;
     go.begin_suppress_tokens = whisper.begin_suppress_tokens;
+    if (whisper.needs_language_detection()) {
+      gen->set_decoder_prompt_builder([whisper](const std::function<Tensor()>& first) {
+        return whisper.decoder_prompt(first);
+      });
+    }
   }
   std::vector<int64_t> generated;
   models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, decoder_prompt);
@@ -253,6 +261,7 @@ int generate_encoder_decoder(const std::string& source, bool exported,
   };
   runtime::GenerationStats stats;
   gen->generate_from_encoder_input(input, go, &stats);
+  decoder_prompt = gen->last_decoder_prompt();  // Whisper: with the detected language
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
                           {"decoder_prompt_ids", decoder_prompt},

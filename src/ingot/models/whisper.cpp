@@ -295,7 +295,11 @@ EncoderInput WhisperForConditionalGeneration::encoder_input() const {
 
 std::vector<int64_t> WhisperForConditionalGeneration::decoder_prompt(
     const std::string& model_folder) const {
-  return WhisperGenerationConfig::from_folder(model_folder).decoder_prompt();
+  const WhisperGenerationConfig g = WhisperGenerationConfig::from_folder(model_folder);
+  // The language comes from the audio: the prompt's rest is built per input
+  // (runtime::Generator::set_decoder_prompt_builder; ingot generate sets it).
+  if (g.needs_language_detection()) return {g.decoder_start_token_id};
+  return g.decoder_prompt();
 }
 
 Tensor WhisperForConditionalGeneration::encode(const Tensor& input_features) {

@@ -86,8 +86,8 @@ class WhisperForConditionalGeneration : public EncoderDecoderModel {
   int64_t decoder_start_token_id() const override { return c_.decoder_start_token_id; }
   // transformers' Whisper prompt from generation_config.json (models/whisper_generation.h):
   // start, language, task, no-timestamps. A multilingual model without a language needs
-  // it detected from the audio: ValueError asking for one (the Generator path has no
-  // detection step yet).
+  // it detected from the audio: then only [decoder_start_token_id], and the Generator's
+  // prompt builder (WhisperGenerationConfig::decoder_prompt) completes it per input.
   std::vector<int64_t> decoder_prompt(const std::string& model_folder) const override;
 
  private:

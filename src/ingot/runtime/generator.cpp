@@ -165,7 +165,17 @@ std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encode
                 name);
     cross_.push_back(it->second);
   }
-  return generate(decoder_prompt_, o, stats);
+  last_prompt_ = decoder_prompt_;
+  if (prompt_builder_) {
+    auto first_logits = [&] {
+      reset_cache();
+      step_ids_.data<int64_t>()[0] = decoder_prompt_.at(0);
+      Tensor logits = run(*decode_, step_ids_);  // [1, 1, vocab]
+      return contiguous(select(select(logits, 0, 0), 0, -1));
+    };
+    last_prompt_ = prompt_builder_(first_logits);
+  }
+  return generate(last_prompt_, o, stats);
 }
 
 void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens) {
