@@ -21,6 +21,7 @@
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/onnx/optimize.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/models/encoder_decoder.h"
 #include "ingot/models/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/tokenizer.h"
@@ -552,6 +553,42 @@ TEST(OnnxVisionLanguage, Qwen2VLComponentsInOrtEqualIngot) {
   decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
   decode.emplace("rope_deltas", models::load_npy(folder + "/rope_deltas.npy"));
   cases["decode"] = {decode};
+  expect_components_in_ort_equal_ingot(components, cases, dir.path());
+}
+
+// Whisper's encoder-decoder components (tools/reference/make_whisper_fixtures.py) as ONNX
+// in ONNX Runtime == ingot's runtime (1e-4): the encoder (convolutions as shifted
+// matmuls) on two inputs, cross_kv, and decode over the cross K/V with an empty cache
+// (the 4-token decoder prompt) and one token.
+TEST(OnnxWhisper, ComponentsInOrtEqualIngot) {
+  SKIP_WITHOUT_VENV();
+  const std::string folder = testing::fixture_path("whisper/whisper");
+  auto model = models::from_pretrained(folder);
+  auto* whisper = dynamic_cast<models::EncoderDecoderModel*>(model.get());
+  ASSERT_NE(whisper, nullptr);
+  ort::ScratchDir dir("whisper");
+  GenerationExportOptions g;
+  g.max_cache_len = 32;
+  auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
+  ASSERT_EQ(components.size(), 3u);
+  const Tensor features = models::load_npy(folder + "/input_features.npy");  // [1, 16, 100]
+  const Tensor features8 = models::load_npy(folder + "/input_features_8k.npy");
+  const Tensor states = models::load_npy(folder + "/encoder_hidden.npy");  // [1, 50, 32]
+  const std::map<std::string, Tensor> cross = whisper->cross_attention_cache(states).named();
+  const Tensor prompt = models::load_npy(folder + "/decoder_input_ids.npy");  // [1, 4]
+  auto decode_case = [&](const Tensor& ids) {
+    std::map<std::string, Tensor> c;
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
+    for (const auto& [name, t] : cross) c.emplace(name, contiguous(t));
+    c.emplace("input_ids", ids);
+    return c;
+  };
+  ComponentCases cases = {
+      {"encoder", {{{"input_features", features}}, {{"input_features", features8}}}},
+      {"cross_kv", {{{"encoder_hidden_states", states}}}},
+      {"decode", {decode_case(prompt), decode_case(contiguous(slice(prompt, 1, 0, 1)))}},
+  };
   expect_components_in_ort_equal_ingot(components, cases, dir.path());
 }
 

@@ -26,6 +26,8 @@
 #include "ingot/models/qwen2_vl_processor.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
+#include "ingot/models/whisper_features.h"
+#include "ingot/models/whisper_generation.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 
@@ -238,7 +240,7 @@ std::string chat_prompt(const std::string& source, const std::string& chat,
 int generate_encoder_decoder(const std::string& source, bool exported,
                              const models::Tokenizer& tokenizer, const std::string& prompt,
                              const std::vector<std::string>& input_specs,
-                             std::optional<int64_t> max_new_tokens,
+                             const std::string& audio_file, std::optional<int64_t> max_new_tokens,
                              std::optional<int64_t> max_cache_len, bool json) {
   std::optional<runtime::Generator> gen;
   if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
@@ -262,7 +264,17 @@ int generate_encoder_decoder(const std::string& source, bool exported,
   }
   Tensor input;
   std::vector<int64_t> ids;
-  if (!input_specs.empty()) {
+  if (!audio_file.empty()) {
+    // Whisper: the audio file through the feature extractor of preprocessor_config.json.
+    INGOT_CHECK(encoder_input == "input_features", ValueError,
+                "[ingot generate] --audio is for speech models whose encoder takes "
+                "input_features; this model's takes '{}'",
+                encoder_input);
+    INGOT_CHECK(
+        input_specs.empty(), ValueError,
+        "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
+    input = models::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
+  } else if (!input_specs.empty()) {
     input = encoder_input_from_specs(input_specs, encoder_input);
   } else {
     INGOT_CHECK(encoder_input == "input_ids", ValueError,
@@ -281,8 +293,11 @@ int generate_encoder_decoder(const std::string& source, bool exported,
       defaults.new_token_limit(int64_t(decoder_prompt.size())).value_or(64));
   if (!exported) {
     exporters::GenerationExportOptions o;
-    o.max_cache_len = max_cache_len.value_or(
-        std::max<int64_t>(int64_t(decoder_prompt.size()) + new_tokens + 1, 8));
+    // A Whisper prompt completed after language detection grows by up to 3 tokens
+    // (language, task, no-timestamps): room for them.
+    const int64_t prompt_room =
+        int64_t(decoder_prompt.size()) + (encoder_input == "input_features" ? 3 : 0);
+    o.max_cache_len = max_cache_len.value_or(std::max<int64_t>(prompt_room + new_tokens + 1, 8));
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
         *model, exporters::NativeExportConfig(), o)));
     gen->set_generation_config(defaults);
@@ -291,6 +306,17 @@ int generate_encoder_decoder(const std::string& source, bool exported,
   runtime::GenerateOptions go = gen->default_options(int64_t(decoder_prompt.size()), new_tokens);
   go.max_new_tokens = new_tokens;
   go.do_sample = false;
+  if (encoder_input == "input_features") {
+    // Whisper's logits processors (generation_config.json's suppress lists).
+    const auto whisper = models::WhisperGenerationConfig::from_folder(source);
+    go.suppress_tokens = whisper.suppress_tokens;
+    go.begin_suppress_tokens = whisper.begin_suppress_tokens;
+    if (whisper.needs_language_detection()) {
+      gen->set_decoder_prompt_builder([whisper](const std::function<Tensor()>& first) {
+        return whisper.decoder_prompt(first);
+      });
+    }
+  }
   std::vector<int64_t> generated;
   models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, decoder_prompt);
   go.on_token = [&](int64_t token) {
@@ -301,6 +327,7 @@ int generate_encoder_decoder(const std::string& source, bool exported,
   };
   runtime::GenerationStats stats;
   gen->generate_from_encoder_input(input, go, &stats);
+  decoder_prompt = gen->last_decoder_prompt();  // Whisper: with the detected language
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
                           {"decoder_prompt_ids", decoder_prompt},
@@ -349,10 +376,16 @@ int run_generate(int argc, char** argv) {
                  "an image file (PNG or JPEG) for a vision-language model, pre-processed as "
                  "preprocessor_config.json says; the prompt holds its placeholder (<image>) once")
       ->check(CLI::ExistingFile);
+  std::string audio_file;
+  auto* audio_opt = app.add_option(
+      "--audio", audio_file,
+      "an audio file (WAV) for a speech model (Whisper): downmixed, resampled and turned into "
+      "log-mel input_features as preprocessor_config.json says");
   auto* inputs = app.add_option("--input", input_specs,
                                 "NAME=FILE.npy: preprocessed inputs (input_ids, attention_mask, "
-                                "pixel_values, image_grid_thw, mm_token_type_ids)");
+                                "pixel_values, image_grid_thw, mm_token_type_ids, input_features)");
   text->excludes(chat_opt, messages_opt, inputs);
+  audio_opt->excludes(text, inputs, chat_opt, messages_opt);
   chat_opt->excludes(messages_opt, inputs);
   messages_opt->excludes(inputs);
   app.add_option("--max-new-tokens", max_new_tokens,
@@ -376,11 +409,12 @@ int run_generate(int argc, char** argv) {
       "print one JSON object (prompt_ids, generated_ids, text, stop_reason, timings) instead of "
       "streaming");
   if (!parse(app, argc, argv)) return 0;
-  INGOT_CHECK(
-      !prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty(),
-      ValueError,
-      "[ingot generate] give --prompt TEXT, --chat MESSAGE, --messages FILE.json or --input "
-      "input_ids=FILE.npy (see 'ingot generate --help')");
+  INGOT_CHECK(!prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty() ||
+                  !audio_file.empty(),
+              ValueError,
+              "[ingot generate] give --prompt TEXT, --chat MESSAGE, --messages FILE.json, --audio "
+              "FILE.wav or --input "
+              "input_ids=FILE.npy (see 'ingot generate --help')");
 
   namespace fs = std::filesystem;
   const bool exported = fs::exists(fs::path(source) / "manifest.json");
@@ -391,12 +425,16 @@ int run_generate(int argc, char** argv) {
   // apply_chat_template(tokenize=True) assumes.
   // An encoder-decoder model: the prompt or --input is the encoder's input.
   const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
+  INGOT_CHECK(audio_file.empty() || encoder_decoder, ValueError,
+              "[ingot generate] --audio is for speech models (Whisper); {} is not an "
+              "encoder-decoder model",
+              source);
   if (encoder_decoder) {
     INGOT_CHECK(image_files.empty(), ValueError,
                 "[ingot generate] --image is for vision-language models; {} is an "
                 "encoder-decoder model",
                 source);
-    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs,
+    return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs, audio_file,
                                     max_new_tokens, max_cache_len, json);
   }
   ImageTensors images;  // for a vision-language model

@@ -32,6 +32,9 @@ struct ModelInputs {
   // rope_deltas: how far the text after the images' grid positions is from its slot).
   Tensor rope_deltas;
   Tensor token_type_ids;  // [batch, seq] (BERT)
+  // [batch, mel bins, frames] float: Whisper's log-mel features, as its feature extractor
+  // makes them (the encoder's input; decoder_input_ids are the decoder's).
+  Tensor input_features;
   // [batch, seq, hidden]: the embeddings to run instead of looking up input_ids (a
   // vision-language model's language model gets the text embeddings with the image
   // tokens' rows replaced by projected image features). Decoders only.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -172,7 +173,17 @@ std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encode
                 name);
     cross_.push_back(it->second);
   }
-  return generate(decoder_prompt_, o, stats);
+  last_prompt_ = decoder_prompt_;
+  if (prompt_builder_) {
+    auto first_logits = [&] {
+      reset_cache();
+      step_ids_.data<int64_t>()[0] = decoder_prompt_.at(0);
+      Tensor logits = run(*decode_, step_ids_);  // [1, 1, vocab]
+      return contiguous(select(select(logits, 0, 0), 0, -1));
+    };
+    last_prompt_ = prompt_builder_(first_logits);
+  }
+  return generate(last_prompt_, o, stats);
 }
 
 void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens,
@@ -414,11 +425,20 @@ std::vector<int64_t> Generator::generate_after(const std::vector<int64_t>& promp
   generation::Rng rng(o.seed);
   std::vector<float> row;
   std::vector<int64_t> seen;  // prompt + generated: what the repetition penalty looks at
-  const bool plain_greedy = !o.do_sample && o.sampling.repetition_penalty == 1.0;
+  const bool suppressing = !o.suppress_tokens.empty() || !o.begin_suppress_tokens.empty();
+  const bool plain_greedy = !o.do_sample && o.sampling.repetition_penalty == 1.0 && !suppressing;
   if (!plain_greedy) seen.assign(prompt.begin(), prompt.end());
+  int64_t generated = 0;  // tokens chosen so far (begin_suppress_tokens applies at 0)
   auto next_token = [&](const Tensor& logits) {
     if (plain_greedy) return argmax_last(logits);
     last_row(logits, row);
+    auto suppress = [&](const std::vector<int64_t>& ids) {
+      for (int64_t id : ids)
+        if (id >= 0 && id < int64_t(row.size()))
+          row[size_t(id)] = -std::numeric_limits<float>::infinity();
+    };
+    suppress(o.suppress_tokens);
+    if (generated++ == 0) suppress(o.begin_suppress_tokens);
     const int64_t token = generation::next_token(row, seen, o.sampling, o.do_sample, rng);
     seen.push_back(token);
     return token;

@@ -28,6 +28,10 @@ struct GenerateOptions {
   generation::SamplingParams sampling;
   uint64_t seed = 0;
   std::vector<int64_t> stop_tokens;
+  // Ids whose logits become -inf at every step (transformers' SuppressTokensLogitsProcessor,
+  // Whisper's suppress_tokens) and at the first new token only (SuppressTokensAtBegin,
+  // begin_suppress_tokens). Ids outside the vocabulary are ignored.
+  std::vector<int64_t> suppress_tokens, begin_suppress_tokens;
   // Called with each new token as soon as it is chosen (streaming).
   std::function<void(int64_t token)> on_token;
 };
@@ -116,6 +120,16 @@ class Generator {
   bool is_encoder_decoder() const { return encoder_ != nullptr; }
   const std::string& encoder_input_name() const { return encoder_input_; }
   const std::vector<int64_t>& decoder_prompt() const { return decoder_prompt_; }
+  // A decoder prompt that depends on the input (Whisper's language detection): when set,
+  // generate_from_encoder_input calls it after the encoder with `first_logits`, which runs
+  // decode on [decoder_prompt()[0]] (the start token) and returns its logits [vocab]; its
+  // result replaces decoder_prompt() for that input (last_decoder_prompt() reports it).
+  using DecoderPromptBuilder =
+      std::function<std::vector<int64_t>(const std::function<Tensor()>& first_logits)>;
+  void set_decoder_prompt_builder(DecoderPromptBuilder builder) {
+    prompt_builder_ = std::move(builder);
+  }
+  const std::vector<int64_t>& last_decoder_prompt() const { return last_prompt_; }
   // Encoder-decoder decoding: the encoder runs once over `encoder_input` (input_ids
   // [1, source] for T5), cross_kv projects its states once, then the decode loop from the
   // decoder prompt reuses them every step; the returned tokens follow the decoder prompt.
@@ -156,6 +170,8 @@ class Generator {
   std::vector<Tensor> cross_;
   std::string encoder_input_;
   std::vector<int64_t> decoder_prompt_;
+  DecoderPromptBuilder prompt_builder_;
+  std::vector<int64_t> last_prompt_;
   std::vector<Tensor> cache_;  // the programs' cache inputs, in their input order
   // M-RoPE models: decode's rope_deltas input [1, 1] (before the cache), set per prompt.
   Tensor rope_deltas_;

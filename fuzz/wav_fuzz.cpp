@@ -1,0 +1,17 @@
+// libFuzzer target: reading an audio file (libsndfile behind ingot's checks) must reject
+// any malformed input with an ingot::IoError and never crash, hang or read out of bounds.
+#include <cstddef>
+#include <cstdint>
+
+#include "ingot/core/error.h"
+#include "ingot/models/audio_io.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    ingot::models::Audio a = ingot::models::read_audio_bytes(data, size, "fuzz-input");
+    volatile size_t sink = ingot::models::downmix_to_mono(a).size();
+    (void)sink;
+  } catch (const ingot::IoError&) {
+  }
+  return 0;
+}
