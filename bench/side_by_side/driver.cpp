@@ -17,6 +17,8 @@
 //     export-onnx OUT_DIR CACHE_LEN PROMPT   ONNX decode graph (f32) + prompt.npy for ORT
 //     quit
 // Errors are reported as {"error": "..."} and the process keeps serving.
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -98,12 +100,16 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   int64_t weight_bytes = 0, program_bytes = 0;
   for (const auto& [name, t] : s.programs.begin()->second.state) {
     program_bytes += int64_t(t.nbytes());
-    if (name.find("embed_tokens") == std::string::npos || !quantised)
+    if (!quantised || !ingot::is_floating(t.dtype()) ||
+        name.find("embed_tokens") == std::string::npos)
       weight_bytes += int64_t(t.nbytes());
   }
   // The float model is not needed any more (the programs hold what they read).
   s.cache_spec = s.model->cache_spec();
   s.model.reset();
+#if defined(__GLIBC__)
+  malloc_trim(0);  // return the freed float weights to the system (peak RSS below)
+#endif
   // Warm-up: faults the weights in, builds the plans of the shapes timed later.
   ingot::runtime::GenerateOptions go;
   go.max_new_tokens = 4;

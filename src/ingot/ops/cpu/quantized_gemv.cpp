@@ -86,9 +86,11 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
   const bool vnni = quant_isa() == QuantIsa::Avx512;
   detail::Int8Activations a;
   detail::quantize_activations(x, ldx, m, w.k, w.bits, vnni, a);
+  // One x row: the whole chunk at once (the kernel streams it as four sequences).
+  const int64_t block = m == 1 ? w.n : kInt8BlockRows;
   parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
-    for (int64_t b = r0; b < r1; b += kInt8BlockRows) {
-      const int64_t e = std::min(r1, b + kInt8BlockRows);
+    for (int64_t b = r0; b < r1; b += block) {
+      const int64_t e = std::min(r1, b + block);
       for (int64_t i = 0; i < m; ++i) {
         if (vnni)
           detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
