@@ -56,8 +56,8 @@ QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
 //  - Int8: each x row is quantised to int8 in blocks of 32 along k (s = max|x| / 127,
 //    q = round(x / s): llama.cpp's Q8_0 activations) and multiplied with integer dot
 //    products (AVX512-VNNI vpdpbusd); per 32-block the int32 sum is scaled by s_x * s_w.
-//    Faster, and off the exact result by the activations' rounding (~0.3% of an
-//    output's magnitude, docs/quantization.md). Layouts it covers: bits 8 with one group
+//    Faster, and off the exact result by the activations' rounding (at most
+//    sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity). Layouts it covers: bits 8 with one group
 //    per row (G == k) and no zero points (what the export packs), bits 4 with G in
 //    {32, 64} or a multiple of 128, with or without zero points. Other layouts, and an
 //    AVX-512 CPU without VNNI, run the Float path; QuantIsa::Scalar runs the portable
