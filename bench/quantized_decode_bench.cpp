@@ -3,7 +3,8 @@
 // float programs: decode tokens/s (one token per step after an 8-token prompt), prefill
 // tokens/s (a 64-token prompt into an empty cache), the .ingot artifact's size and the
 // peak RSS over export + run. int8 / int4 quantise every linear and the tied lm_head
-// (what llama.cpp's Q8_0 / Q4_0 do with the output matrix).
+// (what llama.cpp's Q8_0 / Q4_0 do with the output matrix). The `_a8` variants run the
+// same programs with int8 activations (cpu::QuantActivations::Int8).
 //   build/release/bench/ingot_bench --benchmark_filter='Quantized'
 // And the kernel alone: BM_QuantizedGemv streams one [N, K] packed weight per call
 // (GB/s of packed bytes), BM_QuantizedGemv/f32 the same shape through cpu::gemm.
