@@ -3,7 +3,8 @@
 // float programs: decode tokens/s (one token per step after an 8-token prompt), prefill
 // tokens/s (a 64-token prompt into an empty cache), the .ingot artifact's size and the
 // peak RSS over export + run. int8 / int4 quantise every linear and the tied lm_head
-// (what llama.cpp's Q8_0 / Q4_0 do with the output matrix).
+// (what llama.cpp's Q8_0 / Q4_0 do with the output matrix). The `_a8` variants run the
+// same programs with int8 activations (cpu::QuantActivations::Int8).
 //   build/release/bench/ingot_bench --benchmark_filter='Quantized'
 // And the kernel alone: BM_QuantizedGemv streams one [N, K] packed weight per call
 // (GB/s of packed bytes), BM_QuantizedGemv/f32 the same shape through cpu::gemm.
@@ -37,7 +38,9 @@ struct Variant {
 };
 
 // "f32", "bf16" (compute dtype, float weights) or "int8" / "int4" (f32 compute).
-Variant& variant(const std::string& name) {
+// A name ending in "_a8" runs the same program with int8 activations.
+Variant& variant(std::string name) {
+  if (name.size() > 3 && name.substr(name.size() - 3) == "_a8") name.resize(name.size() - 3);
   static std::map<std::string, Variant> cache;
   if (auto it = cache.find(name); it != cache.end()) return it->second;
   ingot::bench::reset_peak_rss();
@@ -64,6 +67,9 @@ Variant& variant(const std::string& name) {
 }
 
 void run_steps(benchmark::State& state, const std::string& name, bool prefill) {
+  const bool a8 = name.size() > 3 && name.substr(name.size() - 3) == "_a8";
+  ingot::cpu::ScopedQuantActivations act(a8 ? ingot::cpu::QuantActivations::Int8
+                                            : ingot::cpu::QuantActivations::Float);
   Variant& v = variant(name);
   ingot::runtime::ProgramModule mod(v.decode);
   ingot::nn::StaticCache cache(*v.model->cache_spec(), 1, kCacheLen);
@@ -113,6 +119,14 @@ BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32, "int4")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(24)
     ->UseRealTime();
+BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int8_a8, "int8_a8")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(24)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32_a8, "int4_a8")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(24)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, f32, "f32")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
@@ -129,15 +143,26 @@ BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32, "int4")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->UseRealTime();
+BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int8_a8, "int8_a8")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32_a8, "int4_a8")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
 
-// One x row against a packed [N, K] weight: the decode GEMV. Arg: bits (0 = f32 gemm).
+// m x rows against a packed [N, K] weight: the decode GEMV (m = 1) and a prefill block.
+// Args: bits (0 = f32 gemm), N, K, activations (0 float, 1 int8), m.
 void BM_QuantizedGemv(benchmark::State& state) {
   const int bits = int(state.range(0));
-  const int64_t n = state.range(1), k = state.range(2);
+  const int64_t n = state.range(1), k = state.range(2), m = state.range(4);
+  ingot::cpu::ScopedQuantActivations act(state.range(3) ? ingot::cpu::QuantActivations::Int8
+                                                        : ingot::cpu::QuantActivations::Float);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> w(static_cast<size_t>(n * k)), x(static_cast<size_t>(k)),
-      y(static_cast<size_t>(n));
+  std::vector<float> w(static_cast<size_t>(n * k)), x(static_cast<size_t>(m * k)),
+      y(static_cast<size_t>(m * n));
   for (float& f : w) f = u(rng);
   for (float& f : x) f = u(rng);
   ingot::cpu::PackedBuffers p;
@@ -148,10 +173,10 @@ void BM_QuantizedGemv(benchmark::State& state) {
   }
   for (auto _ : state) {
     if (bits) {
-      ingot::cpu::quantized_matmul(x.data(), k, 1, pw, y.data(), n);
+      ingot::cpu::quantized_matmul(x.data(), k, m, pw, y.data(), n);
     } else {
       ingot::cpu::GemmArgs g;
-      g.m = 1, g.n = n, g.k = k;
+      g.m = m, g.n = n, g.k = k;
       g.a = {x.data(), ingot::DType::F32, k, 1};
       g.b = {w.data(), ingot::DType::F32, 1, k};
       g.c = y.data();
@@ -165,8 +190,10 @@ void BM_QuantizedGemv(benchmark::State& state) {
       benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_QuantizedGemv)
-    ->ArgsProduct({{0, 8, 4}, {3072}, {1024}})
-    ->ArgsProduct({{0, 8, 4}, {1024}, {3072}})
+    ->ArgsProduct({{0, 8, 4}, {3072}, {1024}, {0}, {1, 64}})
+    ->ArgsProduct({{0, 8, 4}, {1024}, {3072}, {0}, {1, 64}})
+    ->ArgsProduct({{8, 4}, {3072}, {1024}, {1}, {1, 64}})
+    ->ArgsProduct({{8, 4}, {1024}, {3072}, {1}, {1, 64}})
     ->UseRealTime();
 
 }  // namespace

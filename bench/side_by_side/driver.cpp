@@ -4,7 +4,12 @@
 //
 //   ingot_side_by_side write-checkpoint DIR [SEED]   random Qwen3-0.6B-shaped bf16 checkpoint
 //   ingot_side_by_side serve DIR                     then, one per line on stdin:
-//     load DTYPE CACHE_LEN      DTYPE: f32 | bf16 (the compute dtype; weights are bf16)
+//     load DTYPE CACHE_LEN [ACT]  DTYPE: f32 | bf16 (the compute dtype; weights are bf16),
+//                               or int8 | int4 (f32 compute, weights quantised by the
+//                               export quantizer: int8 per channel / int4 group 32, the
+//                               tied lm_head too, as llama.cpp's Q8_0 / Q4_0 do); ACT:
+//                               int8 (default: activations quantised per 32-block, as
+//                               llama.cpp does) | float (the exact path)
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
 //     prefill TOKENS            one prefill of TOKENS tokens: {"tok_s", "seconds"}
 //     decode PROMPT STEPS       prefill PROMPT tokens, then STEPS decode steps: {"tok_s"}
@@ -12,12 +17,15 @@
 //     export-onnx OUT_DIR CACHE_LEN PROMPT   ONNX decode graph (f32) + prompt.npy for ORT
 //     quit
 // Errors are reported as {"error": "..."} and the process keeps serving.
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +38,7 @@
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/models/npy.h"
 #include "ingot/nn/static_cache.h"
+#include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/runtime/program_module.h"
@@ -52,44 +61,71 @@ std::vector<int64_t> prompt_of(int64_t n) {
 
 struct Session {
   std::string dir;
-  std::shared_ptr<ingot::models::PretrainedModel> model;
+  std::shared_ptr<ingot::models::PretrainedModel> model;  // released after the export
+  std::optional<ingot::nn::CacheSpec> cache_spec;
   std::map<std::string, ingot::ExportedProgram> programs;
   std::unique_ptr<ingot::runtime::Generator> generator;
   int64_t cache_len = 0;
 };
 
-nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len) {
-  INGOT_CHECK(dtype == "f32" || dtype == "bf16", ingot::ValueError,
-              "[side_by_side] load: dtype must be f32 or bf16, got '{}'", dtype);
+nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
+                    const std::string& act) {
+  const bool quantised = dtype == "int8" || dtype == "int4";
+  INGOT_CHECK(dtype == "f32" || dtype == "bf16" || quantised, ingot::ValueError,
+              "[side_by_side] load: dtype must be f32, bf16, int8 or int4, got '{}'", dtype);
+  INGOT_CHECK(act == "int8" || act == "float", ingot::ValueError,
+              "[side_by_side] load: activations must be int8 or float, got '{}'", act);
   s.generator.reset();
   s.programs.clear();
   s.model.reset();
   const auto t0 = Clock::now();
   s.model = ingot::models::from_pretrained(
-      s.dir, {dtype == "f32" ? ingot::DType::F32 : ingot::DType::BF16});
+      s.dir, {dtype == "bf16" ? ingot::DType::BF16 : ingot::DType::F32});
   ingot::exporters::GenerationExportOptions o;
   o.max_cache_len = cache_len;
-  s.programs =
-      ingot::exporters::programs_of(ingot::exporters::NativeExporter().export_for_generation(
-          *s.model, ingot::exporters::NativeExportConfig(), o));
+  ingot::exporters::NativeExportConfig config;
+  if (quantised) {
+    config.quantizer.scheme = dtype;
+    config.quantizer.group_size = 32;
+    config.quantizer.lm_head = true;
+  }
+  ingot::cpu::set_quant_activations(act == "int8" ? ingot::cpu::QuantActivations::Int8
+                                                  : ingot::cpu::QuantActivations::Float);
+  s.programs = ingot::exporters::programs_of(
+      ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o));
   s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
   s.cache_len = cache_len;
-  int64_t weight_bytes = 0;
-  for (const auto& [name, t] : s.model->state_dict()) weight_bytes += int64_t(t.nbytes());
+  // The bytes a decode step streams: the program's parameters but the embedding table
+  // (one row read per token; for int8 / int4 it stays float, tied to the packed lm_head).
+  int64_t weight_bytes = 0, program_bytes = 0;
+  for (const auto& [name, t] : s.programs.begin()->second.state) {
+    program_bytes += int64_t(t.nbytes());
+    if (!quantised || !ingot::is_floating(t.dtype()) ||
+        name.find("embed_tokens") == std::string::npos)
+      weight_bytes += int64_t(t.nbytes());
+  }
+  // The float model is not needed any more (the programs hold what they read).
+  s.cache_spec = s.model->cache_spec();
+  s.model.reset();
+#if defined(__GLIBC__)
+  malloc_trim(0);  // return the freed float weights to the system (peak RSS below)
+#endif
   // Warm-up: faults the weights in, builds the plans of the shapes timed later.
   ingot::runtime::GenerateOptions go;
   go.max_new_tokens = 4;
   s.generator->generate(prompt_of(16), go);
   return {{"load_s", seconds_since(t0)},
           {"weight_bytes", weight_bytes},
+          {"program_bytes", program_bytes},
+          {"rss_kb", ingot::bench::status_kb("VmRSS:")},
           {"threads", ingot::num_threads()}};
 }
 
 nlohmann::json logits(Session& s, const std::string& out, const std::vector<int64_t>& ids) {
-  INGOT_CHECK(s.model, ingot::ValueError, "[side_by_side] logits before load");
+  INGOT_CHECK(s.cache_spec, ingot::ValueError, "[side_by_side] logits before load");
   ingot::runtime::ProgramModule mod(s.programs.count("prefill") ? s.programs.at("prefill")
                                                                 : s.programs.at("decode"));
-  ingot::nn::StaticCache cache(*s.model->cache_spec(), 1, s.cache_len);
+  ingot::nn::StaticCache cache(*s.cache_spec, 1, s.cache_len);
   auto outs = mod(ingot::Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
   std::vector<float> row;
   ingot::runtime::last_row(outs.at(0), row);
@@ -147,10 +183,12 @@ int serve(const std::string& dir) {
     nlohmann::json reply;
     try {
       if (cmd == "load") {
-        std::string dtype;
+        std::string dtype, act = "int8";
         int64_t cache_len = 0;
-        in >> dtype >> cache_len;
-        reply = load(s, dtype, cache_len);
+        std::string act_token;
+        in >> dtype >> cache_len >> act_token;
+        if (!act_token.empty()) act = act_token;
+        reply = load(s, dtype, cache_len, act);
       } else if (cmd == "logits") {
         std::string out;
         in >> out;

@@ -35,11 +35,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # config name -> (ingot load dtype, GGUF type of the matrices, logit tolerance). The
-# quantised configs (Q8_0, Q4_0) are added here with their ingot dtype when ingot has one.
+# quantised configs compare ingot's export quantizer (int8 per output channel / int4
+# symmetric group 32, lm_head too, int8 activations per 32-block) on the same bf16
+# weights with llama.cpp's Q8_0 (int8 per 32-block) / Q4_0 (the same int4 scheme, f16
+# scales); their tolerance covers the two quantisations' different rounding.
 CONFIGS = {
     "f32": ("f32", "F32", 1e-3),
     "bf16": ("bf16", "BF16", 0.08),
+    "q8_0": ("int8", "Q8_0", 0.1),
+    "q4_0": ("int4", "Q4_0", 0.15),
 }
+
+
+def rss_kb(field: str = "VmHWM:") -> int:
+    """This process's /proc/self/status field (kB); llama.cpp runs in this process."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1])
+    return 0
+
+
+def reset_peak_rss() -> None:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
 
 
 def prompt_of(n: int) -> list[int]:
@@ -185,6 +204,10 @@ def main() -> None:
               f"{same_argmax}", file=sys.stderr)
         if rel > tol or (not same_argmax and c == "f32"):
             sys.exit(f"side_by_side: {c}: ingot's and llama.cpp's logits differ ({check})")
+        reset_peak_rss()
+        llama.decode(16, 4)
+        llama_rss_kb = rss_kb()
+        ingot_rss_kb = ingot.ask(f"decode 16 4")["peak_rss_kb"]
         cases = [("decode", lambda e: e.decode(16, a.decode_steps))]
         if c in prefill_configs:
             for n in prefill_lengths:
@@ -205,7 +228,11 @@ def main() -> None:
                     best[name][engine] = max(best[name][engine], fn(e))
         llama.close()
         entry = {"ingot_dtype": dtype, "gguf_type": gtype, "logits": check,
-                 "ingot_weight_bytes": loaded["weight_bytes"], "tok_s": best}
+                 "ingot_weight_bytes": loaded["weight_bytes"],
+                 "ingot_program_bytes": loaded.get("program_bytes"),
+                 "gguf_bytes": os.path.getsize(gguf_path),
+                 "peak_rss_kb": {"ingot": ingot_rss_kb, "llama.cpp (harness process)": llama_rss_kb},
+                 "tok_s": best}
         result["configs"][c] = entry
         for name, _ in cases:
             rows.append((f"{name} {c}", best[name]["ingot"], best[name]["llama.cpp"], "llama.cpp"))
@@ -247,6 +274,10 @@ def main() -> None:
         e["ingot_decode_fraction_of_bandwidth"] = streamed / bw if bw else None
         print(f"decode {c}: ingot streams {streamed:.1f} GB/s of weights = "
               f"{streamed / bw if bw else float('nan'):.2f} of the probe")
+        print(f"  {c}: ingot program {e['ingot_program_bytes'] / 1e6:.0f} MB, GGUF "
+              f"{e['gguf_bytes'] / 1e6:.0f} MB; peak RSS ingot {e['peak_rss_kb']['ingot'] / 1024:.0f}"
+              f" MB, llama.cpp (with Python) "
+              f"{e['peak_rss_kb']['llama.cpp (harness process)'] / 1024:.0f} MB")
     text = json.dumps(result)
     if a.json_out:
         with open(a.json_out, "w") as f:

@@ -14,6 +14,7 @@ struct CpuFeatures {
   bool avx512vl = false;
   bool avx512dq = false;
   bool avx512bf16 = false;
+  bool avx512vnni = false;  // vpdpbusd: u8 x s8 dot products into int32 lanes
 
   // The AVX-512 level the kernels' avx512 paths are compiled for (F, BW, VL, DQ + FMA, F16C).
   bool avx512_kernels() const { return avx512f && avx512bw && avx512vl && avx512dq && fma && f16c; }

@@ -4,6 +4,8 @@
 // cpu::gemm, so the packed bytes are read once per block and the float block stays in L2.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "ingot/core/cpu_features.h"
@@ -21,6 +23,19 @@ namespace {
 constexpr int64_t kMaxStreamRows = 4;
 constexpr int64_t kBlockRows = 64;  // rows of W dequantised per gemm call
 constexpr int64_t kGemvGrain = 16;  // rows of W per thread chunk at least
+// Int8 activations: rows of W that every x row visits before the next block, so the
+// block's packed bytes are read from memory once and from L1 for the other x rows.
+constexpr int64_t kInt8BlockRows = 4;
+
+QuantActivations initial_activations() {
+  const char* env = std::getenv("INGOT_QUANT_ACTIVATIONS");
+  return env && std::string(env) == "int8" ? QuantActivations::Int8 : QuantActivations::Float;
+}
+
+std::atomic<QuantActivations>& active_activations() {
+  static std::atomic<QuantActivations> a{initial_activations()};
+  return a;
+}
 
 std::atomic<QuantIsa>& active_isa() {
   static std::atomic<QuantIsa> isa{cpu_features().avx512_kernels() ? QuantIsa::Avx512
@@ -50,6 +65,44 @@ QuantIsa set_quant_isa(QuantIsa isa) {
   return isa;
 }
 
+QuantActivations quant_activations() {
+  return active_activations().load();
+}
+
+QuantActivations set_quant_activations(QuantActivations a) {
+  return active_activations().exchange(a);
+}
+
+bool int8_activations_apply(const PackedWeight& w) {
+  if (!detail::int8_activation_layout(w)) return false;
+  return quant_isa() == QuantIsa::Scalar || cpu_features().avx512vnni;
+}
+
+namespace {
+
+// Int8 activations: quantise the x rows once, then per block of W rows every x row.
+void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
+                            int64_t ldy) {
+  const bool vnni = quant_isa() == QuantIsa::Avx512;
+  detail::Int8Activations a;
+  detail::quantize_activations(x, ldx, m, w.k, w.bits, vnni, a);
+  // One x row: the whole chunk at once (the kernel streams it as four sequences).
+  const int64_t block = m == 1 ? w.n : kInt8BlockRows;
+  parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
+    for (int64_t b = r0; b < r1; b += block) {
+      const int64_t e = std::min(r1, b + block);
+      for (int64_t i = 0; i < m; ++i) {
+        if (vnni)
+          detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
+        else
+          detail::int8act_rows_scalar(a, i, w, b, e, y + i * ldy);
+      }
+    }
+  });
+}
+
+}  // namespace
+
 void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
   check_layout(w);
   if (quant_isa() == QuantIsa::Avx512)
@@ -62,6 +115,8 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
                       int64_t ldy) {
   check_layout(w);
   if (m == 0 || w.n == 0) return;
+  if (quant_activations() == QuantActivations::Int8 && int8_activations_apply(w))
+    return int8_activation_matmul(x, ldx, m, w, y, ldy);
   const bool avx512 = quant_isa() == QuantIsa::Avx512;
   if (m <= kMaxStreamRows) {
     // [m, k] x [n, k]^T, one pass over W per x row, rows of W split over threads.

@@ -48,4 +48,36 @@ enum class QuantIsa { Scalar, Avx512 };
 QuantIsa quant_isa();
 QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
 
+// How quantized_matmul treats the activations x (process-wide, a runtime choice; the
+// environment variable INGOT_QUANT_ACTIVATIONS=float|int8 sets the start value):
+//  - Float (default): x stays f32 and the weights are dequantised in registers; results
+//    equal the dequantise + matmul reference to f32 rounding (what the backends' 1e-3
+//    conformance checks compare with).
+//  - Int8: each x row is quantised to int8 in blocks of 32 along k (s = max|x| / 127,
+//    q = round(x / s): llama.cpp's Q8_0 activations) and multiplied with integer dot
+//    products (AVX512-VNNI vpdpbusd); per 32-block the int32 sum is scaled by s_x * s_w.
+//    Faster, and off the exact result by the activations' rounding (at most
+//    sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity). Layouts it covers: bits 8 with one group
+//    per row (G == k) and no zero points (what the export packs), bits 4 with G in
+//    {32, 64} or a multiple of 128, with or without zero points. Other layouts, and an
+//    AVX-512 CPU without VNNI, run the Float path; QuantIsa::Scalar runs the portable
+//    int8 kernel (the reference the VNNI kernel is tested against).
+enum class QuantActivations { Float, Int8 };
+QuantActivations quant_activations();
+QuantActivations set_quant_activations(QuantActivations a);  // returns the previous one
+// True when Int8 mode runs integer dot products for `w` at the current ISA level.
+bool int8_activations_apply(const PackedWeight& w);
+
+// Sets the activation mode for a scope (tests, benchmarks), restoring the previous one.
+class ScopedQuantActivations {
+ public:
+  explicit ScopedQuantActivations(QuantActivations a) : previous_(set_quant_activations(a)) {}
+  ~ScopedQuantActivations() { set_quant_activations(previous_); }
+  ScopedQuantActivations(const ScopedQuantActivations&) = delete;
+  ScopedQuantActivations& operator=(const ScopedQuantActivations&) = delete;
+
+ private:
+  QuantActivations previous_;
+};
+
 }  // namespace ingot::cpu

@@ -1,0 +1,196 @@
+// quantized_matmul with int8 activations (cpu::QuantActivations::Int8): the AVX512-VNNI
+// kernel against the portable int8 kernel (its reference: the same integer sums, so they
+// differ by f32 summation order only), the portable kernel against a double-precision
+// reference of the scheme's definition and against the exact product within the
+// activations' rounding bound, the layouts that fall back to the exact path, and the
+// mode switch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "ingot/core/cpu_features.h"
+#include "ingot/ops/cpu/quantize_pack.h"
+#include "ingot/ops/cpu/quantized_gemv.h"
+
+namespace ingot::cpu {
+namespace {
+
+struct Case {
+  int bits;
+  int64_t group;  // 0: per row (k)
+  bool zeros;
+  int64_t k;
+};
+
+struct Problem {
+  int64_t n = 0, m = 0, k = 0;
+  std::vector<float> w, x;
+  PackedBuffers p;
+  PackedWeight pw;
+};
+
+Problem make(const Case& c, int64_t m, uint32_t seed) {
+  Problem pr;
+  pr.n = 37, pr.m = m, pr.k = c.k;  // 37 rows: four-row blocks and a remainder
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  pr.w.resize(size_t(pr.n * c.k));
+  pr.x.resize(size_t(m * c.k));
+  for (float& f : pr.w) f = u(rng);
+  for (float& f : pr.x) f = u(rng) * (u(rng) > 0.9f ? 8.0f : 1.0f);  // some outliers
+  const int64_t g = c.group ? c.group : c.k;
+  pr.p = quantize_weight(pr.w.data(), pr.n, c.k, c.bits, g, c.zeros);
+  pr.pw = {pr.p.q.data(),
+           pr.p.scales.data(),
+           c.zeros ? pr.p.zeros.data() : nullptr,
+           c.bits,
+           pr.n,
+           c.k,
+           g};
+  return pr;
+}
+
+std::vector<float> run(const Problem& pr, QuantActivations act, QuantIsa isa) {
+  ScopedQuantActivations mode(act);
+  set_quant_isa(isa);
+  std::vector<float> y(size_t(pr.m * pr.n), NAN);
+  quantized_matmul(pr.x.data(), pr.k, pr.m, pr.pw, y.data(), pr.n);
+  set_quant_isa(QuantIsa::Avx512);
+  return y;
+}
+
+int weight_value(const PackedWeight& w, int64_t r, int64_t c) {
+  return w.bits == 8 ? w.q[r * w.k + c] : (w.q[r * w.k / 2 + c / 2] >> (4 * (c & 1))) & 15;
+}
+
+// The scheme's definition in double: q_x = round(x / d) per 32-block (d = max|x| / 127),
+// y = sum (w_q - z) * s_w * q_x * d. Also returns the exact product and the rounding
+// bound sum |W_deq| * d / 2 per output.
+struct Reference {
+  std::vector<double> int8act, exact, bound;
+};
+
+Reference reference(const Problem& pr) {
+  const PackedWeight& w = pr.pw;
+  Reference ref;
+  for (int64_t i = 0; i < pr.m; ++i) {
+    const float* x = pr.x.data() + i * pr.k;
+    std::vector<double> q(size_t(pr.k)), d(size_t(pr.k));
+    for (int64_t c0 = 0; c0 < pr.k; c0 += 32) {
+      const int64_t c1 = std::min(pr.k, c0 + 32);
+      float amax = 0;
+      for (int64_t c = c0; c < c1; ++c) amax = std::max(amax, std::fabs(x[c]));
+      const float s = amax / 127.0f, inv = s != 0 ? 1.0f / s : 0.0f;
+      for (int64_t c = c0; c < c1; ++c) {
+        q[size_t(c)] = std::nearbyint(x[c] * inv);
+        d[size_t(c)] = s;
+      }
+    }
+    for (int64_t r = 0; r < w.n; ++r) {
+      double a = 0, e = 0, b = 0;
+      for (int64_t c = 0; c < pr.k; ++c) {
+        const int64_t g = c / w.group;
+        const double wd =
+            double(weight_value(w, r, c) - w.zero(r, g)) * w.scales[r * w.groups() + g];
+        a += wd * q[size_t(c)] * d[size_t(c)];
+        e += wd * x[c];
+        b += std::abs(wd) * d[size_t(c)] * 0.5;
+      }
+      ref.int8act.push_back(a);
+      ref.exact.push_back(e);
+      ref.bound.push_back(b);
+    }
+  }
+  return ref;
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+class Int8Activations : public ::testing::TestWithParam<std::tuple<Case, int64_t>> {};
+
+// The portable kernel computes the scheme's definition, stays within the activations'
+// rounding bound of the exact product, and the VNNI kernel equals it.
+TEST_P(Int8Activations, KernelsMatchReference) {
+  const auto [c, m] = GetParam();
+  const Problem pr = make(c, m, uint32_t(c.k + m));
+  const Reference ref = reference(pr);
+  const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+  const double scale = max_abs(ref.int8act);
+  for (size_t j = 0; j < scalar.size(); ++j) {
+    EXPECT_NEAR(scalar[j], ref.int8act[j], 2e-6 * scale) << "output " << j;
+    EXPECT_LE(std::abs(scalar[j] - ref.exact[j]), ref.bound[j] * 1.0001 + 2e-6 * scale)
+        << "output " << j;
+  }
+  if (!(cpu_features().avx512_kernels() && cpu_features().avx512vnni))
+    GTEST_SKIP() << "this CPU has no AVX512-VNNI (the portable kernel is checked above)";
+  const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
+  for (size_t j = 0; j < vnni.size(); ++j)
+    EXPECT_NEAR(vnni[j], scalar[j], 2e-6 * scale) << "output " << j;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, Int8Activations,
+    ::testing::Combine(::testing::Values(Case{8, 0, false, 1024},
+                                         Case{8, 0, false, 200},  // 200: tails
+                                         Case{8, 0, false, 30}, Case{4, 32, false, 256},
+                                         Case{4, 32, false, 224},  // a 96-weight tail chunk
+                                         Case{4, 32, true, 160}, Case{4, 64, true, 192},
+                                         Case{4, 64, false, 320}, Case{4, 128, false, 384},
+                                         Case{4, 128, true, 256}),
+                       ::testing::Values(int64_t(1), int64_t(3), int64_t(17))));
+
+// Layouts the int8 kernels do not cover (8-bit with zero points or several groups per
+// row) run the exact path in Int8 mode: bit-identical to Float mode.
+TEST(Int8ActivationsFallback, UncoveredLayoutsRunExact) {
+  Problem pr = make(Case{8, 0, false, 128}, 2, 5);
+  std::vector<uint8_t> zeros(size_t(pr.n * 2), 128);
+  std::vector<float> scales(size_t(pr.n * 2));
+  for (int64_t r = 0; r < pr.n; ++r)
+    scales[size_t(2 * r)] = scales[size_t(2 * r + 1)] = pr.p.scales[size_t(r)];
+  pr.pw.zeros = zeros.data();
+  EXPECT_FALSE(int8_activations_apply(pr.pw));
+  EXPECT_EQ(run(pr, QuantActivations::Int8, QuantIsa::Avx512),
+            run(pr, QuantActivations::Float, QuantIsa::Avx512));
+  pr.pw.zeros = nullptr;
+  pr.pw.scales = scales.data();
+  pr.pw.group = 64;  // two groups per row
+  EXPECT_FALSE(int8_activations_apply(pr.pw));
+  EXPECT_EQ(run(pr, QuantActivations::Int8, QuantIsa::Avx512),
+            run(pr, QuantActivations::Float, QuantIsa::Avx512));
+}
+
+// The mode is process-wide and scoped; Float is the exact path.
+TEST(Int8ActivationsMode, ScopedSwitchRestores) {
+  const QuantActivations before = quant_activations();
+  {
+    ScopedQuantActivations a(QuantActivations::Int8);
+    EXPECT_EQ(quant_activations(), QuantActivations::Int8);
+    {
+      ScopedQuantActivations b(QuantActivations::Float);
+      EXPECT_EQ(quant_activations(), QuantActivations::Float);
+    }
+    EXPECT_EQ(quant_activations(), QuantActivations::Int8);
+  }
+  EXPECT_EQ(quant_activations(), before);
+  // Int8 mode differs from the exact result (it quantises x), Float does not.
+  const Problem pr = make(Case{4, 32, false, 256}, 1, 9);
+  const Reference ref = reference(pr);
+  const std::vector<float> f = run(pr, QuantActivations::Float, QuantIsa::Avx512);
+  const std::vector<float> q = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
+  double df = 0, dq = 0;
+  for (size_t j = 0; j < f.size(); ++j) {
+    df = std::max(df, std::abs(f[j] - ref.exact[j]));
+    dq = std::max(dq, std::abs(q[j] - ref.exact[j]));
+  }
+  EXPECT_LT(df, 1e-5 * max_abs(ref.exact));
+  EXPECT_GT(dq, 1e-5 * max_abs(ref.exact));
+}
+
+}  // namespace
+}  // namespace ingot::cpu
