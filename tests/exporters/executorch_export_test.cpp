@@ -141,7 +141,7 @@ TEST(ExecutorchXnnpack, LinearBecomesADelegateCallWithItsWeightInThePayload) {
   ASSERT_EQ(pte.plans.at(0).delegates.size(), 1u);
   EXPECT_EQ(pte.plans.at(0).delegates[0].id, "XnnpackBackend");
   const std::string& payload = pte.delegate_data.at(0).head;  // the weights follow it
-  EXPECT_EQ(pte.delegate_data.at(0).tensors.size(), 2u);     // w and the bias
+  EXPECT_EQ(pte.delegate_data.at(0).tensors.size(), 2u);      // w and the bias
   EXPECT_EQ(payload.substr(4, 4), "XH00");
   const uint32_t fb = uint32_t(uint8_t(payload[10])) | uint32_t(uint8_t(payload[11])) << 8;
   EXPECT_EQ(payload.substr(fb + 4, 4), "XN01");
@@ -342,15 +342,121 @@ TEST(ExecutorchSeedPrograms, SixteenBitFloats) {
       {{rand_tensor({2, 4}, 5)}, {rand_tensor({5, 4}, 6)}}, 1.0 / 128, 1.0 / 128);
 }
 
-// Control flow is not emitted yet: a clear error naming the op, not a broken .pte.
-TEST(ExecutorchSeedPrograms, CondIsAClearNotSupportedError) {
+// Control flow: cond / map / while_loop become JumpFalseCall / MoveCall instructions and
+// executorch_prim counters (emitter_control_flow.cpp); ExecuTorch's runtime runs both
+// branches of each cond (one input set each, on one loaded method) == ingot's runtime.
+size_t count_instructions(const ExecutorchProgram& p, executorch::Instruction::Kind kind) {
+  size_t n = 0;
+  for (const auto& in : p.pte.plans.at(0).instructions) n += in.kind == kind;
+  return n;
+}
+
+TEST(ExecutorchSeedPrograms, CondOnDataTakesBothBranches) {
+  SKIP_WITHOUT_VENV();
   auto fn = testing::sin_or_cos_by_sum;
+  Tensor pos = add(abs(rand_tensor({3}, 2)), Scalar(0.1));
+  Tensor neg = sub(ingot::neg(abs(rand_tensor({3}, 3))), Scalar(0.1));
+  auto a = check_program("cond_data", nullptr, fn, std::tuple{rand_tensor({3}, 1)},
+                         ExecutorchConfig(), {"x"}, {{pos}, {neg}, {pos}}, 0.0, 1e-5);
+  ExecutorchProgram& p = pte_of(*a);
+  EXPECT_EQ(count_instructions(p, executorch::Instruction::Kind::JumpFalse), 2u);
+  EXPECT_EQ(count_instructions(p, executorch::Instruction::Kind::Move), 2u);
+  // The branches' results really differ: sin on the positive, cos on the negative input.
+  runtime::ProgramModule mod(p.program);
+  testing::expect_near_tensors(mod.run({pos})[0], sin(pos), 1e-6);
+  testing::expect_near_tensors(mod.run({neg})[0], cos(neg), 1e-6);
+}
+
+// A predicate on a dynamic size: executorch_prim::lt.Scalar computes it at run time.
+TEST(ExecutorchSeedPrograms, CondOnADynamicSizeTakesBothBranches) {
+  SKIP_WITHOUT_VENV();
+  auto fn = testing::branch_on_rows;
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"x": {"0": {"name": "rows", "min": 2, "max": 8}}})";
+  auto a = check_program("cond_size", nullptr, fn, std::tuple{rand_tensor({6, 2}, 1)}, c, {"x"},
+                         {{rand_tensor({6, 2}, 2)},
+                          {rand_tensor({3, 2}, 3)},
+                          {rand_tensor({8, 2}, 4)},
+                          {rand_tensor({4, 2}, 5)}},
+                         0.0, 1e-5);
+  runtime::ProgramModule mod(pte_of(*a).program);
+  Tensor big = rand_tensor({6, 2}, 6), small = rand_tensor({3, 2}, 7);
+  testing::expect_near_tensors(mod.run({big})[0], add(big, Scalar(1)), 1e-6);
+  testing::expect_near_tensors(mod.run({small})[0], mul(small, Scalar(3)), 1e-6);
+}
+
+// map over rows (a loop of select_copy / body / et_copy_index) and a while_loop (carried
+// values copied back each iteration; the condition is a bool tensor).
+TEST(ExecutorchSeedPrograms, MapAndWhileLoopRunAsLoops) {
+  SKIP_WITHOUT_VENV();
+  auto fn = testing::map_and_while_loop;
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"xs": {"0": {"name": "rows", "min": 1, "max": 6}}})";
+  auto a = check_program("map_while", nullptr, fn,
+                         std::tuple{rand_tensor({4, 3}, 1), rand_tensor({3}, 2)}, c, {"xs", "y"},
+                         {{rand_tensor({4, 3}, 3), rand_tensor({3}, 4)},
+                          {rand_tensor({1, 3}, 5), rand_tensor({3}, 6)},
+                          {rand_tensor({6, 3}, 7), rand_tensor({3}, 8)}},
+                         0.0, 1e-5);
+  EXPECT_EQ(count_instructions(pte_of(*a), executorch::Instruction::Kind::JumpFalse), 3u);
+}
+
+// Nested: a cond inside a map body (jumps inside a loop, moves inside an iteration); the
+// map's result is read by a later kernel, and a shorter call follows a longer one.
+TEST(ExecutorchSeedPrograms, CondInsideMap) {
+  SKIP_WITHOUT_VENV();
+  auto fn = [](const Tensor& xs) {
+    Tensor mapped = map(
+        [](const TensorList& in) {
+          return cond(
+              gt(sum(in[0]), Scalar(0)),
+              [](const TensorList& b) { return TensorList{mul(b[0], Scalar(2))}; },
+              [](const TensorList& b) { return TensorList{neg(b[0])}; }, {in[0]});
+        },
+        {xs})[0];
+    return add(mapped, Scalar(1));
+  };
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"xs": {"0": {"name": "rows", "min": 1, "max": 8}}})";
+  check_program("cond_in_map", nullptr, fn, std::tuple{rand_tensor({5, 4}, 1)}, c, {"xs"},
+                {{rand_tensor({5, 4}, 2)},
+                 {rand_tensor({2, 4}, 3)},
+                 {rand_tensor({8, 4}, 4)},
+                 {rand_tensor({3, 4}, 5)}},
+                0.0, 1e-5);
+}
+
+// What ExecuTorch's prim ops cannot compute is a clear error naming the node, not a .pte.
+TEST(ExecutorchSeedPrograms, UnsupportedControlFlowIsAClearError) {
+  auto fn = [](const Tensor& x) {
+    return cond(
+        x.sym_size(0) > SymInt(4) && x.sym_size(1) > SymInt(2),
+        [](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; },
+        [](const TensorList& in) { return TensorList{mul(in[0], Scalar(3))}; }, {x})[0];
+  };
+  ExecutorchConfig c;
+  c.dynamic_shapes_json =
+      R"({"x": {"0": {"name": "a", "min": 2, "max": 8}, "1": {"name": "b", "min": 2, "max": 8}}})";
   try {
-    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, ExecutorchConfig(),
-                                   {"x"});
+    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({6, 3}, 1)}, c, {"x"});
     FAIL() << "expected NotSupportedError";
   } catch (const NotSupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("'cond'"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'cond'"), std::string::npos) << what;
+    EXPECT_NE(what.find("and / or"), std::string::npos) << what;
+  }
+  // A map over a size that may be 0 (the loop body runs at least once).
+  auto mapped = [](const Tensor& xs) {
+    return map([](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; }, {xs})[0];
+  };
+  ExecutorchConfig zero;
+  zero.dynamic_shapes_json = R"({"xs": {"0": {"name": "n", "min": 0, "max": 8}}})";
+  try {
+    ExecutorchExporter().export_fn(nullptr, mapped, std::tuple{rand_tensor({3, 2}, 1)}, zero,
+                                   {"xs"});
+    FAIL() << "expected NotSupportedError";
+  } catch (const NotSupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("may be 0"), std::string::npos) << e.what();
   }
 }
 
