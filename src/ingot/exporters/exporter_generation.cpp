@@ -30,13 +30,10 @@ std::vector<Component> components_of(const GenerationExportOptions& g) {
 }  // namespace
 
 // ── Stage 3 (generation): the dynamic shapes of (input_ids or inputs_embeds, cache) ──
-ExportOptions detail::generation_component_options(const NativeExportConfig& config,
-                                                   const GenerationExportOptions& g,
-                                                   const nn::NamedTensors& cache,
-                                                   bool symbolic_tokens,
-                                                   const std::string& component,
-                                                   const std::string& first_input,
-                                                   bool mask_and_positions) {
+ExportOptions detail::generation_component_options(
+    const NativeExportConfig& config, const GenerationExportOptions& g,
+    const nn::NamedTensors& cache, bool symbolic_tokens, const std::string& component,
+    const std::string& first_input, bool mask_and_positions) {
   INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
               "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
               "generation components set their own (the token count is symbolic in prefill and "
@@ -66,9 +63,9 @@ ExportOptions detail::generation_component_options(const NativeExportConfig& con
     }
     if (g.dynamic_cache_len)
       mask_dims.emplace(3, Dim("cache_len", 2, std::numeric_limits<int32_t>::max()));
-    o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims),
-                                             DynamicShapes::tensor(mask_dims),
-                                             DynamicShapes::tensor(pos_dims), cache_shapes});
+    o.dynamic_shapes =
+        DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), DynamicShapes::tensor(mask_dims),
+                              DynamicShapes::tensor(pos_dims), cache_shapes});
   } else {
     o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), cache_shapes});
   }
@@ -111,6 +108,7 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
     in.input_ids = input_ids;
     in.attention_mask = attention_mask;
     in.position_ids = position_ids;
+    in.sliding_windows_on_4d_mask = true;  // the mask is the full layers'; windows in-graph
     in.cache = &cache;
     return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
   };
@@ -128,18 +126,18 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
     TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
       nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(call.cache);
       if (mask_and_positions)
-        return ingot::export_(&model, with_patches(patches, step_with_mask),
-                              std::tuple{call.input_ids, example_causal_mask(call),
-                                         contiguous(to(call.position_ids, DType::I64)),
-                                         example_cache},
-                              opts);
+        return ingot::export_(
+            &model, with_patches(patches, step_with_mask),
+            std::tuple{call.input_ids, example_causal_mask(call),
+                       contiguous(to(call.position_ids, DType::I64)), example_cache},
+            opts);
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };
-    out[c.name] = run_stages(
-        model.architecture(), "generation", &model, trace, config,
-        detail::generation_component_options(config, g, call.cache, c.symbolic_tokens, c.name,
-                                             "input_ids", mask_and_positions));
+    out[c.name] =
+        run_stages(model.architecture(), "generation", &model, trace, config,
+                   detail::generation_component_options(config, g, call.cache, c.symbolic_tokens,
+                                                        c.name, "input_ids", mask_and_positions));
   }
   return out;
 }
