@@ -257,5 +257,57 @@ std::vector<DecodeCase> in_place_cases() {
 INSTANTIATE_TEST_SUITE_P(Decoders, ExecutorchDecodeInPlace, ::testing::ValuesIn(in_place_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// --- the LLM-runner layout: input_pos drives the step ------------------------------------
+
+// forward(tokens, input_pos) on one loaded method, calls in order: a prompt at 0, a token
+// at 5, a different token at 5 again (rewrites slot 5: the result is as if the first had
+// never been fed), a new 3-token prompt at 0 (a restart over stale slots), a token at 3.
+// Each call's logits == ingot's eager model over a fresh StaticCache fed the same
+// sequence (1e-4). With input_pos ignored, calls 3-5 would sit at positions 6, 7 and 10.
+TEST(ExecutorchLlmRunnerLayout, InputPosDrivesPositionsAndCacheWrites) {
+  const std::string folder = testing::fixture_path("models/llama");
+  auto model = models::from_pretrained(folder);
+  GenerationExportOptions g;
+  g.max_cache_len = 16;
+  auto a = executorch::export_llm_runner(*model, folder, ExecutorchConfig(), g);
+  ASSERT_EQ(a->input_names, (std::vector<std::string>{"input_ids", "input_pos"}));
+  // ingot: every call's logits [1, n, vocab] for a sequence of calls on one cache.
+  auto eager = [&](const std::vector<std::vector<int64_t>>& calls) {
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    Tensor last;
+    for (const auto& ids : calls) {
+      models::ModelInputs in;
+      in.input_ids = Tensor::from_vector(ids, {1, int64_t(ids.size())});
+      in.cache = &cache;
+      last = contiguous(model->forward(in).logits);
+    }
+    return last;
+  };
+  const std::vector<int64_t> prompt{3, 17, 42, 5, 9}, again{11, 4, 8};
+  const std::vector<int64_t> tok_a{7}, tok_b{23};
+  struct Call {
+    std::vector<int64_t> ids;
+    int64_t pos;
+    Tensor want;
+  };
+  std::vector<Call> calls{{prompt, 0, eager({prompt})},
+                          {tok_a, 5, eager({prompt, tok_a})},
+                          {tok_b, 5, eager({prompt, tok_b})},
+                          {again, 0, eager({again})},
+                          {tok_a, 3, eager({again, tok_a})}};
+  // The ingot side itself tells the calls apart (a test that could not fail otherwise).
+  EXPECT_GT(amax(abs(sub(calls[1].want, calls[2].want))).item<float>(), 1e-3);
+  SKIP_WITHOUT_VENV();
+  et::ScratchDir dir("llm_runner_input_pos");
+  const fs::path pte = dir.path() / "llm_runner.pte";
+  a->save(pte.string());
+  et::Cases cases(dir.path() / "cases");
+  for (const Call& c : calls)
+    cases.add({{"input_ids", Tensor::from_vector(c.ids, {1, int64_t(c.ids.size())})},
+               {"input_pos", Tensor::from_vector(std::vector<int64_t>{c.pos}, {1})}},
+              {{0, {"logits", c.want}}});
+  EXPECT_TRUE(cases.run(pte, kAtol).value("ok", false));
+}
+
 }  // namespace
 }  // namespace ingot::exporters
