@@ -472,10 +472,15 @@ std::vector<Tensor> run_ingot(const ExecutorchProgram& p, runtime::ProgramModule
 
 // Dynamic batch and sequence, three shapes: ExecuTorch's outputs == ingot's runtime on the
 // same program and == the committed transformers outputs (1e-4).
-void expect_fixture_conformance(const std::string& name, const std::string& backend) {
+// Exports one fixture, checks the ingot side, and adds its run (tag "<name>/<backend>") to
+// `runs` for ExecuTorch.
+void prepare_fixture_conformance(const std::string& name, const std::string& backend,
+                                 const fs::path& root, std::vector<nlohmann::json>& runs) {
+  SCOPED_TRACE(name + " / " + backend);
   const std::string folder = testing::fixture_path(std::string("models/") + name);
   auto model = models::from_pretrained(folder);
-  et::ScratchDir dir(name + "_" + backend);
+  const fs::path dir = root / (name + "_" + backend);
+  fs::create_directories(dir);
   ExecutorchConfig c;
   c.dynamic = true;
   c.max_batch = 4;
@@ -488,7 +493,7 @@ void expect_fixture_conformance(const std::string& name, const std::string& back
     EXPECT_GE(p.pte.plans.at(0).delegates.size(), 2u);
     std::cout << p.pte.plans.at(0).delegates.size() << " XNNPACK delegate calls\n";
   }
-  const fs::path file = dir.path() / "model.pte";
+  const fs::path file = dir / "model.pte";
   p.save(file.string());
   const std::string out_name = p.output_names.at(0);  // logits, or last_hidden_state (bert)
   // The method's inputs by name from ModelInputs (input_ids, attention_mask[, token_type_ids]).
@@ -512,7 +517,7 @@ void expect_fixture_conformance(const std::string& name, const std::string& back
     return t;
   };
   auto mod = runtime::ProgramModule(p.program);
-  et::Cases cases(dir.path() / "cases");
+  et::Cases cases(dir / "cases");
   for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
     models::ModelInputs in = example_model_inputs(*model, b, s);
     in.input_ids = to(abs(mul(rand_tensor({b, s}, uint32_t(b * 31 + s)), Scalar(40))), DType::I64);
@@ -536,37 +541,37 @@ void expect_fixture_conformance(const std::string& name, const std::string& back
               {{0, {out_name, models::load_npy(folder + "/" + out_name + ".npy")}}},
               ref.attention_mask);
   }
-  nlohmann::json summary = cases.run(file, kAtol);
-  EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
-  std::cout << "memory plan: " << p.planned_bytes << " bytes (" << p.planned_bytes_without_reuse
-            << " without reuse)\n";
+  runs.push_back(cases.batch_run(name + "/" + backend, file, kAtol));
+  std::cout << name << " / " << backend << ": memory plan " << p.planned_bytes << " bytes ("
+            << p.planned_bytes_without_reuse << " without reuse)\n";
   EXPECT_LT(p.planned_bytes, p.planned_bytes_without_reuse);
 }
 
-class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
+// Every fixture architecture on the portable backend, and a subset (each family of
+// attention / MLP layout once) with backend="xnnpack" (linear / matmul in XNNPACK
+// delegates, which the pybindings register as XnnpackBackend; the rest portable). All of
+// them run in one Python process (run_cases.py --batch): torch and the runtime load once
+// instead of once per program. Each program is named in its failure.
+TEST(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
   SKIP_WITHOUT_VENV();
-  expect_fixture_conformance(GetParam(), "portable");
+  et::ScratchDir dir("fixtures");
+  std::vector<nlohmann::json> runs;
+  std::vector<std::string> tags;
+  for (const std::string& name : testing::model_fixtures()) {
+    prepare_fixture_conformance(name, "portable", dir.path(), runs);
+    tags.push_back(name + "/portable");
+  }
+  for (const char* name : {"llama", "qwen3", "gpt2", "gpt_neox", "bert"}) {
+    prepare_fixture_conformance(name, "xnnpack", dir.path(), runs);
+    tags.push_back(std::string(name) + "/xnnpack");
+  }
+  const nlohmann::json results = et::run_batch(dir.path(), runs);
+  for (const std::string& tag : tags) {
+    ASSERT_TRUE(results.contains(tag)) << tag << " did not run";
+    EXPECT_TRUE(results[tag].value("ok", false)) << tag << ": " << results[tag].dump();
+  }
+  EXPECT_EQ(results.size(), tags.size());
 }
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchFixtureConformance,
-                         ::testing::ValuesIn(testing::model_fixtures()),
-                         [](const auto& info) { return info.param; });
-
-// backend="xnnpack": linear / matmul in XNNPACK delegates (the pybindings register
-// XnnpackBackend), the rest portable; a subset of the architectures (each family of
-// attention / MLP layout once) to keep tools/test short.
-class ExecutorchXnnpackConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExecutorchXnnpackConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
-  SKIP_WITHOUT_VENV();
-  expect_fixture_conformance(GetParam(), "xnnpack");
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchXnnpackConformance,
-                         ::testing::Values("llama", "qwen3", "gpt2", "gpt_neox", "bert"),
-                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace ingot::exporters
