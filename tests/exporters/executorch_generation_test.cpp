@@ -248,7 +248,12 @@ TEST_P(ExecutorchDecodeInPlace, CallerBoundCacheIsWrittenInPlaceAndGivesIngotsTo
 // The demo LM also with backend="xnnpack" (its projections and lm head in XNNPACK
 // delegates, the cache updates portable), the cache still written in place.
 std::vector<DecodeCase> in_place_cases() {
-  std::vector<DecodeCase> c{decode_cases()[0], decode_cases()[4], decode_cases()[4]};
+  auto by_name = [](const std::string& name) {
+    for (const DecodeCase& d : decode_cases())
+      if (d.name == name) return d;
+    throw std::logic_error("no decode case " + name);
+  };
+  std::vector<DecodeCase> c{by_name("llama"), by_name("demo_lm"), by_name("demo_lm")};
   c[2].name = "demo_lm_xnnpack";
   c[2].backend = "xnnpack";
   return c;
