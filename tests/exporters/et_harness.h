@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -28,7 +29,9 @@ inline bool have_venv() {
     if (fs::exists(d.path() / "site-packages" / "executorch" / "runtime")) return true;
   return false;
 }
-inline std::string skip_reason() { return tool().skip_reason(); }
+inline std::string skip_reason() {
+  return tool().skip_reason();
+}
 inline ToolResult run_tool(const std::string& script, const std::vector<std::string>& args) {
   return tool().run(script, args);
 }
@@ -64,6 +67,11 @@ class Cases : CaseDirs {
           (c / "want" / fmt::format("0_{}.keep.npy", want.at(0).second.first)).string(),
           contiguous(keep));
   }
+  // This case list as one run of run_cases.py --batch (see run_batch).
+  nlohmann::json batch_run(const std::string& tag, const fs::path& model, double atol = 1e-4,
+                           double rtol = 0.0) const {
+    return nlohmann::json{{"tag", tag}, {"args", run_cases_args(model, atol, rtol)}};
+  }
   // Loads the program and runs every case; EXPECTs success and returns the summary.
   nlohmann::json run(const fs::path& model, double atol = 1e-4, double rtol = 0.0) const {
     ToolResult r = run_tool("run_cases.py", run_cases_args(model, atol, rtol));
@@ -72,5 +80,19 @@ class Cases : CaseDirs {
     return r.summary.is_object() ? r.summary : nlohmann::json::object();
   }
 };
+
+// Runs several programs' cases (Cases::batch_run) in one Python process, so torch and the
+// runtime load once; returns {tag: {"ok", "worst"}} (empty when the tool failed to run).
+inline nlohmann::json run_batch(const fs::path& dir, const std::vector<nlohmann::json>& runs) {
+  const fs::path file = dir / "runs.json";
+  std::ofstream(file) << nlohmann::json(runs).dump();
+  ToolResult r = run_tool("run_cases.py", {"--batch", file.string()});
+  std::cout << r.log;
+  if (!r.summary.is_object() || !r.summary.contains("runs")) {
+    ADD_FAILURE() << "run_cases.py --batch gave no summary:\n" << r.log;
+    return nlohmann::json::object();
+  }
+  return r.summary["runs"];
+}
 
 }  // namespace ingot::testing::et

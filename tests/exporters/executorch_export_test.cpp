@@ -141,7 +141,7 @@ TEST(ExecutorchXnnpack, LinearBecomesADelegateCallWithItsWeightInThePayload) {
   ASSERT_EQ(pte.plans.at(0).delegates.size(), 1u);
   EXPECT_EQ(pte.plans.at(0).delegates[0].id, "XnnpackBackend");
   const std::string& payload = pte.delegate_data.at(0).head;  // the weights follow it
-  EXPECT_EQ(pte.delegate_data.at(0).tensors.size(), 2u);     // w and the bias
+  EXPECT_EQ(pte.delegate_data.at(0).tensors.size(), 2u);      // w and the bias
   EXPECT_EQ(payload.substr(4, 4), "XH00");
   const uint32_t fb = uint32_t(uint8_t(payload[10])) | uint32_t(uint8_t(payload[11])) << 8;
   EXPECT_EQ(payload.substr(fb + 4, 4), "XN01");
@@ -342,15 +342,121 @@ TEST(ExecutorchSeedPrograms, SixteenBitFloats) {
       {{rand_tensor({2, 4}, 5)}, {rand_tensor({5, 4}, 6)}}, 1.0 / 128, 1.0 / 128);
 }
 
-// Control flow is not emitted yet: a clear error naming the op, not a broken .pte.
-TEST(ExecutorchSeedPrograms, CondIsAClearNotSupportedError) {
+// Control flow: cond / map / while_loop become JumpFalseCall / MoveCall instructions and
+// executorch_prim counters (emitter_control_flow.cpp); ExecuTorch's runtime runs both
+// branches of each cond (one input set each, on one loaded method) == ingot's runtime.
+size_t count_instructions(const ExecutorchProgram& p, executorch::Instruction::Kind kind) {
+  size_t n = 0;
+  for (const auto& in : p.pte.plans.at(0).instructions) n += in.kind == kind;
+  return n;
+}
+
+TEST(ExecutorchSeedPrograms, CondOnDataTakesBothBranches) {
+  SKIP_WITHOUT_VENV();
   auto fn = testing::sin_or_cos_by_sum;
+  Tensor pos = add(abs(rand_tensor({3}, 2)), Scalar(0.1));
+  Tensor neg = sub(ingot::neg(abs(rand_tensor({3}, 3))), Scalar(0.1));
+  auto a = check_program("cond_data", nullptr, fn, std::tuple{rand_tensor({3}, 1)},
+                         ExecutorchConfig(), {"x"}, {{pos}, {neg}, {pos}}, 0.0, 1e-5);
+  ExecutorchProgram& p = pte_of(*a);
+  EXPECT_EQ(count_instructions(p, executorch::Instruction::Kind::JumpFalse), 2u);
+  EXPECT_EQ(count_instructions(p, executorch::Instruction::Kind::Move), 2u);
+  // The branches' results really differ: sin on the positive, cos on the negative input.
+  runtime::ProgramModule mod(p.program);
+  testing::expect_near_tensors(mod.run({pos})[0], sin(pos), 1e-6);
+  testing::expect_near_tensors(mod.run({neg})[0], cos(neg), 1e-6);
+}
+
+// A predicate on a dynamic size: executorch_prim::lt.Scalar computes it at run time.
+TEST(ExecutorchSeedPrograms, CondOnADynamicSizeTakesBothBranches) {
+  SKIP_WITHOUT_VENV();
+  auto fn = testing::branch_on_rows;
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"x": {"0": {"name": "rows", "min": 2, "max": 8}}})";
+  auto a = check_program("cond_size", nullptr, fn, std::tuple{rand_tensor({6, 2}, 1)}, c, {"x"},
+                         {{rand_tensor({6, 2}, 2)},
+                          {rand_tensor({3, 2}, 3)},
+                          {rand_tensor({8, 2}, 4)},
+                          {rand_tensor({4, 2}, 5)}},
+                         0.0, 1e-5);
+  runtime::ProgramModule mod(pte_of(*a).program);
+  Tensor big = rand_tensor({6, 2}, 6), small = rand_tensor({3, 2}, 7);
+  testing::expect_near_tensors(mod.run({big})[0], add(big, Scalar(1)), 1e-6);
+  testing::expect_near_tensors(mod.run({small})[0], mul(small, Scalar(3)), 1e-6);
+}
+
+// map over rows (a loop of select_copy / body / et_copy_index) and a while_loop (carried
+// values copied back each iteration; the condition is a bool tensor).
+TEST(ExecutorchSeedPrograms, MapAndWhileLoopRunAsLoops) {
+  SKIP_WITHOUT_VENV();
+  auto fn = testing::map_and_while_loop;
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"xs": {"0": {"name": "rows", "min": 1, "max": 6}}})";
+  auto a = check_program("map_while", nullptr, fn,
+                         std::tuple{rand_tensor({4, 3}, 1), rand_tensor({3}, 2)}, c, {"xs", "y"},
+                         {{rand_tensor({4, 3}, 3), rand_tensor({3}, 4)},
+                          {rand_tensor({1, 3}, 5), rand_tensor({3}, 6)},
+                          {rand_tensor({6, 3}, 7), rand_tensor({3}, 8)}},
+                         0.0, 1e-5);
+  EXPECT_EQ(count_instructions(pte_of(*a), executorch::Instruction::Kind::JumpFalse), 3u);
+}
+
+// Nested: a cond inside a map body (jumps inside a loop, moves inside an iteration); the
+// map's result is read by a later kernel, and a shorter call follows a longer one.
+TEST(ExecutorchSeedPrograms, CondInsideMap) {
+  SKIP_WITHOUT_VENV();
+  auto fn = [](const Tensor& xs) {
+    Tensor mapped = map(
+        [](const TensorList& in) {
+          return cond(
+              gt(sum(in[0]), Scalar(0)),
+              [](const TensorList& b) { return TensorList{mul(b[0], Scalar(2))}; },
+              [](const TensorList& b) { return TensorList{neg(b[0])}; }, {in[0]});
+        },
+        {xs})[0];
+    return add(mapped, Scalar(1));
+  };
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"xs": {"0": {"name": "rows", "min": 1, "max": 8}}})";
+  check_program("cond_in_map", nullptr, fn, std::tuple{rand_tensor({5, 4}, 1)}, c, {"xs"},
+                {{rand_tensor({5, 4}, 2)},
+                 {rand_tensor({2, 4}, 3)},
+                 {rand_tensor({8, 4}, 4)},
+                 {rand_tensor({3, 4}, 5)}},
+                0.0, 1e-5);
+}
+
+// What ExecuTorch's prim ops cannot compute is a clear error naming the node, not a .pte.
+TEST(ExecutorchSeedPrograms, UnsupportedControlFlowIsAClearError) {
+  auto fn = [](const Tensor& x) {
+    return cond(
+        x.sym_size(0) > SymInt(4) && x.sym_size(1) > SymInt(2),
+        [](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; },
+        [](const TensorList& in) { return TensorList{mul(in[0], Scalar(3))}; }, {x})[0];
+  };
+  ExecutorchConfig c;
+  c.dynamic_shapes_json =
+      R"({"x": {"0": {"name": "a", "min": 2, "max": 8}, "1": {"name": "b", "min": 2, "max": 8}}})";
   try {
-    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({3}, 1)}, ExecutorchConfig(),
-                                   {"x"});
+    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({6, 3}, 1)}, c, {"x"});
     FAIL() << "expected NotSupportedError";
   } catch (const NotSupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("'cond'"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'cond'"), std::string::npos) << what;
+    EXPECT_NE(what.find("and / or"), std::string::npos) << what;
+  }
+  // A map over a size that may be 0 (the loop body runs at least once).
+  auto mapped = [](const Tensor& xs) {
+    return map([](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; }, {xs})[0];
+  };
+  ExecutorchConfig zero;
+  zero.dynamic_shapes_json = R"({"xs": {"0": {"name": "n", "min": 0, "max": 8}}})";
+  try {
+    ExecutorchExporter().export_fn(nullptr, mapped, std::tuple{rand_tensor({3, 2}, 1)}, zero,
+                                   {"xs"});
+    FAIL() << "expected NotSupportedError";
+  } catch (const NotSupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("may be 0"), std::string::npos) << e.what();
   }
 }
 
@@ -366,10 +472,15 @@ std::vector<Tensor> run_ingot(const ExecutorchProgram& p, runtime::ProgramModule
 
 // Dynamic batch and sequence, three shapes: ExecuTorch's outputs == ingot's runtime on the
 // same program and == the committed transformers outputs (1e-4).
-void expect_fixture_conformance(const std::string& name, const std::string& backend) {
+// Exports one fixture, checks the ingot side, and adds its run (tag "<name>/<backend>") to
+// `runs` for ExecuTorch.
+void prepare_fixture_conformance(const std::string& name, const std::string& backend,
+                                 const fs::path& root, std::vector<nlohmann::json>& runs) {
+  SCOPED_TRACE(name + " / " + backend);
   const std::string folder = testing::fixture_path(std::string("models/") + name);
   auto model = models::from_pretrained(folder);
-  et::ScratchDir dir(name + "_" + backend);
+  const fs::path dir = root / (name + "_" + backend);
+  fs::create_directories(dir);
   ExecutorchConfig c;
   c.dynamic = true;
   c.max_batch = 4;
@@ -382,7 +493,7 @@ void expect_fixture_conformance(const std::string& name, const std::string& back
     EXPECT_GE(p.pte.plans.at(0).delegates.size(), 2u);
     std::cout << p.pte.plans.at(0).delegates.size() << " XNNPACK delegate calls\n";
   }
-  const fs::path file = dir.path() / "model.pte";
+  const fs::path file = dir / "model.pte";
   p.save(file.string());
   const std::string out_name = p.output_names.at(0);  // logits, or last_hidden_state (bert)
   // The method's inputs by name from ModelInputs (input_ids, attention_mask[, token_type_ids]).
@@ -406,7 +517,7 @@ void expect_fixture_conformance(const std::string& name, const std::string& back
     return t;
   };
   auto mod = runtime::ProgramModule(p.program);
-  et::Cases cases(dir.path() / "cases");
+  et::Cases cases(dir / "cases");
   for (auto [b, s] : {std::pair<int64_t, int64_t>{1, 1}, {2, 5}, {3, 17}}) {
     models::ModelInputs in = example_model_inputs(*model, b, s);
     in.input_ids = to(abs(mul(rand_tensor({b, s}, uint32_t(b * 31 + s)), Scalar(40))), DType::I64);
@@ -430,37 +541,37 @@ void expect_fixture_conformance(const std::string& name, const std::string& back
               {{0, {out_name, models::load_npy(folder + "/" + out_name + ".npy")}}},
               ref.attention_mask);
   }
-  nlohmann::json summary = cases.run(file, kAtol);
-  EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
-  std::cout << "memory plan: " << p.planned_bytes << " bytes (" << p.planned_bytes_without_reuse
-            << " without reuse)\n";
+  runs.push_back(cases.batch_run(name + "/" + backend, file, kAtol));
+  std::cout << name << " / " << backend << ": memory plan " << p.planned_bytes << " bytes ("
+            << p.planned_bytes_without_reuse << " without reuse)\n";
   EXPECT_LT(p.planned_bytes, p.planned_bytes_without_reuse);
 }
 
-class ExecutorchFixtureConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
+// Every fixture architecture on the portable backend, and a subset (each family of
+// attention / MLP layout once) with backend="xnnpack" (linear / matmul in XNNPACK
+// delegates, which the pybindings register as XnnpackBackend; the rest portable). All of
+// them run in one Python process (run_cases.py --batch): torch and the runtime load once
+// instead of once per program. Each program is named in its failure.
+TEST(ExecutorchFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
   SKIP_WITHOUT_VENV();
-  expect_fixture_conformance(GetParam(), "portable");
+  et::ScratchDir dir("fixtures");
+  std::vector<nlohmann::json> runs;
+  std::vector<std::string> tags;
+  for (const std::string& name : testing::model_fixtures()) {
+    prepare_fixture_conformance(name, "portable", dir.path(), runs);
+    tags.push_back(name + "/portable");
+  }
+  for (const char* name : {"llama", "qwen3", "gpt2", "gpt_neox", "bert"}) {
+    prepare_fixture_conformance(name, "xnnpack", dir.path(), runs);
+    tags.push_back(std::string(name) + "/xnnpack");
+  }
+  const nlohmann::json results = et::run_batch(dir.path(), runs);
+  for (const std::string& tag : tags) {
+    ASSERT_TRUE(results.contains(tag)) << tag << " did not run";
+    EXPECT_TRUE(results[tag].value("ok", false)) << tag << ": " << results[tag].dump();
+  }
+  EXPECT_EQ(results.size(), tags.size());
 }
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchFixtureConformance,
-                         ::testing::ValuesIn(testing::model_fixtures()),
-                         [](const auto& info) { return info.param; });
-
-// backend="xnnpack": linear / matmul in XNNPACK delegates (the pybindings register
-// XnnpackBackend), the rest portable; a subset of the architectures (each family of
-// attention / MLP layout once) to keep tools/test short.
-class ExecutorchXnnpackConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(ExecutorchXnnpackConformance, DynamicBatchAndSequenceAtThreeShapesAndTransformersLogits) {
-  SKIP_WITHOUT_VENV();
-  expect_fixture_conformance(GetParam(), "xnnpack");
-}
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, ExecutorchXnnpackConformance,
-                         ::testing::Values("llama", "qwen3", "gpt2", "gpt_neox", "bert"),
-                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace ingot::exporters

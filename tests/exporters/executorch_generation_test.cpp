@@ -52,16 +52,6 @@ void PrintTo(const DecodeCase& c, std::ostream* os) {
   *os << c.name;
 }
 
-// The sliding window every layer of the fixture applies (0: none). The seed layout's mask
-// is used as is, so the caller applies the window.
-int64_t sliding_window_of(const std::string& folder) {
-  auto cfg = nlohmann::json::parse(std::ifstream(fs::path(folder) / "config.json"));
-  if (cfg.contains("use_sliding_window") && !cfg["use_sliding_window"].get<bool>()) return 0;
-  return cfg.value("sliding_window", nlohmann::json()).is_number()
-             ? cfg["sliding_window"].get<int64_t>()
-             : 0;
-}
-
 // ingot's own greedy generation: the eager model over a StaticCache (mask and positions
 // derived by the model), prompt then one token per step. The last position's logits of
 // each step.
@@ -106,10 +96,14 @@ Exported export_decode(models::PretrainedModel& model, const DecodeCase& tc,
   p.save(e.pte.string());
   models::save_npy((dir / "prompt.npy").string(),
                    Tensor::from_vector(tc.prompt, {1, int64_t(tc.prompt.size())}));
-  nlohmann::json io{{"inputs", p.input_names},       {"outputs", p.output_names},
-                    {"prompt", "prompt.npy"},        {"prompt_ids", tc.prompt},
-                    {"initial", nlohmann::json::object()}, {"initial_raw", nlohmann::json::object()}};
-  if (int64_t w = sliding_window_of(tc.folder)) io["sliding_window"] = w;
+  nlohmann::json io{{"inputs", p.input_names},
+                    {"outputs", p.output_names},
+                    {"prompt", "prompt.npy"},
+                    {"prompt_ids", tc.prompt},
+                    {"initial", nlohmann::json::object()},
+                    {"initial_raw", nlohmann::json::object()}};
+  // (No "sliding_window": the caller's mask is the causal one; the program adds each
+  // sliding layer's window itself.)
   nn::StaticCache empty(*model.cache_spec(), 1, kMaxLen);
   for (const auto& [name, t] : empty.named_tensors()) {
     Tensor ct = contiguous(t);
@@ -150,7 +144,9 @@ void expect_same_run(const et::ToolResult& r, const Greedy& want, const fs::path
 
 std::vector<DecodeCase> decode_cases() {
   std::vector<DecodeCase> out;
-  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window"})
+  // mistral: a window on every layer; gemma2 / gemma3: sliding and full layers mixed
+  // (windows 4 and 3, so the 5-token prompt plus 32 steps runs far past them).
+  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window", "gemma2", "gemma3"})
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   // The trained demo model decodes real text, so the tokens are not a constant stream.
   const std::string demo = testing::fixture_path("../../assets/demo-lm");
@@ -174,8 +170,7 @@ TEST_P(ExecutorchDecodeLoop, SeedLayoutGreedyTokensEqualIngotsFor32Steps) {
   EXPECT_EQ(std::vector<std::string>(p.input_names.begin(), p.input_names.begin() + 3),
             (std::vector<std::string>{"input_ids", "attention_mask", "position_ids"}));
   for (size_t i = 3; i < p.input_names.size(); ++i)
-    EXPECT_NE(std::find(p.output_names.begin(), p.output_names.end(),
-                        "output." + p.input_names[i]),
+    EXPECT_NE(std::find(p.output_names.begin(), p.output_names.end(), "output." + p.input_names[i]),
               p.output_names.end())
         << p.input_names[i] << " is not among the outputs";
   SKIP_WITHOUT_VENV();
@@ -202,7 +197,8 @@ TEST(ExecutorchDecodeLayout, MaskAndPositionsAreUsedNotDerived) {
     Tensor ids = Tensor::from_vector(std::vector<int64_t>{3, 17, 42}, {1, 3});
     std::vector<uint8_t> m(3 * 16);
     for (int64_t i = 0; i < 3; ++i)
-      for (int64_t j = 0; j < 16; ++j) m[size_t(i * 16 + j)] = j <= i && !(hide_first && j == 0 && i > 0);
+      for (int64_t j = 0; j < 16; ++j)
+        m[size_t(i * 16 + j)] = j <= i && !(hide_first && j == 0 && i > 0);
     Tensor mask = to(Tensor::from_vector(std::vector<int64_t>(m.begin(), m.end()), {1, 1, 3, 16}),
                      DType::Bool);
     Tensor pos = Tensor::from_vector(std::vector<int64_t>{0, gap, 2 * gap}, {1, 3});
@@ -239,19 +235,25 @@ TEST_P(ExecutorchDecodeInPlace, CallerBoundCacheIsWrittenInPlaceAndGivesIngotsTo
   Exported e = export_decode(*model, tc, c, dir.path());
   const Greedy want = ingot_greedy(*model, tc.prompt);
   const int64_t vocab = want.logits.at(0).size(0);
-  et::ToolResult r = et::run_command(
-      "'" + judge.string() + "' '" + e.pte.string() + "' '" + (dir.path() / "io_raw.json").string() +
-      "' " + std::to_string(kSteps) + " '" + (dir.path() / "logits.f32").string() + "'");
+  et::ToolResult r =
+      et::run_command("'" + judge.string() + "' '" + e.pte.string() + "' '" +
+                      (dir.path() / "io_raw.json").string() + "' " + std::to_string(kSteps) + " '" +
+                      (dir.path() / "logits.f32").string() + "'");
   expect_same_run(r, want, dir.path() / "logits.f32", tc.prompt.size(), true, vocab);
   EXPECT_TRUE(r.summary.value("in_place", false)) << r.log;
-  std::cout << tc.name << ": ExecuTorch C++ in-place decode " << r.summary.value("tokens_per_s", 0.0)
-            << " tokens/s\n";
+  std::cout << tc.name << ": ExecuTorch C++ in-place decode "
+            << r.summary.value("tokens_per_s", 0.0) << " tokens/s\n";
 }
 
 // The demo LM also with backend="xnnpack" (its projections and lm head in XNNPACK
 // delegates, the cache updates portable), the cache still written in place.
 std::vector<DecodeCase> in_place_cases() {
-  std::vector<DecodeCase> c{decode_cases()[0], decode_cases()[4], decode_cases()[4]};
+  auto by_name = [](const std::string& name) {
+    for (const DecodeCase& d : decode_cases())
+      if (d.name == name) return d;
+    throw std::logic_error("no decode case " + name);
+  };
+  std::vector<DecodeCase> c{by_name("llama"), by_name("demo_lm"), by_name("demo_lm")};
   c[2].name = "demo_lm_xnnpack";
   c[2].backend = "xnnpack";
   return c;
@@ -259,6 +261,58 @@ std::vector<DecodeCase> in_place_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Decoders, ExecutorchDecodeInPlace, ::testing::ValuesIn(in_place_cases()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// --- the LLM-runner layout: input_pos drives the step ------------------------------------
+
+// forward(tokens, input_pos) on one loaded method, calls in order: a prompt at 0, a token
+// at 5, a different token at 5 again (rewrites slot 5: the result is as if the first had
+// never been fed), a new 3-token prompt at 0 (a restart over stale slots), a token at 3.
+// Each call's logits == ingot's eager model over a fresh StaticCache fed the same
+// sequence (1e-4). With input_pos ignored, calls 3-5 would sit at positions 6, 7 and 10.
+TEST(ExecutorchLlmRunnerLayout, InputPosDrivesPositionsAndCacheWrites) {
+  const std::string folder = testing::fixture_path("models/llama");
+  auto model = models::from_pretrained(folder);
+  GenerationExportOptions g;
+  g.max_cache_len = 16;
+  auto a = executorch::export_llm_runner(*model, folder, ExecutorchConfig(), g);
+  ASSERT_EQ(a->input_names, (std::vector<std::string>{"input_ids", "input_pos"}));
+  // ingot: every call's logits [1, n, vocab] for a sequence of calls on one cache.
+  auto eager = [&](const std::vector<std::vector<int64_t>>& calls) {
+    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
+    Tensor last;
+    for (const auto& ids : calls) {
+      models::ModelInputs in;
+      in.input_ids = Tensor::from_vector(ids, {1, int64_t(ids.size())});
+      in.cache = &cache;
+      last = contiguous(model->forward(in).logits);
+    }
+    return last;
+  };
+  const std::vector<int64_t> prompt{3, 17, 42, 5, 9}, again{11, 4, 8};
+  const std::vector<int64_t> tok_a{7}, tok_b{23};
+  struct Call {
+    std::vector<int64_t> ids;
+    int64_t pos;
+    Tensor want;
+  };
+  std::vector<Call> calls{{prompt, 0, eager({prompt})},
+                          {tok_a, 5, eager({prompt, tok_a})},
+                          {tok_b, 5, eager({prompt, tok_b})},
+                          {again, 0, eager({again})},
+                          {tok_a, 3, eager({again, tok_a})}};
+  // The ingot side itself tells the calls apart (a test that could not fail otherwise).
+  EXPECT_GT(amax(abs(sub(calls[1].want, calls[2].want))).item<float>(), 1e-3);
+  SKIP_WITHOUT_VENV();
+  et::ScratchDir dir("llm_runner_input_pos");
+  const fs::path pte = dir.path() / "llm_runner.pte";
+  a->save(pte.string());
+  et::Cases cases(dir.path() / "cases");
+  for (const Call& c : calls)
+    cases.add({{"input_ids", Tensor::from_vector(c.ids, {1, int64_t(c.ids.size())})},
+               {"input_pos", Tensor::from_vector(std::vector<int64_t>{c.pos}, {1})}},
+              {{0, {"logits", c.want}}});
+  EXPECT_TRUE(cases.run(pte, kAtol).value("ok", false));
+}
 
 }  // namespace
 }  // namespace ingot::exporters

@@ -13,6 +13,12 @@ loaded once (executorch.runtime.Runtime), a method once per case list.
 Prints one line per output and case, then a JSON summary line
 {"ok": bool, "executorch": version, "worst": {name: max |diff|}, "method": {...}}.
 Run with the reference venv (tools/executorch/setup-venv).
+
+  python run_cases.py --batch RUNS.json
+
+runs several programs in one process (torch and the runtime imported once): RUNS.json is
+a list of {"tag": name, "args": [the arguments above]}; the summary line is then
+{"ok": all ok, "executorch": version, "runs": {tag: {"ok": bool, "worst": {...}}}}.
 """
 from __future__ import annotations
 
@@ -41,14 +47,19 @@ def version() -> str:
     return v("executorch")
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
+    ap.add_argument("model", nargs="?")
     ap.add_argument("--case", action="append", default=[])
     ap.add_argument("--atol", type=float, default=1e-4)
     ap.add_argument("--rtol", type=float, default=0.0)
     ap.add_argument("--method", default="forward")
-    args = ap.parse_args()
+    ap.add_argument("--batch", help="a JSON list of runs (see above)")
+    return ap
+
+
+def run(args) -> tuple[bool, dict]:
+    """Loads args.model and runs its cases; returns (ok, worst |diff| per output)."""
     import torch
     from executorch.runtime import Runtime
 
@@ -57,8 +68,7 @@ def main() -> int:
         method = program.load_method(args.method)
     except Exception as e:  # noqa: BLE001 - a program the runtime refuses fails the run
         print(f"run_cases: {args.model}: load FAILED: {e}")
-        print(json.dumps({"ok": False, "executorch": version()}))
-        return 1
+        return False, {}
     meta = method.metadata
     print(f"run_cases: {args.model}: executorch {version()} loaded, {meta.num_inputs()} inputs, "
           f"{meta.num_outputs()} outputs")
@@ -102,6 +112,24 @@ def main() -> int:
                 ok = False
             else:
                 print(f"{tag}: ok max |diff| {diff:.3g} {tuple(g.shape)}")
+    return ok, worst
+
+
+def main() -> int:
+    args = parser().parse_args()
+    if args.batch:
+        with open(args.batch) as f:
+            runs = json.load(f)
+        all_ok, results = True, {}
+        for r in runs:
+            ok, worst = run(parser().parse_args(r["args"]))
+            results[r["tag"]] = {"ok": ok, "worst": worst}
+            all_ok = all_ok and ok
+        print(json.dumps({"ok": all_ok, "executorch": version(), "runs": results}))
+        return 0 if all_ok else 1
+    if not args.model:
+        parser().error("a MODEL.pte (or --batch RUNS.json) is needed")
+    ok, worst = run(args)
     print(json.dumps({"ok": ok, "executorch": version(), "worst": worst}))
     return 0 if ok else 1
 

@@ -65,9 +65,9 @@ ExportOptions detail::generation_component_options(
     }
     if (g.dynamic_cache_len)
       mask_dims.emplace(3, Dim("cache_len", 2, std::numeric_limits<int32_t>::max()));
-    o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor(ids_dims),
-                                             DynamicShapes::tensor(mask_dims),
-                                             DynamicShapes::tensor(pos_dims), cache_shapes});
+    o.dynamic_shapes =
+        DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), DynamicShapes::tensor(mask_dims),
+                              DynamicShapes::tensor(pos_dims), cache_shapes});
   } else {
     std::vector<DynamicShapes> shapes{DynamicShapes::tensor(ids_dims)};
     o.input_names = {first_input};
@@ -126,6 +126,7 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
     in.input_ids = input_ids;
     in.attention_mask = attention_mask;
     in.position_ids = position_ids;
+    in.sliding_windows_on_4d_mask = true;  // the mask is the full layers'; windows in-graph
     in.cache = &cache;
     return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
   };

@@ -23,7 +23,8 @@ DecoderConfig DecoderConfig::from_llama_like(const ConfigReader& c) {
   d.tie_word_embeddings = c.get_bool("tie_word_embeddings", false);
   INGOT_CHECK(d.num_heads > 0 && d.num_kv_heads > 0 && d.num_heads % d.num_kv_heads == 0, IoError,
               "[config] '{}': num_attention_heads {} must be a positive multiple of "
-              "num_key_value_heads {}", c.origin(), d.num_heads, d.num_kv_heads);
+              "num_key_value_heads {}",
+              c.origin(), d.num_heads, d.num_kv_heads);
   return d;
 }
 
@@ -40,7 +41,8 @@ void DecoderConfig::read_layer_types(const ConfigReader& c, std::vector<bool> fa
   for (const std::string& t : types) {
     INGOT_CHECK(t == "full_attention" || t == "sliding_attention", NotSupportedError,
                 "[config] '{}': layer type '{}' is not supported (supported: full_attention, "
-                "sliding_attention)", c.origin(), t);
+                "sliding_attention)",
+                c.origin(), t);
     sliding_layers.push_back(t == "sliding_attention");
   }
 }
@@ -79,18 +81,20 @@ DecoderLayer::DecoderLayer(const DecoderConfig& c, size_t index, DType dtype)
   self_attn_ = register_module("self_attn", std::make_shared<nn::SelfAttention>(ac, index));
   const bool sparse = c.moe && (c.moe_layers.empty() || c.moe_layers.at(index));
   if (sparse) {
-    mlp_ = register_module(c.mlp_name, std::make_shared<nn::SparseMoE>(c.hidden_size, *c.moe, dtype));
+    mlp_ =
+        register_module(c.mlp_name, std::make_shared<nn::SparseMoE>(c.hidden_size, *c.moe, dtype));
   } else {
-    mlp_ = register_module("mlp", std::make_shared<nn::GatedMLP>(c.hidden_size, c.intermediate_size,
-                                                                 c.hidden_act, c.mlp_bias, dtype,
-                                                                 c.fused_gate_up));
+    mlp_ = register_module(
+        "mlp", std::make_shared<nn::GatedMLP>(c.hidden_size, c.intermediate_size, c.hidden_act,
+                                              c.mlp_bias, dtype, c.fused_gate_up));
   }
   auto norm = [&](const char* name) {
     return register_module(name, make_norm(c.norm, c.hidden_size, c.rms_norm_eps, dtype));
   };
   if (block_ != BlockKind::kPostNorm) input_layernorm_ = norm("input_layernorm");
   if (block_ != BlockKind::kParallel) post_attention_layernorm_ = norm("post_attention_layernorm");
-  if (block_ == BlockKind::kSandwich) pre_feedforward_layernorm_ = norm("pre_feedforward_layernorm");
+  if (block_ == BlockKind::kSandwich)
+    pre_feedforward_layernorm_ = norm("pre_feedforward_layernorm");
   if (block_ == BlockKind::kSandwich || block_ == BlockKind::kPostNorm) {
     post_feedforward_layernorm_ = norm("post_feedforward_layernorm");
   }
@@ -99,7 +103,9 @@ DecoderLayer::DecoderLayer(const DecoderConfig& c, size_t index, DType dtype)
 Tensor DecoderLayer::forward(const Tensor& x, const Tensor& cos, const Tensor& sin,
                              const Tensor& mask, nn::Cache* cache) const {
   auto attn = [&](const Tensor& t) { return self_attn_->forward(t, cos, sin, mask, cache); };
-  auto scaled = [&](const Tensor& t) { return residual_scale_ == 1.0 ? t : mul(t, residual_scale_); };
+  auto scaled = [&](const Tensor& t) {
+    return residual_scale_ == 1.0 ? t : mul(t, residual_scale_);
+  };
   switch (block_) {
     case BlockKind::kPreNorm: {
       Tensor h = add(x, scaled(attn(input_layernorm_->forward(x))));
@@ -122,7 +128,8 @@ Tensor DecoderLayer::forward(const Tensor& x, const Tensor& cos, const Tensor& s
   return x;
 }
 
-DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype) : PretrainedModel("DecoderLM"), config_(c) {
+DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype)
+    : PretrainedModel("DecoderLM"), config_(c) {
   if (config_.sliding_layers.empty()) {
     config_.sliding_layers.assign(size_t(c.num_layers), c.sliding_window.has_value());
   }
@@ -137,16 +144,22 @@ DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype) : PretrainedModel("Dec
   }
   // The decoder stack lives under "model" like transformers' LlamaModel.
   auto body = register_module("model", std::make_shared<nn::Container>("DecoderModel"));
-  embed_tokens_ = body->add("embed_tokens", std::make_shared<nn::Embedding>(c.vocab_size, c.hidden_size, dtype));
+  embed_tokens_ = body->add("embed_tokens",
+                            std::make_shared<nn::Embedding>(c.vocab_size, c.hidden_size, dtype));
   layers_ = body->add("layers", std::make_shared<nn::ModuleList>());
-  for (int64_t i = 0; i < c.num_layers; ++i) layers_->append(std::make_shared<DecoderLayer>(c, size_t(i), dtype));
+  for (int64_t i = 0; i < c.num_layers; ++i)
+    layers_->append(std::make_shared<DecoderLayer>(c, size_t(i), dtype));
   norm_ = body->add("norm", make_norm(c.norm, c.hidden_size, c.rms_norm_eps, dtype));
-  rotary_ = body->add("rotary_emb", std::make_shared<nn::RotaryEmbedding>(c.head_dim, c.rope, c.max_position_embeddings));
+  rotary_ = body->add("rotary_emb", std::make_shared<nn::RotaryEmbedding>(
+                                        c.head_dim, c.rope, c.max_position_embeddings));
   if (c.local_rope) {
-    local_rotary_ = body->add("rotary_emb_local", std::make_shared<nn::RotaryEmbedding>(c.head_dim, *c.local_rope, c.max_position_embeddings));
+    local_rotary_ =
+        body->add("rotary_emb_local", std::make_shared<nn::RotaryEmbedding>(
+                                          c.head_dim, *c.local_rope, c.max_position_embeddings));
   }
   if (!c.tie_word_embeddings) {
-    lm_head_ = register_module("lm_head", std::make_shared<nn::Linear>(c.hidden_size, c.vocab_size, false, dtype));
+    lm_head_ = register_module(
+        "lm_head", std::make_shared<nn::Linear>(c.hidden_size, c.vocab_size, false, dtype));
   }
 }
 
@@ -159,7 +172,9 @@ std::optional<nn::CacheSpec> DecoderLM::cache_spec() const {
 namespace {
 
 // cap * tanh(x / cap): Gemma's soft-capping.
-Tensor softcap(const Tensor& x, double cap) { return mul(tanh(div(x, cap)), cap); }
+Tensor softcap(const Tensor& x, double cap) {
+  return mul(tanh(div(x, cap)), cap);
+}
 
 // `value` rounded to `dtype`, as transformers' scale tensors are (Gemma's embed_scale).
 double rounded(double value, DType dtype) {
@@ -222,12 +237,21 @@ ModelOutputs DecoderLM::forward(const ModelInputs& in) {
     sin = mrope_recompose(sin, config_.mrope_section);
   }
   Tensor local_cos = cos, local_sin = sin;
-  if (local_rotary_) std::tie(local_cos, local_sin) = local_rotary_->forward(position_ids, x.dtype());
+  if (local_rotary_)
+    std::tie(local_cos, local_sin) = local_rotary_->forward(position_ids, x.dtype());
   // One mask for full-attention layers and one for sliding ones (when any).
   Tensor full_mask = nn::causal_mask(positions, key_length, in.attention_mask, std::nullopt);
   Tensor sliding_mask;
   if (config_.sliding_window) {
-    sliding_mask = nn::causal_mask(positions, key_length, in.attention_mask, config_.sliding_window);
+    if (in.sliding_windows_on_4d_mask && in.attention_mask.defined() &&
+        in.attention_mask.dim() == 4) {
+      // [b, 1, q, kv] and [1, 1, q, kv]: the given mask, inside the window.
+      sliding_mask = logical_and(
+          full_mask, nn::sliding_window_mask(positions, key_length, *config_.sliding_window));
+    } else {
+      sliding_mask =
+          nn::causal_mask(positions, key_length, in.attention_mask, config_.sliding_window);
+    }
   }
   ModelOutputs out;
   if (in.output_hidden_states) out.hidden_states.push_back(x);

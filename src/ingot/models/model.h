@@ -8,21 +8,21 @@
 
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ingot/models/config.h"
 #include "ingot/nn/attention.h"
-#include "ingot/nn/static_cache.h"
 #include "ingot/nn/module.h"
+#include "ingot/nn/static_cache.h"
 
 namespace ingot::models {
 
 // Named model inputs, as Hugging Face's forward arguments. Undefined tensors are absent.
 struct ModelInputs {
-  Tensor input_ids;       // [batch, seq] int64
+  Tensor input_ids;  // [batch, seq] int64
   // [batch, key slots] int64 0/1: past + seq without a cache or with a KVCache,
   // max_cache_len with a StaticCache; or a 4-D bool mask (see nn::causal_mask).
   Tensor attention_mask;
@@ -52,12 +52,17 @@ struct ModelInputs {
   // size, written in place). The forward stores the new tokens' keys and values in it.
   nn::Cache* cache = nullptr;
   bool output_hidden_states = false;
+  // A 4-D attention_mask is used as is by every layer (transformers' rule). With this set
+  // it is the full-attention layers' mask, and sliding-window layers add their window to
+  // it, measured over the key slots (the positions Cache::new_positions gives): how seed
+  // 003's decode layout keeps Gemma 2 / 3's mixed layers (exporter_generation.cpp).
+  bool sliding_windows_on_4d_mask = false;
 };
 
 struct ModelOutputs {
-  Tensor logits;             // causal LMs: [batch, seq, vocab]
-  Tensor last_hidden_state;  // [batch, seq, hidden]
-  Tensor pooler_output;      // BERT: [batch, hidden]
+  Tensor logits;                      // causal LMs: [batch, seq, vocab]
+  Tensor last_hidden_state;           // [batch, seq, hidden]
+  Tensor pooler_output;               // BERT: [batch, hidden]
   std::vector<Tensor> hidden_states;  // embeddings + each layer, when requested
   // Outputs by Hugging Face name ("logits", "last_hidden_state", ...).
   std::map<std::string, Tensor> named() const;

@@ -17,12 +17,13 @@ Tensor causal_mask(const Tensor& query_positions, const SymInt& key_length,
     INGOT_CHECK((m.sym_size(2) == q).guard_bool() && (m.sym_size(3) == key_length).guard_bool(),
                 ShapeError,
                 "[causal_mask] a 4-D attention_mask must be [batch or 1, 1, {}, {}] (queries, key "
-                "slots), got {}", q.str(), key_length.str(), m.shape_string());
+                "slots), got {}",
+                q.str(), key_length.str(), m.shape_string());
     return m.dtype() == DType::Bool ? m : ne(m, 0);
   }
-  Tensor q_pos = unsqueeze(query_positions, 1);                 // [q, 1]
-  Tensor k_pos = unsqueeze(arange_symint(key_length), 0);       // [1, kv]
-  Tensor allowed = le(k_pos, q_pos);                             // [q, kv]
+  Tensor q_pos = unsqueeze(query_positions, 1);            // [q, 1]
+  Tensor k_pos = unsqueeze(arange_symint(key_length), 0);  // [1, kv]
+  Tensor allowed = le(k_pos, q_pos);                       // [q, kv]
   if (sliding_window) allowed = logical_and(allowed, gt(k_pos, sub(q_pos, *sliding_window)));
   allowed = unsqueeze(unsqueeze(allowed, 0), 0);  // [1, 1, q, kv]
   if (!attention_mask.defined()) return allowed;
@@ -34,8 +35,19 @@ Tensor causal_mask(const Tensor& query_positions, const SymInt& key_length,
   return logical_and(allowed, padding_mask(attention_mask));  // [b, 1, q, kv]
 }
 
+Tensor sliding_window_mask(const Tensor& query_positions, const SymInt& key_length,
+                           int64_t window) {
+  INGOT_CHECK(query_positions.dim() == 1, ShapeError,
+              "[sliding_window_mask] query_positions must be [q], got {}",
+              query_positions.shape_string());
+  Tensor q_pos = unsqueeze(query_positions, 1);            // [q, 1]
+  Tensor k_pos = unsqueeze(arange_symint(key_length), 0);  // [1, kv]
+  Tensor inside = gt(k_pos, sub(q_pos, window));           // [q, kv]
+  return unsqueeze(unsqueeze(inside, 0), 0);               // [1, 1, q, kv]
+}
+
 Tensor padding_mask(const Tensor& attention_mask) {
-  Tensor keep = ne(attention_mask, 0);       // [b, s]
+  Tensor keep = ne(attention_mask, 0);      // [b, s]
   return unsqueeze(unsqueeze(keep, 1), 1);  // [b, 1, 1, s]
 }
 
@@ -46,13 +58,19 @@ SelfAttention::SelfAttention(const AttentionConfig& c, size_t layer_index)
               c.num_heads, c.num_kv_heads);
   const int64_t q_dim = c.num_heads * c.head_dim, kv_dim = c.num_kv_heads * c.head_dim;
   if (c.fused_qkv) {
-    qkv_proj_ = register_module("qkv_proj", std::make_shared<Linear>(c.hidden_size, q_dim + 2 * kv_dim, c.qkv_bias, c.dtype));
+    qkv_proj_ = register_module(
+        "qkv_proj",
+        std::make_shared<Linear>(c.hidden_size, q_dim + 2 * kv_dim, c.qkv_bias, c.dtype));
   } else {
-    q_proj_ = register_module("q_proj", std::make_shared<Linear>(c.hidden_size, q_dim, c.qkv_bias, c.dtype));
-    k_proj_ = register_module("k_proj", std::make_shared<Linear>(c.hidden_size, kv_dim, c.qkv_bias, c.dtype));
-    v_proj_ = register_module("v_proj", std::make_shared<Linear>(c.hidden_size, kv_dim, c.qkv_bias, c.dtype));
+    q_proj_ = register_module("q_proj",
+                              std::make_shared<Linear>(c.hidden_size, q_dim, c.qkv_bias, c.dtype));
+    k_proj_ = register_module("k_proj",
+                              std::make_shared<Linear>(c.hidden_size, kv_dim, c.qkv_bias, c.dtype));
+    v_proj_ = register_module("v_proj",
+                              std::make_shared<Linear>(c.hidden_size, kv_dim, c.qkv_bias, c.dtype));
   }
-  o_proj_ = register_module("o_proj", std::make_shared<Linear>(q_dim, c.hidden_size, c.output_bias, c.dtype));
+  o_proj_ = register_module("o_proj",
+                            std::make_shared<Linear>(q_dim, c.hidden_size, c.output_bias, c.dtype));
   auto rms = [&](int64_t dim) {
     return std::make_shared<RMSNorm>(dim, c.rms_norm_eps, c.dtype, c.norm_weight_offset);
   };
@@ -68,8 +86,12 @@ SelfAttention::SelfAttention(const AttentionConfig& c, size_t layer_index)
       k_norm_ = register_module("k_norm", rms(kv_dim));
       break;
     case QkNorm::kPerHeadLayerNorm:
-      q_norm_ = register_module("q_layernorm", std::make_shared<PerHeadLayerNorm>(c.num_heads, c.head_dim, c.rms_norm_eps, c.dtype));
-      k_norm_ = register_module("k_layernorm", std::make_shared<PerHeadLayerNorm>(c.num_kv_heads, c.head_dim, c.rms_norm_eps, c.dtype));
+      q_norm_ = register_module(
+          "q_layernorm",
+          std::make_shared<PerHeadLayerNorm>(c.num_heads, c.head_dim, c.rms_norm_eps, c.dtype));
+      k_norm_ = register_module(
+          "k_layernorm",
+          std::make_shared<PerHeadLayerNorm>(c.num_kv_heads, c.head_dim, c.rms_norm_eps, c.dtype));
       break;
   }
 }
@@ -77,7 +99,8 @@ SelfAttention::SelfAttention(const AttentionConfig& c, size_t layer_index)
 PerHeadLayerNorm::PerHeadLayerNorm(int64_t heads, int64_t head_dim, double eps, DType dtype)
     : Normalization("PerHeadLayerNorm"), head_dim_(head_dim), eps_(eps) {
   norms_ = register_module("norms", std::make_shared<ModuleList>());
-  for (int64_t h = 0; h < heads; ++h) norms_->append(std::make_shared<LayerNorm>(head_dim, eps, false, dtype));
+  for (int64_t h = 0; h < heads; ++h)
+    norms_->append(std::make_shared<LayerNorm>(head_dim, eps, false, dtype));
 }
 
 Tensor PerHeadLayerNorm::forward(const Tensor& x) const {
@@ -92,16 +115,19 @@ Tensor softcapped_attention(const Tensor& q, const Tensor& k, const Tensor& v, c
                             double scale, double softcap) {
   const SymInt b = k.sym_size(0), kv = k.sym_size(2);
   const int64_t heads = q.size(1), kv_heads = k.size(1), d = k.size(3), dv = v.size(3);
-  auto repeat_kv = [&](const Tensor& t, int64_t dim) {  // [b, kv_heads, kv, dim] -> [b, heads, kv, dim]
+  auto repeat_kv = [&](const Tensor& t,
+                       int64_t dim) {  // [b, kv_heads, kv, dim] -> [b, heads, kv, dim]
     if (heads == kv_heads) return t;
-    Tensor e = expand(unsqueeze(t, 2), {b, SymInt(kv_heads), SymInt(heads / kv_heads), kv, SymInt(dim)});
+    Tensor e =
+        expand(unsqueeze(t, 2), {b, SymInt(kv_heads), SymInt(heads / kv_heads), kv, SymInt(dim)});
     return reshape(e, {b, SymInt(heads), kv, SymInt(dim)});
   };
   Tensor scores = mul(matmul(q, transpose(repeat_kv(k, d), 2, 3)), scale);  // [b, h, q, kv]
   scores = mul(tanh(div(scores, softcap)), softcap);
   // A large finite negative rather than -inf, as transformers adds: a fully masked
   // (padding) query row stays finite.
-  scores = masked_fill(to(scores, DType::F32), logical_not(mask), std::numeric_limits<float>::lowest());
+  scores =
+      masked_fill(to(scores, DType::F32), logical_not(mask), std::numeric_limits<float>::lowest());
   Tensor probs = to(softmax(scores, -1), q.dtype());
   return matmul(probs, repeat_kv(v, dv));  // [b, h, q, dv]
 }
@@ -149,20 +175,22 @@ Tensor SelfAttention::forward(const Tensor& x, const Tensor& cos, const Tensor& 
 }
 
 void check_activation(const std::string& name) {
-  static const char* kKnown[] = {"silu", "swish", "gelu", "gelu_new", "gelu_pytorch_tanh",
+  static const char* kKnown[] = {"silu",      "swish", "gelu", "gelu_new", "gelu_pytorch_tanh",
                                  "gelu_fast", "relu"};
   for (const char* k : kKnown) {
     if (name == k) return;
   }
   INGOT_THROW(NotSupportedError,
               "[activation] '{}' is not supported (supported: silu, swish, gelu, gelu_new, "
-              "gelu_pytorch_tanh, gelu_fast, relu)", name);
+              "gelu_pytorch_tanh, gelu_fast, relu)",
+              name);
 }
 
 Tensor activation(const std::string& name, const Tensor& x) {
   if (name == "silu" || name == "swish") return silu(x);
   if (name == "gelu") return gelu(x, "none");
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return gelu(x, "tanh");
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
+    return gelu(x, "tanh");
   if (name == "relu") return relu(x);
   check_activation(name);
   return x;
@@ -173,12 +201,16 @@ GatedMLP::GatedMLP(int64_t hidden, int64_t intermediate, std::string act, bool b
     : FeedForward("GatedMLP"), act_(std::move(act)), intermediate_(intermediate) {
   check_activation(act_);
   if (fused) {
-    gate_up_proj_ = register_module("gate_up_proj", std::make_shared<Linear>(hidden, 2 * intermediate, bias, dtype));
+    gate_up_proj_ = register_module(
+        "gate_up_proj", std::make_shared<Linear>(hidden, 2 * intermediate, bias, dtype));
   } else {
-    gate_proj_ = register_module(names[0], std::make_shared<Linear>(hidden, intermediate, bias, dtype));
-    up_proj_ = register_module(names[1], std::make_shared<Linear>(hidden, intermediate, bias, dtype));
+    gate_proj_ =
+        register_module(names[0], std::make_shared<Linear>(hidden, intermediate, bias, dtype));
+    up_proj_ =
+        register_module(names[1], std::make_shared<Linear>(hidden, intermediate, bias, dtype));
   }
-  down_proj_ = register_module(names[2], std::make_shared<Linear>(intermediate, hidden, bias, dtype));
+  down_proj_ =
+      register_module(names[2], std::make_shared<Linear>(intermediate, hidden, bias, dtype));
 }
 
 Tensor GatedMLP::forward(const Tensor& x) const {

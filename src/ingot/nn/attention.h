@@ -31,6 +31,9 @@ namespace ingot::nn {
 // symbolic batch, q and key_length.
 Tensor causal_mask(const Tensor& query_positions, const SymInt& key_length,
                    const Tensor& attention_mask, std::optional<int64_t> sliding_window);
+// The sliding window alone: [1, 1, q, key_length] bool, True where position - j < window
+// for the query at `position` (query_positions [q] int64) and key slot j.
+Tensor sliding_window_mask(const Tensor& query_positions, const SymInt& key_length, int64_t window);
 // Bidirectional padding mask [batch, 1, 1, seq] for encoders (True = attend).
 Tensor padding_mask(const Tensor& attention_mask);
 
@@ -52,7 +55,7 @@ struct AttentionConfig {
   QkNorm qk_norm = QkNorm::kNone;
   bool norm_weight_offset = false;  // Gemma: RMSNorm scales by 1 + weight
   double rms_norm_eps = 1e-6;
-  bool fused_qkv = false;  // Phi-3: one qkv_proj whose output is [q | k | v]
+  bool fused_qkv = false;         // Phi-3: one qkv_proj whose output is [q | k | v]
   std::optional<double> scale;    // score scale; default 1 / sqrt(head_dim)
   std::optional<double> softcap;  // Gemma 2: scores -> softcap * tanh(scores / softcap)
   DType dtype = DType::F32;

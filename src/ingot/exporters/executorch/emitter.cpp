@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "ingot/core/error.h"
+#include "ingot/exporters/executorch/emitter_internal.h"
 #include "ingot/exporters/executorch/kernels.h"
 #include "ingot/exporters/executorch/memory_planner.h"
 #include "ingot/exporters/executorch/xnnpack_delegate.h"
@@ -59,125 +60,6 @@ size_t element_size(pte::ScalarType t) {
       return 8;
   }
 }
-
-// The emitter of one method; KernelContext calls back into it.
-class Emitter {
- public:
-  Emitter(const ExportedProgram& p, const EmitOptions& o, Program& out) : p_(p), o_(o), out_(out) {
-    plan_.name = o.method_name;
-  }
-
-  EmitSummary run();
-
-  // --- what KernelContext uses ---
-  int32_t tensor_of(ir::ValueId id, const ir::Node& n) {
-    auto it = tensors_.find(id);
-    INGOT_CHECK(it != tensors_.end(), InternalError,
-                "[executorch] {}: value '{}' has no plan value", n.target,
-                p_.graph->value(id).name);
-    return it->second;
-  }
-  int32_t int_of(const sym::Expr& e);
-  int32_t new_tensor(DType dtype, const std::vector<sym::Expr>& sizes, bool planned,
-                     const std::string& name = "");
-  int32_t add(EValue v) { return plan_.add(std::move(v)); }
-  int32_t int_const(int64_t v) {
-    auto it = int_consts_.find(v);
-    if (it != int_consts_.end()) return it->second;
-    return int_consts_[v] = add(IntValue{v});
-  }
-  int32_t none() {
-    if (none_ < 0) none_ = add(NullValue{});
-    return none_;
-  }
-  void call(const std::string& kernel, const std::vector<int32_t>& args) {
-    const size_t dot = kernel.rfind('.');
-    const size_t ns = kernel.find("::");
-    OperatorRef op;
-    if (dot == std::string::npos || (ns != std::string::npos && dot < ns)) {
-      op = {kernel, ""};
-    } else {
-      op = {kernel.substr(0, dot), kernel.substr(dot + 1)};
-    }
-    Instruction in;
-    in.index = plan_.operator_index(op);
-    in.args = args;
-    if (current_ && current_->source.known()) {
-      in.file = std::filesystem::path(current_->source.file).filename().string();
-      in.line = int32_t(current_->source.line);
-      in.function = current_->source.function;
-    }
-    plan_.instructions.push_back(std::move(in));
-  }
-  const std::vector<int32_t>& current_outputs() const { return current_outputs_; }
-  const TensorValue& tensor_value(int32_t v) const {
-    return std::get<TensorValue>(plan_.values.at(size_t(v)));
-  }
-  const Tensor* constant_data(int32_t v) const {
-    const auto* t = std::get_if<TensorValue>(&plan_.values.at(size_t(v)));
-    if (t == nullptr || t->constant_index == 0) return nullptr;
-    return &out_.constants.at(t->constant_index - 1);
-  }
-  void delegate_call(const std::string& id, DelegateBlob payload, const std::vector<int32_t>& args) {
-    out_.delegate_data.push_back(std::move(payload));
-    plan_.delegates.push_back({id, uint32_t(out_.delegate_data.size() - 1)});
-    Instruction in;
-    in.kind = Instruction::Kind::Delegate;
-    in.index = int32_t(plan_.delegates.size() - 1);
-    in.args = args;
-    if (current_ && current_->source.known()) {
-      in.file = std::filesystem::path(current_->source.file).filename().string();
-      in.line = int32_t(current_->source.line);
-      in.function = current_->source.function;
-    }
-    plan_.instructions.push_back(std::move(in));
-  }
-  const EmitOptions& options() const { return o_; }
-  void drop_constants_moved_into_delegates();
-
- private:
-  sym::ValueRange range_of(const sym::Expr& symbol) const {
-    auto it = p_.range_constraints.find(symbol.name());
-    if (it == p_.range_constraints.end()) return sym::ValueRange::at_least(0);
-    return it->second.range;
-  }
-  int64_t upper_bound(const sym::Expr& e) const {
-    if (e.is_integer()) return e.value();
-    const sym::ValueRange r = sym::bound(e, [this](const sym::Expr& s) { return range_of(s); });
-    INGOT_CHECK(r.hi != sym::ValueRange::kPosInf, NotSupportedError,
-                "[executorch] size '{}' has no upper bound: ExecuTorch plans memory for the "
-                "largest shape. Give every dynamic Dim a max (dynamic_shapes "
-                "{{\"name\": ..., \"max\": N}}, or max_batch / max_seq with dynamic=true)",
-                e.str());
-    return r.hi;
-  }
-  int32_t binary_prim(const char* kernel, int32_t a, int32_t b) {
-    const int32_t r = add(IntValue{0});
-    call(kernel, {a, b, r});
-    return r;
-  }
-  void bind_inputs();
-  void emit_nodes();
-  void bind_outputs();
-  void plan_memory_of_method(EmitSummary& s);
-
-  const ExportedProgram& p_;
-  const EmitOptions& o_;
-  Program& out_;
-  ExecutionPlan plan_;
-  std::map<ir::ValueId, int32_t> tensors_;
-  std::map<std::string, int32_t> ints_;  // expression -> Int value (by its text)
-  std::map<int64_t, int32_t> int_consts_;
-  std::map<std::string, std::pair<int32_t, int64_t>> symbol_sources_;  // -> (tensor, dim)
-  int32_t none_ = -1;
-  std::set<int32_t> planned_;    // tensors the memory plan places
-  std::set<int32_t> whole_run_;  // planned tensors live for the whole method (state)
-  std::set<int32_t> produced_;   // tensors written by a kernel of this method
-  std::vector<std::pair<int32_t, int32_t>> write_backs_;  // (state, new value)
-  const ir::Node* current_ = nullptr;
-  std::vector<int32_t> current_outputs_;
-  EmitSummary summary_;
-};
 
 int32_t Emitter::new_tensor(DType dtype, const std::vector<sym::Expr>& sizes, bool planned,
                             const std::string& name) {
@@ -299,16 +181,10 @@ void Emitter::bind_inputs() {
   }
 }
 
-void Emitter::emit_nodes() {
-  const ir::Graph& g = *p_.graph;
+void Emitter::emit_nodes(const ir::Graph& g) {
   for (const ir::Node& n : g.nodes()) {
     if (n.target == "assert") continue;  // runtime asserts: not expressible (noted)
-    if (!n.subgraphs.empty())
-      INGOT_THROW(NotSupportedError,
-                  "[executorch] '{}' (called at {}) owns subgraphs; the ExecuTorch exporter does "
-                  "not emit control flow yet. Trace the branch away (static condition) or "
-                  "export with the ONNX or native backend",
-                  n.target, n.source.str());
+    if (emit_control_flow(g, n)) continue;
     current_ = &n;
     current_outputs_.clear();
     for (ir::ValueId o : n.outputs) {
@@ -388,6 +264,56 @@ void Emitter::bind_outputs() {
 
 void Emitter::plan_memory_of_method(EmitSummary& s) {
   const int64_t end = int64_t(plan_.instructions.size());
+  // The instructions that touch each value (directly or as an item of a list argument).
+  std::map<int32_t, std::pair<int64_t, int64_t>> used;  // value -> (first, last)
+  auto touch = [&](int32_t v, int64_t i) {
+    auto [it, fresh] = used.try_emplace(v, i, i);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, i);
+      it->second.second = std::max(it->second.second, i);
+    }
+  };
+  for (int64_t i = 0; i < end; ++i) {
+    for (int32_t a : plan_.instructions[size_t(i)].args) {
+      touch(a, i);
+      const EValue& ev = plan_.values[size_t(a)];
+      const std::vector<int32_t>* items = nullptr;
+      if (const auto* l = std::get_if<TensorListValue>(&ev)) items = &l->items;
+      if (const auto* l = std::get_if<OptionalTensorListValue>(&ev)) items = &l->items;
+      if (!items) continue;
+      for (int32_t x : *items)
+        if (x >= 0) touch(x, i);
+    }
+  }
+  // Inputs exist before the first instruction, outputs and state after the last.
+  for (int32_t v : plan_.inputs)
+    if (auto it = used.find(v); it != used.end()) it->second.first = -1;
+  for (int32_t v : plan_.outputs)
+    if (auto it = used.find(v); it != used.end()) it->second.second = end;
+  for (int32_t v : whole_run_) used[v] = {-1, end};
+  // A loop runs its instructions again: a value touched both inside a loop and outside it
+  // (read by every iteration, or written by one and read after) lives through the whole
+  // loop. Values made and used within one iteration keep their straight-line lifetime.
+  // (Inner loops come before outer ones in loops_, so an outer extension sees the inner.)
+  for (const auto& [first, last] : loops_) {
+    for (auto& [v, life] : used) {
+      const bool inside = life.second >= first && life.first <= last;
+      const bool outside = life.first < first || life.second > last;
+      if (inside && outside) {
+        life.first = std::min(life.first, first);
+        life.second = std::max(life.second, last);
+      }
+    }
+  }
+  // Move(from, to): `to` is `from` from then on, so `from`'s memory lives as long as `to`
+  // is used. In reverse order, so a chain of moves (nested conds) reaches the first.
+  for (int64_t i = end - 1; i >= 0; --i) {
+    const Instruction& in = plan_.instructions[size_t(i)];
+    if (in.kind != Instruction::Kind::Move) continue;
+    auto to = used.find(in.args[1]);
+    if (to != used.end())
+      used[in.args[0]].second = std::max(used[in.args[0]].second, to->second.second);
+  }
   std::map<int32_t, PlannedBuffer> life;
   for (int32_t v : planned_) {
     const auto& t = std::get<TensorValue>(plan_.values[size_t(v)]);
@@ -397,38 +323,16 @@ void Emitter::plan_memory_of_method(EmitSummary& s) {
     b.bytes = uint64_t(numel) * element_size(t.scalar_type);
     b.first = end;
     b.last = -1;
+    if (auto it = used.find(v); it != used.end()) {
+      b.first = it->second.first;
+      b.last = it->second.second;
+    }
     life[v] = b;
   }
-  for (int64_t i = 0; i < end; ++i) {
-    for (int32_t a : plan_.instructions[size_t(i)].args) {
-      auto it = life.find(a);
-      if (it == life.end()) continue;
-      it->second.first = std::min(it->second.first, i);
-      it->second.last = std::max(it->second.last, i);
-    }
-    // Tensors inside lists (cat's inputs, split's outputs).
-    for (int32_t a : plan_.instructions[size_t(i)].args) {
-      const EValue& ev = plan_.values[size_t(a)];
-      const std::vector<int32_t>* items = nullptr;
-      if (const auto* l = std::get_if<TensorListValue>(&ev)) items = &l->items;
-      if (const auto* l = std::get_if<OptionalTensorListValue>(&ev)) items = &l->items;
-      if (!items) continue;
-      for (int32_t x : *items) {
-        auto it = life.find(x);
-        if (it == life.end()) continue;
-        it->second.first = std::min(it->second.first, i);
-        it->second.last = std::max(it->second.last, i);
-      }
-    }
-  }
-  for (int32_t v : plan_.inputs)
+  for (int32_t v : plan_.inputs)  // (an input no instruction reads)
     if (life.contains(v)) life[v].first = -1;
   for (int32_t v : plan_.outputs)
     if (life.contains(v)) life[v].last = end;
-  for (int32_t v : whole_run_) {
-    life[v].first = -1;
-    life[v].last = end;
-  }
   std::vector<int32_t> ids;
   std::vector<PlannedBuffer> buffers;
   for (auto& [v, b] : life) {
@@ -453,12 +357,14 @@ void Emitter::drop_constants_moved_into_delegates() {
   used.insert(plan_.outputs.begin(), plan_.outputs.end());
   for (const Instruction& in : plan_.instructions) used.insert(in.args.begin(), in.args.end());
   for (const EValue& v : plan_.values)  // lists name their items by index
-    std::visit([&](const auto& x) {
-      if constexpr (requires { x.items; }) {
-        for (auto item : x.items)
-          if constexpr (std::is_same_v<decltype(item), int32_t>) used.insert(item);
-      }
-    }, v);
+    std::visit(
+        [&](const auto& x) {
+          if constexpr (requires { x.items; }) {
+            for (auto item : x.items)
+              if constexpr (std::is_same_v<decltype(item), int32_t>) used.insert(item);
+          }
+        },
+        v);
   for (size_t i = 0; i < plan_.values.size(); ++i) {
     auto* t = std::get_if<TensorValue>(&plan_.values[i]);
     if (t == nullptr || t->constant_index == 0 || used.contains(int32_t(i))) continue;
@@ -469,7 +375,7 @@ void Emitter::drop_constants_moved_into_delegates() {
 
 EmitSummary Emitter::run() {
   bind_inputs();
-  emit_nodes();
+  emit_nodes(*p_.graph);
   bind_outputs();
   if (o_.backend != "portable") drop_constants_moved_into_delegates();
   plan_memory_of_method(summary_);

@@ -8,6 +8,42 @@
 
 namespace ingot::exporters::executorch {
 
+namespace {
+
+// Replaces every read of the cache_position input (a 0-d int64) by input_pos[0].
+void use_input_pos_as_cache_position(ExportedProgram& p, ir::ValueId input_pos) {
+  ir::Graph& g = *p.graph;
+  ir::ValueId old = -1;
+  for (size_t i = 0; i < p.signature.inputs.size(); ++i)
+    if (p.signature.inputs[i].target == "cache_position") old = g.inputs[i];
+  INGOT_CHECK(old >= 0, ValueError,
+              "[executorch] the decode program has no cache_position input for input_pos to "
+              "drive (a StaticCache's position)");
+  const ir::ValueInfo& info = g.value(old);
+  INGOT_CHECK(info.is_tensor() && info.dtype == DType::I64 && info.sizes.empty(), ValueError,
+              "[executorch] the decode program's cache_position is {}, not a 0-d int64",
+              ir::meta_str(info));
+  ir::Node first;
+  first.target = "select.int";  // input_pos[0]: [1] -> []
+  first.args = {ir::TensorRef{input_pos}, sym::integer(0), sym::integer(0)};
+  first.outputs = {g.add_tensor_value("start_position", DType::I64, {})};
+  const ir::ValueId start = first.outputs[0];
+  for (ir::Node& n : g.mutable_nodes()) {
+    for (ir::Argument& a : n.args) {
+      if (auto* t = std::get_if<ir::TensorRef>(&a); t && t->id == old) t->id = start;
+      if (auto* l = std::get_if<ir::OptionalValueList>(&a))
+        for (auto& x : *l)
+          if (x && *x == old) x = start;
+    }
+  }
+  for (ir::ValueId& o : g.outputs)
+    if (o == old) o = start;
+  auto& nodes = g.mutable_nodes();
+  nodes.insert(nodes.begin(), std::move(first));
+}
+
+}  // namespace
+
 std::unique_ptr<ExecutorchProgram> llm_runner_program(const ExportedProgram& decode,
                                                       const nn::NamedTensors& empty_cache,
                                                       const LlmRunnerMetadata& meta) {
@@ -34,11 +70,16 @@ std::unique_ptr<ExecutorchProgram> llm_runner_program(const ExportedProgram& dec
     if (o.kind == OutputKind::UserInputMutation && cache.contains(o.target))
       o.kind = OutputKind::BufferMutation;
 
-  // input_pos [1] (int64) after the tokens: the runner's start position, unused.
+  // input_pos [1] (int64) after the tokens: the position of the first new token. It takes
+  // the place of the cache's own position everywhere the step reads it (the new tokens'
+  // positions, rotary, the causal mask, the slots index_copy writes), so a runner may
+  // start anywhere: restart at 0, or rewrite the last token. The cache_position state is
+  // still advanced (input_pos + tokens) but nothing reads it.
   const ir::ValueId pos = p.graph->add_tensor_value("input_pos", DType::I64, {sym::integer(1)});
   p.graph->inputs.insert(p.graph->inputs.begin() + std::ptrdiff_t(tokens_at + 1), pos);
   p.signature.inputs.insert(p.signature.inputs.begin() + std::ptrdiff_t(tokens_at + 1),
                             InputSpec{InputKind::UserInput, "input_pos", "input_pos"});
+  use_input_pos_as_cache_position(p, pos);
 
   auto a = std::make_unique<ExecutorchProgram>();
   const EmitSummary s = emit_method(p, EmitOptions{}, a->pte);

@@ -5,9 +5,9 @@
 //
 // It is made from the framework's multi-token decode component (export_for_generation):
 // the cache user inputs become buffers initialised to an empty cache and their mutations
-// buffer mutations. input_pos is accepted and unused: the program tracks positions in its
-// own cache_position state, so a runner that calls it in order from position 0 (prefill,
-// then one token at a time) gets the same results.
+// buffer mutations. input_pos drives the step: the new tokens sit at input_pos[0] ..
+// input_pos[0] + n - 1 (rotary, causal mask, the cache slots written), in place of the
+// cache's own cache_position, so a runner may restart at 0 or rewrite a position.
 #pragma once
 
 #include <memory>

@@ -71,10 +71,16 @@ struct OperatorRef {
   bool operator==(const OperatorRef&) const = default;
 };
 
-// One instruction of the chain: a kernel call (op_index into operators) or a delegate call
-// (delegate_index into delegates); args are value indices, outputs last.
+// One instruction of the chain (args are value indices):
+//   Kernel    index: op_index into operators; args: the kernel's arguments, outputs last
+//   Delegate  index: delegate_index into delegates; args: inputs then outputs
+//   Move      args {from, to}: value `to` becomes value `from` (the EValue is copied, so a
+//             tensor `to` then shares `from`'s memory); how a cond's branches hand their
+//             results to the node's outputs
+//   JumpFalse args {cond}: when cond (a Bool, or a Bool tensor: false if any element is
+//             false) is false, execution goes on at instruction `index` of the chain
 struct Instruction {
-  enum class Kind { Kernel, Delegate } kind = Kind::Kernel;
+  enum class Kind { Kernel, Delegate, Move, JumpFalse } kind = Kind::Kernel;
   int32_t index = 0;
   std::vector<int32_t> args;
   // The user's source line (stack trace frame): file, line, function.
@@ -83,7 +89,7 @@ struct Instruction {
 };
 
 struct Delegate {
-  std::string id;  // "XnnpackBackend"
+  std::string id;           // "XnnpackBackend"
   uint32_t data_index = 0;  // Program::delegate_data[data_index]
 };
 

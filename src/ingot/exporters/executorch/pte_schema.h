@@ -108,6 +108,12 @@ constexpr int name = 0, overload = 1;
 namespace KernelCall {  // DelegateCall has the same two slots (delegate_index, args)
 constexpr int op_index = 0, args = 1;
 }
+namespace MoveCall {
+constexpr int move_from = 0, move_to = 1;
+}
+namespace JumpFalseCall {
+constexpr int cond_value_index = 0, destination_instruction = 1;
+}
 namespace Instruction {
 constexpr int instr_args_type = 0, instr_args = 1;
 }

@@ -43,7 +43,7 @@ SegmentLayout layout_of(const std::vector<Tensor>& tensors) {
 // The two segments and where they go relative to the segment base.
 struct FileLayout {
   SegmentLayout constants, state;
-  uint64_t state_segment_offset = 0;  // relative to the segment base
+  uint64_t state_segment_offset = 0;       // relative to the segment base
   std::vector<uint64_t> delegate_offsets;  // each delegate blob's segment, relative too
   uint64_t segment_data_size = 0;
   bool has_constants() const { return constants.size > 0; }
@@ -180,14 +180,38 @@ class Builder {
   }
 
   Table instruction(const Instruction& in) {
-    auto args = b_.CreateVector(in.args);
-    auto s = b_.StartTable();
-    b_.AddElement<int32_t>(slot(pte::KernelCall::op_index), in.index, 0);
-    b_.AddOffset(slot(pte::KernelCall::args), args);
-    Table call(b_.EndTable(s));
+    Table call;
+    pte::InstructionType type = pte::InstructionType::KernelCall;
+    switch (in.kind) {
+      case Instruction::Kind::Kernel:
+      case Instruction::Kind::Delegate: {
+        auto args = b_.CreateVector(in.args);
+        auto s = b_.StartTable();
+        b_.AddElement<int32_t>(slot(pte::KernelCall::op_index), in.index, 0);
+        b_.AddOffset(slot(pte::KernelCall::args), args);
+        call = Table(b_.EndTable(s));
+        if (in.kind == Instruction::Kind::Delegate) type = pte::InstructionType::DelegateCall;
+        break;
+      }
+      case Instruction::Kind::Move: {
+        auto s = b_.StartTable();
+        // (force_defaults: value index 0 is a real value, not "absent")
+        b_.AddElement<int32_t>(slot(pte::MoveCall::move_from), in.args.at(0), -1);
+        b_.AddElement<int32_t>(slot(pte::MoveCall::move_to), in.args.at(1), -1);
+        call = Table(b_.EndTable(s));
+        type = pte::InstructionType::MoveCall;
+        break;
+      }
+      case Instruction::Kind::JumpFalse: {
+        auto s = b_.StartTable();
+        b_.AddElement<int32_t>(slot(pte::JumpFalseCall::cond_value_index), in.args.at(0), -1);
+        b_.AddElement<int32_t>(slot(pte::JumpFalseCall::destination_instruction), in.index, -1);
+        call = Table(b_.EndTable(s));
+        type = pte::InstructionType::JumpFalseCall;
+        break;
+      }
+    }
     auto si = b_.StartTable();
-    const auto type = in.kind == Instruction::Kind::Kernel ? pte::InstructionType::KernelCall
-                                                           : pte::InstructionType::DelegateCall;
     b_.AddElement<uint8_t>(slot(pte::Instruction::instr_args_type), uint8_t(type), 0);
     b_.AddOffset(slot(pte::Instruction::instr_args), call);
     return Table(b_.EndTable(si));
