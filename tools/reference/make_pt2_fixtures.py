@@ -15,7 +15,7 @@ For each case, tests/fixtures/pt2/<name>/ holds:
 Cases: tiny decoder checkpoints of tests/fixtures/models (the sequence dim dynamic,
 use_cache=False as a constant input, a CausalLMOutputWithPast with a `logits` key) and
 the seed-001 example modules (buffer mutation, cond, data-dependent sizes with
-torch._check, a static int input and dict output). Every output of ep.module() is also
+torch._check, a static int input and dict output, map / while_loop / item()). Every output of ep.module() is also
 compared with the eager module here (1e-5), so a fixture never records a wrong export.
 
 Run with the reference venv:
@@ -91,6 +91,22 @@ class StaticIntDict(torch.nn.Module):
         return {"sum": x + z, "scaled": (x * z).softmax(-1)}
 
 
+class LoopsAndItem(torch.nn.Module):
+    """map over rows, a while_loop, and item() sizing a narrow (an unbacked symbol)."""
+
+    def forward(self, x, y):
+        from torch._higher_order_ops.map import map as hop_map
+        from torch._higher_order_ops.while_loop import while_loop
+
+        mapped = hop_map(lambda row, w: row * w + 1.0, x, x.mean(0))
+        doubled = while_loop(lambda s, lim: s < lim, lambda s, lim: (s * 2.0, lim.clone()),
+                             (x[0, 0].abs() + 1.0, torch.full((), 50.0)))[0]
+        n = y.item()
+        torch._check_is_size(n)
+        torch._check(n <= x.shape[0])
+        return mapped, doubled, x.narrow(0, 0, n).cos()
+
+
 def seed_cases():
     """name -> (module, example args, dynamic_shapes, list of case args)."""
     torch.manual_seed(1)
@@ -106,6 +122,9 @@ def seed_cases():
                            (torch.tensor([3.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0]),)]),
         "static_int_dict": (StaticIntDict(), (torch.randn(3, 5), 3), ({1: n}, None),
                             [(torch.randn(3, 5), 3), (torch.randn(3, 8), 3)]),
+        "loops_item": (LoopsAndItem(), (torch.randn(4, 3), torch.tensor(2)), ({0: n}, None),
+                       [(torch.randn(4, 3), torch.tensor(2)), (torch.randn(7, 3), torch.tensor(7)),
+                        (torch.randn(5, 3), torch.tensor(0))]),
     }
 
 
