@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2";
 
 std::vector<std::string> cases() {
-  return {"buffer_mutation", "cond",  "nonzero_check", "static_int_dict",
-          "loops_item",      "llama", "gpt2",          "qwen3"};
+  return {"buffer_mutation", "cond", "nonzero_check", "static_int_dict", "loops_item",
+          "llama",           "gpt2", "qwen3",         "mixtral_moe",     "qwen3_moe_small"};
 }
 
 // Largest |a - b| over all elements (as float); exact equality for integer / bool.

@@ -222,6 +222,40 @@ def architecture_case(name, out_dir, ops):
                ["input_ids", "use_cache"], out_dir, kwargs_mode=True, ops=ops)
 
 
+# Mixture-of-experts cases: the fixture checkpoints' architectures (their configs, the
+# router, top-k and grouped experts as transformers writes them) at smaller widths, with
+# seeded random weights, so the archives stay tens of KiB.
+MOE_CASES = {
+    "mixtral_moe": ("mixtral", {"hidden_size": 16, "intermediate_size": 16, "num_local_experts": 4,
+                                "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 8,
+                                "num_hidden_layers": 1}),
+    "qwen3_moe_small": ("qwen3_moe", {"hidden_size": 16, "intermediate_size": 24, "moe_intermediate_size": 16,
+                                      "num_local_experts": 4, "num_attention_heads": 2,
+                                      "num_key_value_heads": 1, "head_dim": 8, "num_hidden_layers": 2,
+                                      "mlp_only_layers": [1]}),
+}
+
+
+def moe_case(name, out_dir, ops):
+    import transformers
+    folder, overrides = MOE_CASES[name]
+    config = transformers.AutoConfig.from_pretrained(os.path.join(MODELS, folder))
+    for k, v in overrides.items():
+        setattr(config, k, v)
+
+    def make():
+        torch.manual_seed(11)
+        return transformers.AutoModelForCausalLM.from_config(config).eval()
+
+    g = torch.Generator().manual_seed(7)
+    seq = torch.export.Dim("seq", min=2, max=64)
+    example = {"input_ids": torch.randint(0, config.vocab_size, (1, 7), generator=g), "use_cache": False}
+    cases = [{"input_ids": torch.randint(0, config.vocab_size, (1, n), generator=g), "use_cache": False}
+             for n in (5, 12)]
+    write_case(name, make, example, {"input_ids": {1: seq}, "use_cache": None}, cases,
+               ["input_ids", "use_cache"], out_dir, kwargs_mode=True, ops=ops)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("names", nargs="*")
@@ -234,9 +268,11 @@ def main():
            "aten": collections.defaultdict(collections.Counter)}
     seeds = seed_cases()
     archs = ALL_DECODERS if a.all_architectures else ARCHITECTURES
-    names = a.names or (list(seeds) + archs)
+    names = a.names or (list(seeds) + archs + list(MOE_CASES))
     for name in names:
-        if name in seeds:
+        if name in MOE_CASES:
+            moe_case(name, a.out, ops)
+        elif name in seeds:
             module, example, dyn, case_args = seeds[name]
             input_names = ["x", "y"][:len(example)]
             write_case(name, lambda m=module: copy.deepcopy(m), example, dyn, case_args, input_names, a.out,

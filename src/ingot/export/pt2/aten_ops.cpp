@@ -336,6 +336,20 @@ std::vector<PValue> adapter_new_filled(const Args& a, int64_t value) {
                      a.dtype("dtype").value_or(self.dtype())));
 }
 
+// floor_divide(self, other): div with floor rounding (a number as a 0-d tensor).
+std::vector<PValue> adapter_floor_divide(const Args& a) {
+  const Value& other = a.get("other");
+  Tensor o;
+  if (other.is(Value::Kind::Tensor)) {
+    o = other.tensor();
+  } else {
+    const Scalar s = to_scalar(other);
+    o = s.is_integral() || s.is_bool() ? Tensor::scalar<int64_t>(s.to_int())
+                                       : Tensor::scalar<float>(float(s.to_double()));
+  }
+  return one(op1("div.Tensor_mode", {a.tensor("self"), o, std::string("floor")}));
+}
+
 // item() / _local_scalar_dense: an integer tensor's value as a SymInt (under export an
 // unbacked symbol bound at run time), a bool tensor's as a SymBool. torch's SymFloat has
 // no ingot counterpart.
@@ -420,6 +434,22 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
        }},
       {"_assert_async.msg", [](const Args&) { return std::vector<PValue>{}; }},
       {"_local_scalar_dense", adapter_item},
+      // Uninitialised memory in torch: zeros here (every use overwrites it first).
+      {"empty_like",
+       [](const Args& a) {
+         const Tensor& self = a.tensor("self");
+         return one(
+             full_of(self.sym_sizes(), Value(int64_t(0)), a.dtype("dtype").value_or(self.dtype())));
+       }},
+      // physical_layout orders the strides only; ingot's tensors are logically contiguous.
+      {"empty_permuted",
+       [](const Args& a) {
+         const SymIntList& size = a.get("size").int_list();
+         return one(full_of(Shape(size.begin(), size.end()), Value(int64_t(0)),
+                            a.dtype("dtype").value_or(DType::F32)));
+       }},
+      {"floor_divide", adapter_floor_divide},
+      {"floor_divide.Scalar", adapter_floor_divide},
       {"item", adapter_item},
       {"detach_", [](const Args& a) { return one(a.tensor("self")); }},
       {"type_as",
