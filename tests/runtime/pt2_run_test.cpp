@@ -133,3 +133,32 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2RunTest, ::testing::ValuesIn(params()), []
 
 }  // namespace
 }  // namespace ingot
+
+namespace ingot {
+namespace {
+
+// torch's stack_trace metadata becomes the nodes' source lines: the printed program (and
+// runtime errors) name the user's Python file and line, not torch's generated code.
+TEST(Pt2Read, NodesCarryTheUsersPythonLines) {
+  const ExportedProgram ep = pt2::load_pt2((kDir / "llama" / "model.pt2").string());
+  size_t from_modeling = 0;
+  for (const ir::Node& n : ep.graph->nodes()) {
+    if (!n.source.known()) continue;
+    EXPECT_EQ(n.source.file.find("<eval_with_key>"), std::string::npos) << n.source.str();
+    EXPECT_EQ(n.source.file.find("/torch/"), std::string::npos) << n.source.str();
+    if (n.source.file.ends_with("modeling_llama.py")) ++from_modeling;
+  }
+  EXPECT_GT(from_modeling, ep.graph->nodes().size() / 2) << ep.print();
+  EXPECT_NE(ep.print().find("modeling_llama.py:"), std::string::npos) << ep.print();
+  // Subgraph nodes too (cond's branches, written in the fixture script's forward).
+  const ExportedProgram c = pt2::load_pt2((kDir / "cond" / "model.pt2").string());
+  bool branch_line = false;
+  for (const ir::Node& n : c.graph->nodes())
+    for (const auto& sg : n.subgraphs)
+      for (const ir::Node& b : sg->nodes())
+        branch_line = branch_line || b.source.file.ends_with("make_pt2_fixtures.py");
+  EXPECT_TRUE(branch_line) << c.print();
+}
+
+}  // namespace
+}  // namespace ingot

@@ -239,3 +239,26 @@ TEST(Pt2WriteSeedsTorch, EverySeedProgramRunsInTorchEqualToIngot) {
 
 }  // namespace
 }  // namespace ingot
+
+namespace ingot {
+namespace {
+
+// The writer records each node's C++ line as torch's stack_trace, which the reader reads
+// back as the node's source line.
+TEST(Pt2WriteSeeds, SourceLinesTravelAsStackTraces) {
+  for (SeedCase& sc : seed_cases()) {
+    if (sc.name != "cond_on_data") continue;
+    const std::string bytes = pt2::save_pt2_to_bytes(sc.ep);
+    EXPECT_NE(bytes.find("seed_programs.h\\\", line "), std::string::npos);
+    const ExportedProgram back = pt2::load_pt2_from_bytes(
+        reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), nullptr, sc.name + ".pt2");
+    ASSERT_FALSE(back.graph->nodes().empty());
+    bool found = false;
+    for (const ir::Node& n : back.graph->nodes())
+      found = found || n.source.file.ends_with("seed_programs.h");
+    EXPECT_TRUE(found) << back.print();
+  }
+}
+
+}  // namespace
+}  // namespace ingot

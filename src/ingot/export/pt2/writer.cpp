@@ -242,6 +242,7 @@ class Writer {
   }
   Json argument(const ir::Argument& a, const ArgType& t);
   void node(const ir::Node& n);
+  void node_body(const ir::Node& n);
   void control_flow_node(const ir::Node& n);
   void item_node(const ir::Node& n);
   Json tensor_values();
@@ -496,7 +497,21 @@ Json Writer::argument(const ir::Argument& a, const ArgType& t) {
   return Json{{"as_string", std::get<std::string>(a)}};
 }
 
+// Every torch node written for `n` carries its user line as torch's stack_trace
+// metadata (one frame), so torch's printed graph and errors name it too.
 void Writer::node(const ir::Node& n) {
+  const size_t first = s_.nodes.size();
+  node_body(n);
+  if (!n.source.known()) return;
+  std::string fn = n.source.function;
+  if (size_t paren = fn.find('('); paren != std::string::npos) fn = fn.substr(0, paren);
+  if (size_t space = fn.rfind(' '); space != std::string::npos) fn = fn.substr(space + 1);
+  const std::string frame = fmt::format("File \"{}\", line {}, in {}", n.source.file, n.source.line,
+                                        fn.empty() ? "<unknown>" : fn);
+  for (size_t i = first; i < s_.nodes.size(); ++i) s_.nodes[i]["metadata"]["stack_trace"] = frame;
+}
+
+void Writer::node_body(const ir::Node& n) {
   if (n.target == "cond" || n.target == "map" || n.target == "while_loop")
     return control_flow_node(n);
   if (n.target == "item") return item_node(n);
