@@ -15,7 +15,8 @@
 // stored raw, one record each, 64-byte aligned, with their *_config.json.
 // cond / map / while_loop become torch.ops.higher_order.cond / map_impl / while_loop
 // with their subgraphs as graph arguments (captured values join the operands); item()
-// becomes aten._local_scalar_dense binding the unbacked symbol.
+// becomes aten._local_scalar_dense binding the unbacked symbol; each node's source line
+// is written as torch's stack_trace metadata.
 //
 // Not written (NotSupportedError naming them): ops without an ATen twin (moe_experts);
 // the error lists every such op with its count.
