@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2";
 
 std::vector<std::string> cases() {
-  return {"buffer_mutation", "cond", "nonzero_check", "static_int_dict", "llama", "gpt2", "qwen3"};
+  return {"buffer_mutation", "cond", "nonzero_check", "static_int_dict", "loops_item",
+          "llama",           "gpt2", "qwen3",         "mixtral_moe",     "qwen3_moe_small"};
 }
 
 // Largest |a - b| over all elements (as float); exact equality for integer / bool.
@@ -56,19 +57,21 @@ TEST_P(Pt2RunTest, OutputsEqualTorch) {
     std::vector<Tensor> inputs;
     for (const auto& name : manifest["inputs"]) {
       if (c["inputs"].contains(name.get<std::string>()))
-        inputs.push_back(models::load_npy((dir / c["inputs"][name.get<std::string>()].get<std::string>()).string()));
+        inputs.push_back(models::load_npy(
+            (dir / c["inputs"][name.get<std::string>()].get<std::string>()).string()));
     }
     const std::vector<Tensor> out = mod.run(inputs);
     ASSERT_EQ(out.size(), c["outputs"].size());
     for (size_t j = 0; j < out.size(); ++j) {
       const Tensor want = models::load_npy((dir / c["outputs"][j].get<std::string>()).string());
       EXPECT_EQ(out[j].dtype(), want.dtype()) << "output " << j;
-      EXPECT_LE(max_diff(out[j], want), 1e-5) << GetParam().name << " output " << j << " at "
-                                              << inputs[0].shape_string();
+      EXPECT_LE(max_diff(out[j], want), 1e-5)
+          << GetParam().name << " output " << j << " at " << inputs[0].shape_string();
     }
     for (const auto& [buffer, file] : c["buffers"].items()) {
       const Tensor want = models::load_npy((dir / file.get<std::string>()).string());
-      EXPECT_LE(max_diff(mod.buffer(buffer), want), 1e-5) << GetParam().name << " buffer " << buffer;
+      EXPECT_LE(max_diff(mod.buffer(buffer), want), 1e-5)
+          << GetParam().name << " buffer " << buffer;
     }
   }
 }
@@ -124,10 +127,38 @@ std::vector<Param> params() {
   return p;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2RunTest, ::testing::ValuesIn(params()),
-                         [](const auto& info) {
-                           return info.param.name + (info.param.archive == "model.pt2" ? "_training" : "_aten");
-                         });
+INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2RunTest, ::testing::ValuesIn(params()), [](const auto& info) {
+  return info.param.name + (info.param.archive == "model.pt2" ? "_training" : "_aten");
+});
+
+}  // namespace
+}  // namespace ingot
+
+namespace ingot {
+namespace {
+
+// torch's stack_trace metadata becomes the nodes' source lines: the printed program (and
+// runtime errors) name the user's Python file and line, not torch's generated code.
+TEST(Pt2Read, NodesCarryTheUsersPythonLines) {
+  const ExportedProgram ep = pt2::load_pt2((kDir / "llama" / "model.pt2").string());
+  size_t from_modeling = 0;
+  for (const ir::Node& n : ep.graph->nodes()) {
+    if (!n.source.known()) continue;
+    EXPECT_EQ(n.source.file.find("<eval_with_key>"), std::string::npos) << n.source.str();
+    EXPECT_EQ(n.source.file.find("/torch/"), std::string::npos) << n.source.str();
+    if (n.source.file.ends_with("modeling_llama.py")) ++from_modeling;
+  }
+  EXPECT_GT(from_modeling, ep.graph->nodes().size() / 2) << ep.print();
+  EXPECT_NE(ep.print().find("modeling_llama.py:"), std::string::npos) << ep.print();
+  // Subgraph nodes too (cond's branches, written in the fixture script's forward).
+  const ExportedProgram c = pt2::load_pt2((kDir / "cond" / "model.pt2").string());
+  bool branch_line = false;
+  for (const ir::Node& n : c.graph->nodes())
+    for (const auto& sg : n.subgraphs)
+      for (const ir::Node& b : sg->nodes())
+        branch_line = branch_line || b.source.file.ends_with("make_pt2_fixtures.py");
+  EXPECT_TRUE(branch_line) << c.print();
+}
 
 }  // namespace
 }  // namespace ingot

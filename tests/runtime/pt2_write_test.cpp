@@ -6,8 +6,6 @@
 //    .module() gives transformers' logits within 1e-4; the re-written fixture archives
 //    give torch's own outputs. SKIPs with the reason when the venv is absent.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -23,6 +21,7 @@
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "pt2_torch_check.h"
 
 namespace ingot {
 namespace {
@@ -35,7 +34,8 @@ double max_diff(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return INFINITY;
   const Tensor fa = contiguous(to(a, DType::F64)), fb = contiguous(to(b, DType::F64));
   double m = 0;
-  for (int64_t i = 0; i < fa.numel(); ++i) m = std::max(m, std::fabs(fa.data<double>()[i] - fb.data<double>()[i]));
+  for (int64_t i = 0; i < fa.numel(); ++i)
+    m = std::max(m, std::fabs(fa.data<double>()[i] - fb.data<double>()[i]));
   return m;
 }
 
@@ -44,32 +44,39 @@ nlohmann::json manifest(const std::string& name) {
   return nlohmann::json::parse(f);
 }
 
-std::vector<Tensor> case_inputs(const std::string& name, const nlohmann::json& c, const nlohmann::json& m) {
+std::vector<Tensor> case_inputs(const std::string& name, const nlohmann::json& c,
+                                const nlohmann::json& m) {
   std::vector<Tensor> in;
   for (const auto& n : m["inputs"]) {
     const std::string s = n.get<std::string>();
-    if (c["inputs"].contains(s)) in.push_back(models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string()));
+    if (c["inputs"].contains(s))
+      in.push_back(models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string()));
   }
   return in;
 }
 
-// Archives whose programs the writer expresses (cond has subgraphs, which it does not).
-std::vector<std::string> writable() { return {"buffer_mutation", "nonzero_check", "static_int_dict", "llama", "gpt2", "qwen3"}; }
+// Every fixture archive (cond's subgraphs are written as torch's higher-order ops).
+std::vector<std::string> writable() {
+  return {"buffer_mutation", "cond", "nonzero_check", "static_int_dict", "loops_item",
+          "llama",           "gpt2", "qwen3",         "mixtral_moe",     "qwen3_moe_small"};
+}
 
 TEST(Pt2Write, FixturesRoundTripThroughTheWriter) {
   for (const std::string& name : writable()) {
     for (const char* archive : {"model.pt2", "model_aten.pt2"}) {
       const ExportedProgram ep = pt2::load_pt2((kDir / name / archive).string());
       const std::string bytes = pt2::save_pt2_to_bytes(ep);
-      const ExportedProgram back = pt2::load_pt2_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                            bytes.size(), nullptr, name + " rewritten");
+      const ExportedProgram back =
+          pt2::load_pt2_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                   nullptr, name + " rewritten");
       const nlohmann::json m = manifest(name);
       for (const auto& c : m["cases"]) {
         runtime::ProgramModule mod(back);
         const std::vector<Tensor> out = mod.run(case_inputs(name, c, m));
         ASSERT_EQ(out.size(), c["outputs"].size()) << name;
         for (size_t j = 0; j < out.size(); ++j) {
-          const Tensor want = models::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
+          const Tensor want =
+              models::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
           EXPECT_LE(max_diff(out[j], want), 1e-5) << name << "/" << archive << " output " << j;
         }
       }
@@ -77,72 +84,19 @@ TEST(Pt2Write, FixturesRoundTripThroughTheWriter) {
   }
 }
 
-TEST(Pt2Write, SubgraphsAreANamedError) {
-  const ExportedProgram ep = pt2::load_pt2((kDir / "cond" / "model.pt2").string());
-  try {
-    pt2::save_pt2_to_bytes(ep);
-    FAIL() << "a cond program was written";
-  } catch (const NotSupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("cond (x1)"), std::string::npos) << e.what();
-  }
-}
-
 // --- judged by torch ---------------------------------------------------------------------
 
-fs::path ref_python() {
-  const char* venv = std::getenv("INGOT_REF_VENV");
-  const char* home = std::getenv("HOME");
-  const fs::path dir = venv ? fs::path(venv) : fs::path(home ? home : "/") / ".cache/ingot/ref-venv";
-  return dir / "bin" / "python";
-}
-
-bool have_torch() {
-  if (!fs::exists(ref_python())) return false;
-  const std::string cmd = "'" + ref_python().string() + "' -c 'import torch' >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
-
-struct ToolRun {
-  int status = -1;
-  std::string log;
-  nlohmann::json summary;
-};
-
-ToolRun check_pt2(const std::vector<std::pair<fs::path, fs::path>>& pairs, double atol) {
-  const fs::path src = std::getenv("INGOT_SOURCE_DIR") ? fs::path(std::getenv("INGOT_SOURCE_DIR")) : kFixtures / ".." / "..";
-  std::string cmd = "'" + ref_python().string() + "' '" + (src / "tools/reference/check_pt2.py").string() + "' --atol " +
-                    std::to_string(atol);
-  for (const auto& [m, d] : pairs) cmd += " --pair '" + m.string() + "' '" + d.string() + "'";
-  cmd += " 2>&1";
-  ToolRun r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.log.append(buf, n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  const size_t end = r.log.find_last_not_of('\n');
-  const size_t start = end == std::string::npos ? 0 : r.log.rfind('\n', end);
-  r.summary = nlohmann::json::parse(r.log.substr(start == std::string::npos ? 0 : start + 1), nullptr, false);
-  return r;
-}
-
-class Scratch {
- public:
-  explicit Scratch(const std::string& name)
-      : path_(fs::temp_directory_path() / ("ingot_pt2_" + std::to_string(::getpid()) + "_" + name)) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~Scratch() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testing::pt2::check_pt2;
+using testing::pt2::have_torch;
+using testing::pt2::ref_python;
+using testing::pt2::Scratch;
+using testing::pt2::static_json;
+using testing::pt2::ToolRun;
 
 TEST(Pt2WriteTorch, ArchitecturesEqualTransformersInTorch) {
-  if (!have_torch()) GTEST_SKIP() << "no reference venv with torch at " << ref_python() << " (tools/reference/setup-venv)";
+  if (!have_torch())
+    GTEST_SKIP() << "no reference venv with torch at " << ref_python()
+                 << " (tools/reference/setup-venv)";
   Scratch dir("arch");
   std::vector<std::pair<fs::path, fs::path>> pairs;
   for (const std::string& name : testing::decoder_fixtures()) {
@@ -188,16 +142,10 @@ TEST(Pt2WriteTorch, ArchitecturesEqualTransformersInTorch) {
               r.summary.value("worst", -1.0));
 }
 
-std::string static_json(const StaticValue& v) {
-  if (std::holds_alternative<std::monostate>(v)) return "null";
-  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&v)) return nlohmann::json(*d).dump();
-  if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
-  return nlohmann::json(std::get<std::string>(v)).dump();
-}
-
 TEST(Pt2WriteTorch, RewrittenFixturesEqualTorch) {
-  if (!have_torch()) GTEST_SKIP() << "no reference venv with torch at " << ref_python() << " (tools/reference/setup-venv)";
+  if (!have_torch())
+    GTEST_SKIP() << "no reference venv with torch at " << ref_python()
+                 << " (tools/reference/setup-venv)";
   Scratch dir("fixtures");
   std::vector<std::pair<fs::path, fs::path>> pairs;
   for (const std::string& name : writable()) {
@@ -224,7 +172,8 @@ TEST(Pt2WriteTorch, RewrittenFixturesEqualTorch) {
           }
         }
         for (size_t j = 0; j < c["outputs"].size(); ++j)
-          fs::copy_file(kDir / name / c["outputs"][j].get<std::string>(), cd / "want" / (std::to_string(j) + ".npy"));
+          fs::copy_file(kDir / name / c["outputs"][j].get<std::string>(),
+                        cd / "want" / (std::to_string(j) + ".npy"));
         pairs.push_back({out, cd});
       }
     }

@@ -27,6 +27,8 @@ import torch
 
 try:  # registers transformers' ModelOutput types with torch's pytree (at class creation)
     import transformers.modeling_outputs  # noqa: F401
+    # and its custom ops (transformers.grouped_mm_fallback of the MoE experts)
+    import transformers.integrations.moe  # noqa: F401
 except ImportError:
     pass
 

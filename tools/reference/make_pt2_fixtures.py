@@ -15,7 +15,7 @@ For each case, tests/fixtures/pt2/<name>/ holds:
 Cases: tiny decoder checkpoints of tests/fixtures/models (the sequence dim dynamic,
 use_cache=False as a constant input, a CausalLMOutputWithPast with a `logits` key) and
 the seed-001 example modules (buffer mutation, cond, data-dependent sizes with
-torch._check, a static int input and dict output). Every output of ep.module() is also
+torch._check, a static int input and dict output, map / while_loop / item()). Every output of ep.module() is also
 compared with the eager module here (1e-5), so a fixture never records a wrong export.
 
 Run with the reference venv:
@@ -91,6 +91,22 @@ class StaticIntDict(torch.nn.Module):
         return {"sum": x + z, "scaled": (x * z).softmax(-1)}
 
 
+class LoopsAndItem(torch.nn.Module):
+    """map over rows, a while_loop, and item() sizing a narrow (an unbacked symbol)."""
+
+    def forward(self, x, y):
+        from torch._higher_order_ops.map import map as hop_map
+        from torch._higher_order_ops.while_loop import while_loop
+
+        mapped = hop_map(lambda row, w: row * w + 1.0, x, x.mean(0))
+        doubled = while_loop(lambda s, lim: s < lim, lambda s, lim: (s * 2.0, lim.clone()),
+                             (x[0, 0].abs() + 1.0, torch.full((), 50.0)))[0]
+        n = y.item()
+        torch._check_is_size(n)
+        torch._check(n <= x.shape[0])
+        return mapped, doubled, x.narrow(0, 0, n).cos()
+
+
 def seed_cases():
     """name -> (module, example args, dynamic_shapes, list of case args)."""
     torch.manual_seed(1)
@@ -106,6 +122,9 @@ def seed_cases():
                            (torch.tensor([3.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0]),)]),
         "static_int_dict": (StaticIntDict(), (torch.randn(3, 5), 3), ({1: n}, None),
                             [(torch.randn(3, 5), 3), (torch.randn(3, 8), 3)]),
+        "loops_item": (LoopsAndItem(), (torch.randn(4, 3), torch.tensor(2)), ({0: n}, None),
+                       [(torch.randn(4, 3), torch.tensor(2)), (torch.randn(7, 3), torch.tensor(7)),
+                        (torch.randn(5, 3), torch.tensor(0))]),
     }
 
 
@@ -203,6 +222,40 @@ def architecture_case(name, out_dir, ops):
                ["input_ids", "use_cache"], out_dir, kwargs_mode=True, ops=ops)
 
 
+# Mixture-of-experts cases: the fixture checkpoints' architectures (their configs, the
+# router, top-k and grouped experts as transformers writes them) at smaller widths, with
+# seeded random weights, so the archives stay tens of KiB.
+MOE_CASES = {
+    "mixtral_moe": ("mixtral", {"hidden_size": 16, "intermediate_size": 16, "num_local_experts": 4,
+                                "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 8,
+                                "num_hidden_layers": 1}),
+    "qwen3_moe_small": ("qwen3_moe", {"hidden_size": 16, "intermediate_size": 24, "moe_intermediate_size": 16,
+                                      "num_local_experts": 4, "num_attention_heads": 2,
+                                      "num_key_value_heads": 1, "head_dim": 8, "num_hidden_layers": 2,
+                                      "mlp_only_layers": [1]}),
+}
+
+
+def moe_case(name, out_dir, ops):
+    import transformers
+    folder, overrides = MOE_CASES[name]
+    config = transformers.AutoConfig.from_pretrained(os.path.join(MODELS, folder))
+    for k, v in overrides.items():
+        setattr(config, k, v)
+
+    def make():
+        torch.manual_seed(11)
+        return transformers.AutoModelForCausalLM.from_config(config).eval()
+
+    g = torch.Generator().manual_seed(7)
+    seq = torch.export.Dim("seq", min=2, max=64)
+    example = {"input_ids": torch.randint(0, config.vocab_size, (1, 7), generator=g), "use_cache": False}
+    cases = [{"input_ids": torch.randint(0, config.vocab_size, (1, n), generator=g), "use_cache": False}
+             for n in (5, 12)]
+    write_case(name, make, example, {"input_ids": {1: seq}, "use_cache": None}, cases,
+               ["input_ids", "use_cache"], out_dir, kwargs_mode=True, ops=ops)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("names", nargs="*")
@@ -215,9 +268,11 @@ def main():
            "aten": collections.defaultdict(collections.Counter)}
     seeds = seed_cases()
     archs = ALL_DECODERS if a.all_architectures else ARCHITECTURES
-    names = a.names or (list(seeds) + archs)
+    names = a.names or (list(seeds) + archs + list(MOE_CASES))
     for name in names:
-        if name in seeds:
+        if name in MOE_CASES:
+            moe_case(name, a.out, ops)
+        elif name in seeds:
             module, example, dyn, case_args = seeds[name]
             input_names = ["x", "y"][:len(example)]
             write_case(name, lambda m=module: copy.deepcopy(m), example, dyn, case_args, input_names, a.out,

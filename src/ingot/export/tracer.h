@@ -95,6 +95,7 @@ class Tracer final : public OpInterceptor, public ShapeContext {
   // While set, recorded nodes carry this source line (re-tracing keeps the original
   // user lines).
   void set_source_override(std::optional<SourceLine> src) { source_override_ = std::move(src); }
+  const std::optional<SourceLine>& source_override() const { return source_override_; }
 
   // After tracing.
   const std::vector<TracedInput>& inputs() const { return inputs_; }

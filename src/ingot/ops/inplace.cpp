@@ -42,9 +42,13 @@ const OpRegistrar kMul(inplace_of("mul_.Tensor(Tensor(a!) self, Tensor other) ->
                                   "mul.Tensor"));
 const OpRegistrar kMulS(inplace_of("mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
                                    "mul.Scalar"));
-const OpRegistrar kMaskedFill(inplace_of(
-    "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
-    "masked_fill.Scalar"));
+const OpRegistrar kDiv(inplace_of("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+                                  "div.Tensor"));
+const OpRegistrar kDivS(inplace_of("div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+                                   "div.Scalar"));
+const OpRegistrar kMaskedFill(
+    inplace_of("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+               "masked_fill.Scalar"));
 
 const OpHandle kAddOp("add_.Tensor"), kAddScalarOp("add_.Scalar"), kSubOp("sub_.Tensor"),
     kMulOp("mul_.Tensor"), kMulScalarOp("mul_.Scalar"), kMaskedFillOp("masked_fill_.Scalar");
@@ -71,7 +75,8 @@ Tensor mul_(const Tensor& self, Scalar other, std::source_location where) {
   CallSiteScope call_site(where);
   return kMulScalarOp({self, other})[0];
 }
-Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value, std::source_location where) {
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, Scalar value,
+                    std::source_location where) {
   CallSiteScope call_site(where);
   return kMaskedFillOp({self, mask, value})[0];
 }

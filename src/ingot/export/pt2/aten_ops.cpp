@@ -16,7 +16,9 @@ namespace {
 std::vector<Tensor> op(const char* name, std::vector<Value> values) {
   return call_op(OpRegistry::instance().get(name), std::move(values));
 }
-Tensor op1(const char* name, std::vector<Value> values) { return op(name, std::move(values)).at(0); }
+Tensor op1(const char* name, std::vector<Value> values) {
+  return op(name, std::move(values)).at(0);
+}
 
 bool is_number(const Value& v) {
   return v.is(Value::Kind::Int) || v.is(Value::Kind::Float) || v.is(Value::Kind::Bool) ||
@@ -79,7 +81,9 @@ class Args {
   const std::vector<NamedValue>& args_;
 };
 
-std::vector<PValue> one(Tensor t) { return {PValue{Value(std::move(t)), {}, {}}}; }
+std::vector<PValue> one(Tensor t) {
+  return {PValue{Value(std::move(t)), {}, {}}};
+}
 
 // An argument ingot's schema does not have: accepted when its value cannot change the
 // result on ingot's CPU runtime.
@@ -89,8 +93,8 @@ bool benign_extra(const std::string& name, const PValue& v) {
     return p == "cpu" || p == "strided" || p == "contiguous_format" || p == "preserve_format";
   }
   if (v.value.is_none()) return true;
-  static const std::set<std::string> false_flags = {"pin_memory", "non_blocking", "requires_grad",
-                                                    "copy", "sparse", "scale_grad_by_freq"};
+  static const std::set<std::string> false_flags = {
+      "pin_memory", "non_blocking", "requires_grad", "copy", "sparse", "scale_grad_by_freq"};
   return false_flags.count(name) && v.value.is(Value::Kind::Bool) && !v.value.boolean();
 }
 
@@ -101,9 +105,12 @@ std::vector<Value> bind(const OpDef& def, const Args& a) {
   values.reserve(params.size());
   for (const auto& p : params) {
     const PValue* v = a.find(p.name);
-    if (v && v->sym_bool) a.fail(fmt::format("argument '{}' is a SymBool, which {} does not take", p.name, def.qualified_name));
+    if (v && v->sym_bool)
+      a.fail(fmt::format("argument '{}' is a SymBool, which {} does not take", p.name,
+                         def.qualified_name));
     if (v && v->placement) {
-      if (!benign_extra(p.name, *v)) a.fail(fmt::format("argument '{}' = {} is not supported", p.name, *v->placement));
+      if (!benign_extra(p.name, *v))
+        a.fail(fmt::format("argument '{}' = {} is not supported", p.name, *v->placement));
       values.push_back(Value());
       continue;
     }
@@ -120,8 +127,8 @@ std::vector<Value> bind(const OpDef& def, const Args& a) {
   for (const auto& n : a.all()) {
     if (def.schema.argument_index(n.name) < 0 && !benign_extra(n.name, n.value)) {
       throw NotSupportedError(fmt::format(
-          "[pt2] {}: argument '{}' = {} is not supported by ingot's {} ({})", a.op().display, n.name,
-          n.value.placement ? *n.value.placement : n.value.value.str(), def.qualified_name,
+          "[pt2] {}: argument '{}' = {} is not supported by ingot's {} ({})", a.op().display,
+          n.name, n.value.placement ? *n.value.placement : n.value.value.str(), def.qualified_name,
           def.schema.str()));
     }
   }
@@ -147,10 +154,11 @@ std::vector<PValue> call_registry(const OpDef& def, const Args& a) {
   }
   if (target == &def && numbers) {
     for (size_t i = 0; i < params.size(); ++i) {
-      if (params[i].type.base != BaseType::Tensor || params[i].type.is_list || !is_number(values[i]))
+      if (params[i].type.base != BaseType::Tensor || params[i].type.is_list ||
+          !is_number(values[i]))
         continue;
       const Scalar s = to_scalar(values[i]);
-      values[i] = s.is_bool() ? Tensor::scalar<bool>(s.to_int() != 0)
+      values[i] = s.is_bool()       ? Tensor::scalar<bool>(s.to_int() != 0)
                   : s.is_integral() ? Tensor::scalar<int64_t>(s.to_int())
                                     : Tensor::scalar<float>(float(s.to_double()));
     }
@@ -260,8 +268,9 @@ std::vector<PValue> adapter_index(const Args& a) {
     const SymInt& size = sizes[size_t(dims[k])];
     Tensor i = idx[size_t(dims[k])];
     if (i.dtype() != DType::I64) i = op1("_to_copy", {i, DType::I64});
-    Tensor wrapped = op1("where.self", {op1("lt.Scalar", {i, Scalar(int64_t(0))}),
-                                        op1("add.Scalar", {i, Value(size), Scalar(int64_t(1))}), i});
+    Tensor wrapped =
+        op1("where.self", {op1("lt.Scalar", {i, Scalar(int64_t(0))}),
+                           op1("add.Scalar", {i, Value(size), Scalar(int64_t(1))}), i});
     Tensor term = block.maybe_int() == 1 ? wrapped : op1("mul.Scalar", {wrapped, Value(block)});
     linear = linear.defined() ? op1("add.Tensor", {term, linear}) : term;
     block = block * size;
@@ -271,7 +280,8 @@ std::vector<PValue> adapter_index(const Args& a) {
   flat_sizes.push_back(block);
   flat_sizes.insert(flat_sizes.end(), sizes.begin() + dims.back() + 1, sizes.end());
   Tensor flat = op1("reshape", {self, flat_sizes});
-  Tensor picked = op1("index_select", {flat, first, op1("reshape", {linear, SymIntList{SymInt(-1)}})});
+  Tensor picked =
+      op1("index_select", {flat, first, op1("reshape", {linear, SymIntList{SymInt(-1)}})});
   SymIntList out_sizes(sizes.begin(), sizes.begin() + first);
   out_sizes.insert(out_sizes.end(), bshape.begin(), bshape.end());
   out_sizes.insert(out_sizes.end(), sizes.begin() + dims.back() + 1, sizes.end());
@@ -282,7 +292,9 @@ std::vector<PValue> adapter_native_layer_norm(const Args& a) {
   const Tensor& x = a.tensor("input");
   const SymIntList shape = size_list(a.get("normalized_shape"));
   const Value w = a.get_or("weight", Value()), b = a.get_or("bias", Value());
-  const double eps = a.get("eps").is(Value::Kind::Float) ? a.get("eps").f64() : double(a.get("eps").sym_int().expect_int());
+  const double eps = a.get("eps").is(Value::Kind::Float)
+                         ? a.get("eps").f64()
+                         : double(a.get("eps").sym_int().expect_int());
   Tensor y = op1("layer_norm", {x, shape, w, b, eps, true});
   // mean and 1/std over the normalised dims (kept as size-1 dims), as ATen returns them.
   IntShape dims;
@@ -298,7 +310,8 @@ std::vector<PValue> adapter_native_layer_norm(const Args& a) {
 std::vector<PValue> adapter_bool_and(const Args& a) {
   const Tensor& x = a.tensor("self");
   const Value& other = a.get("other");
-  Tensor y = other.is(Value::Kind::Tensor) ? other.tensor() : Tensor::scalar<bool>(to_scalar(other).to_int() != 0);
+  Tensor y = other.is(Value::Kind::Tensor) ? other.tensor()
+                                           : Tensor::scalar<bool>(to_scalar(other).to_int() != 0);
   if (x.dtype() != DType::Bool || y.dtype() != DType::Bool)
     throw NotSupportedError(fmt::format("[pt2] {}: only bool tensors are supported (got {} and {})",
                                         a.op().display, x.dtype(), y.dtype()));
@@ -308,7 +321,8 @@ std::vector<PValue> adapter_bool_and(const Args& a) {
 std::vector<PValue> adapter_any_dim(const Args& a) {
   const Tensor& x = a.tensor("self");
   const Value& d = a.get("dim");
-  IntShape dims = d.is(Value::Kind::IntList) ? to_int_shape(d.int_list()) : IntShape{d.sym_int().expect_int()};
+  IntShape dims =
+      d.is(Value::Kind::IntList) ? to_int_shape(d.int_list()) : IntShape{d.sym_int().expect_int()};
   const bool keepdim = a.flag("keepdim", false);
   Tensor nonzero = x.dtype() == DType::Bool ? x : op1("ne.Scalar", {x, Scalar(int64_t(0))});
   Tensor count = op1("sum.dim_IntList", {op1("_to_copy", {nonzero, DType::I64}), dims, keepdim});
@@ -318,7 +332,36 @@ std::vector<PValue> adapter_any_dim(const Args& a) {
 std::vector<PValue> adapter_new_filled(const Args& a, int64_t value) {
   const Tensor& self = a.tensor("self");
   const SymIntList sizes = size_list(a.get("size"));
-  return one(full_of(Shape(sizes.begin(), sizes.end()), Value(value), a.dtype("dtype").value_or(self.dtype())));
+  return one(full_of(Shape(sizes.begin(), sizes.end()), Value(value),
+                     a.dtype("dtype").value_or(self.dtype())));
+}
+
+// floor_divide(self, other): div with floor rounding (a number as a 0-d tensor).
+std::vector<PValue> adapter_floor_divide(const Args& a) {
+  const Value& other = a.get("other");
+  Tensor o;
+  if (other.is(Value::Kind::Tensor)) {
+    o = other.tensor();
+  } else {
+    const Scalar s = to_scalar(other);
+    o = s.is_integral() || s.is_bool() ? Tensor::scalar<int64_t>(s.to_int())
+                                       : Tensor::scalar<float>(float(s.to_double()));
+  }
+  return one(op1("div.Tensor_mode", {a.tensor("self"), o, std::string("floor")}));
+}
+
+// item() / _local_scalar_dense: an integer tensor's value as a SymInt (under export an
+// unbacked symbol bound at run time), a bool tensor's as a SymBool. torch's SymFloat has
+// no ingot counterpart.
+std::vector<PValue> adapter_item(const Args& a) {
+  const Tensor& t = a.tensor("self");
+  if (t.dtype() == DType::Bool) return std::vector<PValue>{PValue{Value(false), item_bool(t), {}}};
+  if (is_floating(t.dtype()))
+    throw NotSupportedError(
+        fmt::format("[pt2] {}: reading a {} tensor as a number (a SymFloat) is not supported by "
+                    "ingot; only integer and bool tensors",
+                    a.op().display, dtype_name(t.dtype())));
+  return std::vector<PValue>{PValue{Value(item_int(t)), {}, {}}};
 }
 
 const std::map<std::string, Adapter, std::less<>>& adapters() {
@@ -350,40 +393,73 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
       {"full_like",
        [](const Args& a) {
          const Tensor& self = a.tensor("self");
-         return one(full_of(self.sym_sizes(), a.get("fill_value"), a.dtype("dtype").value_or(self.dtype())));
+         return one(full_of(self.sym_sizes(), a.get("fill_value"),
+                            a.dtype("dtype").value_or(self.dtype())));
        }},
       {"zeros_like",
        [](const Args& a) {
          const Tensor& self = a.tensor("self");
-         return one(full_of(self.sym_sizes(), Value(int64_t(0)), a.dtype("dtype").value_or(self.dtype())));
+         return one(
+             full_of(self.sym_sizes(), Value(int64_t(0)), a.dtype("dtype").value_or(self.dtype())));
        }},
       {"ones_like",
        [](const Args& a) {
          const Tensor& self = a.tensor("self");
-         return one(full_of(self.sym_sizes(), Value(int64_t(1)), a.dtype("dtype").value_or(self.dtype())));
+         return one(
+             full_of(self.sym_sizes(), Value(int64_t(1)), a.dtype("dtype").value_or(self.dtype())));
        }},
       {"scalar_tensor",
-       [](const Args& a) { return one(full_of({}, a.get("s"), a.dtype("dtype").value_or(DType::F32))); }},
+       [](const Args& a) {
+         return one(full_of({}, a.get("s"), a.dtype("dtype").value_or(DType::F32)));
+       }},
       {"sym_size.int",
        [](const Args& a) {
          const Tensor& t = a.tensor("self");
-         return std::vector<PValue>{PValue{Value(t.sym_size(t.wrap_dim(a.get("dim").sym_int().expect_int()))), {}, {}}};
+         return std::vector<PValue>{
+             PValue{Value(t.sym_size(t.wrap_dim(a.get("dim").sym_int().expect_int()))), {}, {}}};
        }},
       {"sym_numel",
-       [](const Args& a) { return std::vector<PValue>{PValue{Value(a.tensor("self").sym_numel()), {}, {}}}; }},
+       [](const Args& a) {
+         return std::vector<PValue>{PValue{Value(a.tensor("self").sym_numel()), {}, {}}};
+       }},
       {"_assert_scalar",
        [](const Args& a) {
          const PValue* v = a.find("self");
          if (!v) a.fail("missing argument 'self'");
-         if (v->sym_bool) check(*v->sym_bool);
-         else if (v->value.is(Value::Kind::Bool) && !v->value.boolean()) a.fail("the assertion is false");
+         if (v->sym_bool)
+           check(*v->sym_bool);
+         else if (v->value.is(Value::Kind::Bool) && !v->value.boolean())
+           a.fail("the assertion is false");
          return std::vector<PValue>{};
        }},
       {"_assert_async.msg", [](const Args&) { return std::vector<PValue>{}; }},
+      {"_local_scalar_dense", adapter_item},
+      // Uninitialised memory in torch: zeros here (every use overwrites it first).
+      {"empty_like",
+       [](const Args& a) {
+         const Tensor& self = a.tensor("self");
+         return one(
+             full_of(self.sym_sizes(), Value(int64_t(0)), a.dtype("dtype").value_or(self.dtype())));
+       }},
+      // physical_layout orders the strides only; ingot's tensors are logically contiguous.
+      {"empty_permuted",
+       [](const Args& a) {
+         const SymIntList& size = a.get("size").int_list();
+         return one(full_of(Shape(size.begin(), size.end()), Value(int64_t(0)),
+                            a.dtype("dtype").value_or(DType::F32)));
+       }},
+      {"floor_divide", adapter_floor_divide},
+      {"floor_divide.Scalar", adapter_floor_divide},
+      {"item", adapter_item},
       {"detach_", [](const Args& a) { return one(a.tensor("self")); }},
-      {"type_as", [](const Args& a) { return one(to_dtype(a.tensor("self"), a.tensor("other").dtype(), false)); }},
+      {"type_as",
+       [](const Args& a) {
+         return one(to_dtype(a.tensor("self"), a.tensor("other").dtype(), false));
+       }},
       {"reciprocal",
-       [](const Args& a) { return one(op1("pow.Tensor_Scalar", {a.tensor("self"), Scalar(int64_t(-1))})); }},
+       [](const Args& a) {
+         return one(op1("pow.Tensor_Scalar", {a.tensor("self"), Scalar(int64_t(-1))}));
+       }},
       // max() / min() over every element: amax / amin over all dims.
       {"max", [](const Args& a) { return one(reduce_all("amax", a.tensor("self"))); }},
       {"min", [](const Args& a) { return one(reduce_all("amin", a.tensor("self"))); }},
@@ -391,12 +467,14 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
       {"where.ScalarOther",
        [](const Args& a) {
          const Tensor& self = a.tensor("self");
-         return one(op1("where.self", {a.tensor("condition"), self, full_of({}, a.get("other"), self.dtype())}));
+         return one(op1("where.self",
+                        {a.tensor("condition"), self, full_of({}, a.get("other"), self.dtype())}));
        }},
       {"where.ScalarSelf",
        [](const Args& a) {
          const Tensor& other = a.tensor("other");
-         return one(op1("where.self", {a.tensor("condition"), full_of({}, a.get("self"), other.dtype()), other}));
+         return one(op1("where.self",
+                        {a.tensor("condition"), full_of({}, a.get("self"), other.dtype()), other}));
        }},
   };
   return table;
@@ -437,8 +515,9 @@ std::optional<PValue> call_operator(const std::string& fn, const Args& a) {
 }
 
 const std::set<std::string>& operator_names() {
-  static const std::set<std::string> names = {"add", "sub", "mul", "floordiv", "mod", "neg", "eq", "ne",
-                                              "lt", "le", "gt", "ge", "and_", "or_", "not_"};
+  static const std::set<std::string> names = {"add", "sub", "mul",  "floordiv", "mod",
+                                              "neg", "eq",  "ne",   "lt",       "le",
+                                              "gt",  "ge",  "and_", "or_",      "not_"};
   return names;
 }
 
@@ -484,7 +563,8 @@ std::vector<PValue> call_aten(const OpName& name, const std::vector<NamedValue>&
   const Args a(name, args);
   if (name.is_operator) {
     if (auto r = call_operator(name.registry, a)) return {*r};
-    throw NotSupportedError(fmt::format("[pt2] {}: this Python operator is not supported", name.display));
+    throw NotSupportedError(
+        fmt::format("[pt2] {}: this Python operator is not supported", name.display));
   }
   auto it = adapters().find(name.registry);
   if (it != adapters().end()) return it->second(a);

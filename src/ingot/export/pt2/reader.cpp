@@ -1,5 +1,6 @@
 #include "ingot/export/pt2/reader.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "ingot/export/pt2/sympy_expr.h"
 #include "ingot/export/pt2/treespec.h"
 #include "ingot/export/pt2/zip.h"
+#include "ingot/export/tracer.h"
 #include "ingot/ops/registry.h"
 
 namespace ingot::pt2 {
@@ -28,17 +30,28 @@ constexpr uint64_t kMaxElements = uint64_t(1) << 48;
 // torch's ScalarType numbering (torch/_export/serde/schema.py).
 std::optional<DType> dtype_of(int64_t code) {
   switch (code) {
-    case 1: return DType::U8;
-    case 2: return DType::I8;
-    case 3: return DType::I16;
-    case 4: return DType::I32;
-    case 5: return DType::I64;
-    case 6: return DType::F16;
-    case 7: return DType::F32;
-    case 8: return DType::F64;
-    case 12: return DType::Bool;
-    case 13: return DType::BF16;
-    default: return std::nullopt;
+    case 1:
+      return DType::U8;
+    case 2:
+      return DType::I8;
+    case 3:
+      return DType::I16;
+    case 4:
+      return DType::I32;
+    case 5:
+      return DType::I64;
+    case 6:
+      return DType::F16;
+    case 7:
+      return DType::F32;
+    case 8:
+      return DType::F64;
+    case 12:
+      return DType::Bool;
+    case 13:
+      return DType::BF16;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -79,7 +92,8 @@ class StateTree : public nn::Module {
   Tensor* add(const std::string& fqn, Tensor t, bool parameter, bool persistent) {
     const size_t dot = fqn.find('.');
     if (dot == std::string::npos)
-      return parameter ? register_parameter(fqn, std::move(t)) : register_buffer(fqn, std::move(t), persistent);
+      return parameter ? register_parameter(fqn, std::move(t))
+                       : register_buffer(fqn, std::move(t), persistent);
     const std::string head = fqn.substr(0, dot);
     auto c = std::dynamic_pointer_cast<StateTree>(child(head));
     if (!c) c = register_module(head, std::make_shared<StateTree>());
@@ -88,9 +102,9 @@ class StateTree : public nn::Module {
 };
 
 struct UserInput {
-  std::string name;      // graph placeholder ("x"); empty for a constant input
+  std::string name;  // graph placeholder ("x"); empty for a constant input
   bool is_tensor = false;
-  StaticValue value;     // constant inputs
+  StaticValue value;  // constant inputs
 };
 
 class Reader {
@@ -117,15 +131,18 @@ class Reader {
   void check_ops(const JsonView& graph, std::map<std::string, int>& missing, int depth) const;
   std::map<std::string, Tensor> load_payloads(const std::string& folder, const std::string& config);
   Tensor load_tensor(const JsonView& meta, const std::string& record_name, const std::string& what);
-  Shape meta_sizes(const JsonView& meta, const std::string& what, std::vector<int64_t>* hints) const;
+  Shape meta_sizes(const JsonView& meta, const std::string& what,
+                   std::vector<int64_t>* hints) const;
 
   // --- interpreting the graph under the tracer --------------------------------------
   using Env = std::unordered_map<std::string, PValue>;
   PValue argument(const JsonView& a, const Env& env) const;
   const PValue& lookup(const Env& env, const std::string& name, const JsonView& where) const;
-  std::vector<PValue> run_graph(const JsonView& graph, const std::vector<PValue>& inputs, int depth) const;
+  std::vector<PValue> run_graph(const JsonView& graph, const std::vector<PValue>& inputs,
+                                int depth) const;
   void run_node(const JsonView& node, Env& env, int depth) const;
-  std::vector<PValue> run_hop(const std::string& which, const JsonView& node, const Env& env, int depth) const;
+  std::vector<PValue> run_hop(const std::string& which, const JsonView& node, const Env& env,
+                              int depth) const;
   void bind_outputs(const JsonView& node, const std::vector<PValue>& results, Env& env) const;
 
   std::string origin_;
@@ -159,35 +176,45 @@ void Reader::check_archive() {
   }
   const std::string_view format = record("archive_format");
   if (format != "pt2")
-    fail("archive_format is '{}', not 'pt2' (a torch.save / TorchScript file is not a torch.export archive)",
-         std::string(format.substr(0, 64)));
+    fail(
+        "archive_format is '{}', not 'pt2' (a torch.save / TorchScript file is not a torch.export "
+        "archive)",
+        std::string(format.substr(0, 64)));
   if (const ZipRecord* b = zip_.find(prefix_ + "byteorder")) {
     const std::string_view order = zip_.bytes(*b);
-    if (order != "little") fail("byteorder is '{}'; ingot reads little-endian archives only", std::string(order.substr(0, 16)));
+    if (order != "little")
+      fail("byteorder is '{}'; ingot reads little-endian archives only",
+           std::string(order.substr(0, 16)));
   }
 }
 
 void Reader::check_versions(const JsonView& root, Pt2Info* info) {
   const std::string_view av = record("archive_version");
   if (av != std::to_string(kArchiveVersion))
-    fail("archive_version '{}' is not supported (supported: {})", std::string(av.substr(0, 16)), kArchiveVersion);
+    fail("archive_version '{}' is not supported (supported: {})", std::string(av.substr(0, 16)),
+         kArchiveVersion);
   const JsonView sv = root.get("schema_version");
   const int64_t major = sv.get("major").as_int(), minor = sv.get("minor").as_int();
   if (major != kSchemaMajor)
-    fail("schema version {}.{} is not supported (this ingot reads schema {}.x, written by torch 2.12 - 2.15)",
-         major, minor, kSchemaMajor);
+    fail(
+        "schema version {}.{} is not supported (this ingot reads schema {}.x, written by torch "
+        "2.12 - 2.15)",
+        major, minor, kSchemaMajor);
   if (info) {
     info->schema_major = int(major);
     info->schema_minor = int(minor);
     info->archive_version = std::string(av);
     if (auto tv = root.find("torch_version")) info->torch_version = tv->as_string();
-    if (auto vs = root.find("verifiers"); vs && vs->size() > 0) info->dialect = vs->at(0).as_string();
-    for (const ZipRecord& r : zip_.records()) info->records.push_back(r.name.substr(prefix_.size()));
+    if (auto vs = root.find("verifiers"); vs && vs->size() > 0)
+      info->dialect = vs->at(0).as_string();
+    for (const ZipRecord& r : zip_.records())
+      info->records.push_back(r.name.substr(prefix_.size()));
   }
 }
 
 // Collects every op of the graph (and its subgraphs) that ingot cannot call.
-void Reader::check_ops(const JsonView& graph, std::map<std::string, int>& missing, int depth) const {
+void Reader::check_ops(const JsonView& graph, std::map<std::string, int>& missing,
+                       int depth) const {
   if (depth > kMaxGraphDepth) graph.fail("subgraphs nested deeper than {} levels", kMaxGraphDepth);
   for (const JsonView& n : graph.get("nodes").elements()) {
     const std::string& target = n.get("target").as_string();
@@ -207,7 +234,8 @@ void Reader::check_ops(const JsonView& graph, std::map<std::string, int>& missin
   }
 }
 
-Shape Reader::meta_sizes(const JsonView& meta, const std::string& what, std::vector<int64_t>* hints) const {
+Shape Reader::meta_sizes(const JsonView& meta, const std::string& what,
+                         std::vector<int64_t>* hints) const {
   Shape sizes;
   for (const JsonView& s : meta.get("sizes").elements()) {
     auto [kind, v] = union_field(s);
@@ -235,10 +263,14 @@ Shape Reader::meta_sizes(const JsonView& meta, const std::string& what, std::vec
   return sizes;
 }
 
-Tensor Reader::load_tensor(const JsonView& meta, const std::string& record_name, const std::string& what) {
+Tensor Reader::load_tensor(const JsonView& meta, const std::string& record_name,
+                           const std::string& what) {
   const int64_t code = meta.get("dtype").as_int();
   const auto dtype = dtype_of(code);
-  if (!dtype) throw NotSupportedError(fmt::format("[pt2] '{}': {} has torch dtype code {}, which ingot does not support", origin_, what, code));
+  if (!dtype)
+    throw NotSupportedError(
+        fmt::format("[pt2] '{}': {} has torch dtype code {}, which ingot does not support", origin_,
+                    what, code));
   IntShape sizes, strides;
   for (const JsonView& s : meta.get("sizes").elements()) {
     auto [k, v] = union_field(s);
@@ -253,12 +285,14 @@ Tensor Reader::load_tensor(const JsonView& meta, const std::string& record_name,
   auto [ok_kind, off] = union_field(meta.get("storage_offset"));
   if (ok_kind != "as_int") off.fail("{} must have a static storage offset", what);
   const int64_t offset = off.as_int();
-  if (strides.size() != sizes.size()) meta.fail("{} has {} sizes but {} strides", what, sizes.size(), strides.size());
+  if (strides.size() != sizes.size())
+    meta.fail("{} has {} sizes but {} strides", what, sizes.size(), strides.size());
   // The storage must cover the furthest element the geometry reaches.
   uint64_t numel = 1, extent = 0;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] < 0 || strides[d] < 0) meta.fail("{} has a negative size or stride", what);
-    if (sizes[d] != 0 && numel > kMaxElements / uint64_t(sizes[d])) meta.fail("{} has too many elements", what);
+    if (sizes[d] != 0 && numel > kMaxElements / uint64_t(sizes[d]))
+      meta.fail("{} has too many elements", what);
     numel *= uint64_t(sizes[d]);
     if (sizes[d] > 0) {
       if (uint64_t(strides[d]) > kMaxElements) meta.fail("{} has a stride out of range", what);
@@ -267,7 +301,9 @@ Tensor Reader::load_tensor(const JsonView& meta, const std::string& record_name,
   }
   if (offset < 0 || uint64_t(offset) > kMaxElements) meta.fail("{} has a bad storage offset", what);
   const ZipRecord* r = zip_.find(prefix_ + record_name);
-  if (!r) fail("{} is stored in '{}', which the archive lacks (a missing weight file)", what, record_name);
+  if (!r)
+    fail("{} is stored in '{}', which the archive lacks (a missing weight file)", what,
+         record_name);
   const size_t item = itemsize(*dtype);
   const uint64_t need = numel == 0 ? 0 : (uint64_t(offset) + extent + 1) * item;
   if (r->size < need)
@@ -285,7 +321,8 @@ Tensor Reader::load_tensor(const JsonView& meta, const std::string& record_name,
   return t;
 }
 
-std::map<std::string, Tensor> Reader::load_payloads(const std::string& folder, const std::string& config) {
+std::map<std::string, Tensor> Reader::load_payloads(const std::string& folder,
+                                                    const std::string& config) {
   std::map<std::string, Tensor> out;
   const ZipRecord* c = zip_.find(prefix_ + folder + config);
   if (!c) return out;
@@ -295,9 +332,12 @@ std::map<std::string, Tensor> Reader::load_payloads(const std::string& folder, c
   const JsonView root(j, "", origin);
   for (const auto& [name, entry] : root.get("config").members()) {
     if (auto p = entry.find("use_pickle"); p && p->as_bool())
-      throw NotSupportedError(fmt::format("[pt2] '{}': '{}' is stored pickled (use_pickle); ingot reads raw tensor payloads only", origin_, name));
-    out.emplace(name, load_tensor(entry.get("tensor_meta"), folder + entry.get("path_name").as_string(),
-                                  fmt::format("tensor '{}'", name)));
+      throw NotSupportedError(fmt::format(
+          "[pt2] '{}': '{}' is stored pickled (use_pickle); ingot reads raw tensor payloads only",
+          origin_, name));
+    out.emplace(name,
+                load_tensor(entry.get("tensor_meta"), folder + entry.get("path_name").as_string(),
+                            fmt::format("tensor '{}'", name)));
   }
   return out;
 }
@@ -364,35 +404,49 @@ PValue Reader::argument(const JsonView& a, const Env& env) const {
     auto [k, x] = union_field(v);
     if (k == "as_bool") return PValue{Value(x.as_bool()), {}, {}};
     const PValue& p = lookup(env, x.as_string(), x);
-    if (!p.sym_bool && !p.value.is(Value::Kind::Bool)) x.fail("'{}' is not a SymBool", x.as_string());
+    if (!p.sym_bool && !p.value.is(Value::Kind::Bool))
+      x.fail("'{}' is not a SymBool", x.as_string());
     return p;
   }
   if (kind == "as_scalar_type") {
     const auto d = dtype_of(v.as_int());
-    if (!d) throw NotSupportedError(fmt::format("[pt2] '{}': {}: torch dtype code {} is not supported by ingot", origin_, v.path(), v.as_int()));
+    if (!d)
+      throw NotSupportedError(
+          fmt::format("[pt2] '{}': {}: torch dtype code {} is not supported by ingot", origin_,
+                      v.path(), v.as_int()));
     return PValue{Value(*d), {}, {}};
   }
   if (kind == "as_device") {
     const std::string& type = v.get("type").as_string();
     return PValue{{}, {}, type};
   }
-  if (kind == "as_layout") return PValue{{}, {}, v.as_int() == 7 ? "strided" : fmt::format("layout {}", v.as_int())};
+  if (kind == "as_layout")
+    return PValue{{}, {}, v.as_int() == 7 ? "strided" : fmt::format("layout {}", v.as_int())};
   if (kind == "as_memory_format") {
     const int64_t m = v.as_int();
-    return PValue{{}, {}, m == 1 ? "contiguous_format" : m == 4 ? "preserve_format" : fmt::format("memory format {}", m)};
+    return PValue{{},
+                  {},
+                  m == 1   ? "contiguous_format"
+                  : m == 4 ? "preserve_format"
+                           : fmt::format("memory format {}", m)};
   }
-  throw NotSupportedError(fmt::format("[pt2] '{}': {}: arguments of kind '{}' are not supported by ingot", origin_, a.path(), kind));
+  throw NotSupportedError(
+      fmt::format("[pt2] '{}': {}: arguments of kind '{}' are not supported by ingot", origin_,
+                  a.path(), kind));
 }
 
-void Reader::bind_outputs(const JsonView& node, const std::vector<PValue>& results, Env& env) const {
+void Reader::bind_outputs(const JsonView& node, const std::vector<PValue>& results,
+                          Env& env) const {
   const JsonView outs = node.get("outputs");
   // A Tensor[] return serialized as one as_tensors output.
   if (outs.size() == 1 && results.size() == 1 && union_field(outs.at(0)).first == "as_tensors") {
     const JsonView names = union_field(outs.at(0)).second;
     if (!results[0].value.is(Value::Kind::TensorList)) node.fail("expected a list result");
     const TensorList& l = results[0].value.tensor_list();
-    if (names.size() != l.size()) node.fail("{} outputs named, the op returned {}", names.size(), l.size());
-    for (size_t i = 0; i < l.size(); ++i) env[names.at(i).get("name").as_string()] = PValue{Value(l[i]), {}, {}};
+    if (names.size() != l.size())
+      node.fail("{} outputs named, the op returned {}", names.size(), l.size());
+    for (size_t i = 0; i < l.size(); ++i)
+      env[names.at(i).get("name").as_string()] = PValue{Value(l[i]), {}, {}};
     return;
   }
   // A list result unpacked into several outputs (split's getitems folded in).
@@ -401,36 +455,45 @@ void Reader::bind_outputs(const JsonView& node, const std::vector<PValue>& resul
     flat.clear();
     for (const Tensor& t : results[0].value.tensor_list()) flat.push_back(PValue{Value(t), {}, {}});
   }
-  if (outs.size() > flat.size()) node.fail("{} outputs named, the op returned {}", outs.size(), flat.size());
+  if (outs.size() > flat.size())
+    node.fail("{} outputs named, the op returned {}", outs.size(), flat.size());
   for (size_t i = 0; i < outs.size(); ++i) {
     auto [kind, v] = union_field(outs.at(i));
     if (kind == "as_none") continue;
-    if (kind == "as_tensor") env[v.get("name").as_string()] = flat[i];
-    else if (kind == "as_sym_int" || kind == "as_sym_bool") env[v.get("as_name").as_string()] = flat[i];
+    if (kind == "as_tensor")
+      env[v.get("name").as_string()] = flat[i];
+    else if (kind == "as_sym_int" || kind == "as_sym_bool")
+      env[v.get("as_name").as_string()] = flat[i];
     else if (kind == "as_tensors") {
       if (!flat[i].value.is(Value::Kind::TensorList)) node.fail("output {} is not a list", i);
       const TensorList& l = flat[i].value.tensor_list();
-      if (v.size() != l.size()) node.fail("output {} names {} tensors, the op returned {}", i, v.size(), l.size());
-      for (size_t k = 0; k < l.size(); ++k) env[v.at(k).get("name").as_string()] = PValue{Value(l[k]), {}, {}};
+      if (v.size() != l.size())
+        node.fail("output {} names {} tensors, the op returned {}", i, v.size(), l.size());
+      for (size_t k = 0; k < l.size(); ++k)
+        env[v.at(k).get("name").as_string()] = PValue{Value(l[k]), {}, {}};
     } else {
       v.fail("unsupported output kind '{}'", kind);
     }
   }
 }
 
-std::vector<PValue> Reader::run_hop(const std::string& which, const JsonView& node, const Env& env, int depth) const {
+std::vector<PValue> Reader::run_hop(const std::string& which, const JsonView& node, const Env& env,
+                                    int depth) const {
   const JsonView ins = node.get("inputs");
   std::vector<JsonView> graphs;
   std::vector<PValue> plain;
   for (const JsonView& in : ins.elements()) {
     const JsonView arg = in.get("arg");
-    if (arg.is_object() && arg.json().contains("as_graph")) graphs.push_back(arg.get("as_graph").get("graph"));
-    else plain.push_back(argument(arg, env));
+    if (arg.is_object() && arg.json().contains("as_graph"))
+      graphs.push_back(arg.get("as_graph").get("graph"));
+    else
+      plain.push_back(argument(arg, env));
   }
   auto tensors = [&](const PValue& p, const char* what) -> TensorList {
     if (p.value.is(Value::Kind::TensorList)) return p.value.tensor_list();
     if (p.value.is_none()) return {};
-    node.fail("{} of {} must be a list of tensors (SymInt operands are not supported)", what, which);
+    node.fail("{} of {} must be a list of tensors (SymInt operands are not supported)", what,
+              which);
   };
   auto fn = [&](const JsonView& g) -> GraphFn {
     return [this, g, depth](const TensorList& in) {
@@ -446,18 +509,26 @@ std::vector<PValue> Reader::run_hop(const std::string& which, const JsonView& no
   };
   TensorList out;
   if (which == "cond") {
-    if (graphs.size() != 2 || plain.size() != 2) node.fail("cond takes a predicate, two graphs and operands");
+    if (graphs.size() != 2 || plain.size() != 2)
+      node.fail("cond takes a predicate, two graphs and operands");
     const PValue& pred = plain[0];
     const TensorList ops = tensors(plain[1], "operands");
-    if (pred.sym_bool) out = cond(*pred.sym_bool, fn(graphs[0]), fn(graphs[1]), ops);
-    else if (pred.value.is(Value::Kind::Bool)) out = cond(SymBool(pred.value.boolean()), fn(graphs[0]), fn(graphs[1]), ops);
-    else if (pred.value.is(Value::Kind::Tensor)) out = cond(pred.value.tensor(), fn(graphs[0]), fn(graphs[1]), ops);
-    else node.fail("the cond predicate must be a tensor or a SymBool");
+    if (pred.sym_bool)
+      out = cond(*pred.sym_bool, fn(graphs[0]), fn(graphs[1]), ops);
+    else if (pred.value.is(Value::Kind::Bool))
+      out = cond(SymBool(pred.value.boolean()), fn(graphs[0]), fn(graphs[1]), ops);
+    else if (pred.value.is(Value::Kind::Tensor))
+      out = cond(pred.value.tensor(), fn(graphs[0]), fn(graphs[1]), ops);
+    else
+      node.fail("the cond predicate must be a tensor or a SymBool");
   } else if (which == "while_loop") {
-    if (graphs.size() != 2 || plain.size() != 2) node.fail("while_loop takes two graphs, carried and additional inputs");
-    out = while_loop(fn(graphs[0]), fn(graphs[1]), tensors(plain[0], "carried inputs"), tensors(plain[1], "additional inputs"));
+    if (graphs.size() != 2 || plain.size() != 2)
+      node.fail("while_loop takes two graphs, carried and additional inputs");
+    out = while_loop(fn(graphs[0]), fn(graphs[1]), tensors(plain[0], "carried inputs"),
+                     tensors(plain[1], "additional inputs"));
   } else {  // map_impl(f, xs, pos_args)
-    if (graphs.size() != 1 || plain.size() != 2) node.fail("map takes a graph, xs and extra arguments");
+    if (graphs.size() != 1 || plain.size() != 2)
+      node.fail("map takes a graph, xs and extra arguments");
     out = map(fn(graphs[0]), tensors(plain[0], "xs"), tensors(plain[1], "extra arguments"));
   }
   std::vector<PValue> r;
@@ -465,8 +536,57 @@ std::vector<PValue> Reader::run_hop(const std::string& which, const JsonView& no
   return r;
 }
 
+// The user's line of a node: the innermost frame of torch's `stack_trace` metadata that
+// is the user's code (not torch's own files, not generated "<eval_with_key>" code).
+// Frames read `File "path", line N, in function`.
+std::optional<ir::SourceLine> source_of(const JsonView& node) {
+  const std::optional<JsonView> meta = node.find("metadata");
+  if (!meta || !meta->is_object()) return std::nullopt;
+  const std::optional<JsonView> st = meta->find("stack_trace");
+  if (!st || !st->json().is_string()) return std::nullopt;
+  const std::string& text = st->json().get_ref<const std::string&>();
+  std::optional<ir::SourceLine> best;
+  size_t pos = 0;
+  while ((pos = text.find("File \"", pos)) != std::string::npos) {
+    const size_t q = text.find('"', pos + 6);
+    if (q == std::string::npos) break;
+    const std::string file = text.substr(pos + 6, q - pos - 6);
+    pos = q;
+    static const std::string kLine = ", line ";
+    if (text.compare(q + 1, kLine.size(), kLine) != 0) continue;
+    size_t p = q + 1 + kLine.size();
+    uint32_t line = 0;
+    while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && line < 100000000)
+      line = line * 10 + uint32_t(text[p++] - '0');
+    std::string function;
+    static const std::string kIn = ", in ";
+    if (text.compare(p, kIn.size(), kIn) == 0) {
+      const size_t e = text.find('\n', p);
+      function = text.substr(p + kIn.size(),
+                             e == std::string::npos ? std::string::npos : e - p - kIn.size());
+    }
+    const bool user = !file.empty() && file[0] != '<' && file.rfind("torch/", 0) != 0 &&
+                      file.find("/torch/") == std::string::npos;
+    if (user && line > 0) best = ir::SourceLine{file, line, function};
+  }
+  return best;
+}
+
 void Reader::run_node(const JsonView& node, Env& env, int depth) const {
   const std::string& target = node.get("target").as_string();
+  // Nodes ingot records for this one carry the user's Python line.
+  ir::Tracer* tracer = ir::Tracer::current();
+  const std::optional<ir::SourceLine> previous = tracer ? tracer->source_override() : std::nullopt;
+  const std::optional<ir::SourceLine> src = tracer ? source_of(node) : std::nullopt;
+  if (tracer && src) tracer->set_source_override(src);
+  struct Restore {
+    ir::Tracer* t;
+    const std::optional<ir::SourceLine>& prev;
+    bool active;
+    ~Restore() {
+      if (active) t->set_source_override(prev);
+    }
+  } restore{tracer, previous, tracer && src};
   static const std::string hop = "torch.ops.higher_order.";
   std::vector<PValue> results;
   if (target.rfind(hop, 0) == 0) {
@@ -487,15 +607,19 @@ void Reader::run_node(const JsonView& node, Env& env, int depth) const {
   bind_outputs(node, results, env);
 }
 
-std::vector<PValue> Reader::run_graph(const JsonView& graph, const std::vector<PValue>& inputs, int depth) const {
+std::vector<PValue> Reader::run_graph(const JsonView& graph, const std::vector<PValue>& inputs,
+                                      int depth) const {
   if (depth > kMaxGraphDepth) graph.fail("subgraphs nested deeper than {} levels", kMaxGraphDepth);
   Env env;
   const JsonView ins = graph.get("inputs");
-  if (ins.size() != inputs.size()) graph.fail("the graph takes {} inputs, {} given", ins.size(), inputs.size());
+  if (ins.size() != inputs.size())
+    graph.fail("the graph takes {} inputs, {} given", ins.size(), inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto [kind, v] = union_field(ins.at(i));
-    if (kind == "as_tensor") env[v.get("name").as_string()] = inputs[i];
-    else if (kind == "as_sym_int" || kind == "as_sym_bool") env[v.get("as_name").as_string()] = inputs[i];
+    if (kind == "as_tensor")
+      env[v.get("name").as_string()] = inputs[i];
+    else if (kind == "as_sym_int" || kind == "as_sym_bool")
+      env[v.get("as_name").as_string()] = inputs[i];
     // constants (as_bool, as_int, as_none, ...) bind nothing
   }
   for (const JsonView& n : graph.get("nodes").elements()) run_node(n, env, depth);
@@ -522,7 +646,8 @@ TreeSpec static_leaf(StaticValue v) {
 }
 
 // Mirrors `spec` with each tensor leaf's dims (the Dims of its symbolic sizes).
-DynamicShapes shapes_for(const TreeSpec& spec, std::vector<std::map<int, Dim>>::const_iterator& dims) {
+DynamicShapes shapes_for(const TreeSpec& spec,
+                         std::vector<std::map<int, Dim>>::const_iterator& dims) {
   if (spec.type == "tensor") return DynamicShapes::tensor(*dims++);
   if (spec.type == "static") return DynamicShapes();
   if (spec.keys.empty()) {
@@ -531,7 +656,8 @@ DynamicShapes shapes_for(const TreeSpec& spec, std::vector<std::map<int, Dim>>::
     return DynamicShapes::tuple(std::move(c));
   }
   std::map<std::string, DynamicShapes> f;
-  for (size_t i = 0; i < spec.children.size(); ++i) f.emplace(spec.keys[i], shapes_for(spec.children[i], dims));
+  for (size_t i = 0; i < spec.children.size(); ++i)
+    f.emplace(spec.keys[i], shapes_for(spec.children[i], dims));
   return DynamicShapes::dict(std::move(f));
 }
 
@@ -544,7 +670,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
       const std::string n = r.name.substr(prefix_.size());
       if (n.rfind("models/", 0) == 0 && n.size() > 12 && n.ends_with(".json")) models.push_back(n);
     }
-    if (models.size() != 1) fail("the archive has no models/model.json (programs found: [{}])", fmt::join(models, ", "));
+    if (models.size() != 1)
+      fail("the archive has no models/model.json (programs found: [{}])", fmt::join(models, ", "));
     model = models[0];
   }
   doc_ = parse_json(record(model), "'" + model + "'");
@@ -570,8 +697,10 @@ ExportedProgram Reader::read(Pt2Info* info) {
         origin_, missing.size(), total, fmt::join(parts, ", ")));
   }
 
-  std::map<std::string, Tensor> weights = load_payloads("data/weights/", "model_weights_config.json");
-  std::map<std::string, Tensor> constants = load_payloads("data/constants/", "model_constants_config.json");
+  std::map<std::string, Tensor> weights =
+      load_payloads("data/weights/", "model_weights_config.json");
+  std::map<std::string, Tensor> constants =
+      load_payloads("data/constants/", "model_constants_config.json");
 
   // Range constraints: the Dims of the re-trace.
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;
@@ -612,7 +741,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
       auto it = weights.find(target);
       if (it == weights.end()) {
         it = constants.find(target);  // non-persistent buffers travel as constants
-        if (it == constants.end()) fail("the archive has no data for {} '{}' (data/weights/ is incomplete)", kind, target);
+        if (it == constants.end())
+          fail("the archive has no data for {} '{}' (data/weights/ is incomplete)", kind, target);
       }
       const std::string& ph = s.get("arg").get("name").as_string();
       std::vector<int64_t> hints;
@@ -630,7 +760,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
     } else if (kind == "tensor_constant") {
       const std::string& target = s.get("tensor_constant_name").as_string();
       auto it = constants.find(target);
-      if (it == constants.end()) fail("the archive has no data for constant '{}' (data/constants/)", target);
+      if (it == constants.end())
+        fail("the archive has no data for constant '{}' (data/constants/)", target);
       placeholders.push_back({Placeholder::Constant, nullptr, 0, it->second});
     } else if (kind == "user_input") {
       auto [ak, a] = union_field(s.get("arg"));
@@ -653,12 +784,16 @@ ExportedProgram Reader::read(Pt2Info* info) {
           const std::string what = fmt::format("input '{}' dim {}", name, d);
           const sym::Expr e = parse_sympy(sv.get("expr_str").as_string(), what);
           if (!e.is_symbol())
-            throw NotSupportedError(fmt::format("[pt2] '{}': {} has the size {}; ingot re-traces inputs whose dynamic sizes are plain symbols", origin_, what, e.str()));
+            throw NotSupportedError(
+                fmt::format("[pt2] '{}': {} has the size {}; ingot re-traces inputs whose dynamic "
+                            "sizes are plain symbols",
+                            origin_, what, e.str()));
           auto r = ranges.find(e.name());
           if (r == ranges.end()) sv.fail("symbol '{}' has no range constraint", e.name());
           dims.emplace(int(d), Dim(e.name(), r->second.first, r->second.second));
           int64_t hint = hints[d];
-          if (hint < r->second.first || hint > r->second.second) hint = std::max<int64_t>(r->second.first, 2);
+          if (hint < r->second.first || hint > r->second.second)
+            hint = std::max<int64_t>(r->second.first, 2);
           example.push_back(hint);
         }
         leaves.push_back(Leaf{Tensor::empty(example, *dtype, true), {}});
@@ -666,7 +801,10 @@ ExportedProgram Reader::read(Pt2Info* info) {
         leaf_dims.push_back(std::move(dims));
         placeholders.push_back({Placeholder::User, nullptr, leaves.size() - 1, {}});
       } else if (ak == "as_sym_int" || ak == "as_sym_float" || ak == "as_sym_bool") {
-        throw NotSupportedError(fmt::format("[pt2] '{}': a symbolic scalar input ({}) is not supported; ingot's programs take tensors and static values", origin_, ak));
+        throw NotSupportedError(
+            fmt::format("[pt2] '{}': a symbolic scalar input ({}) is not supported; ingot's "
+                        "programs take tensors and static values",
+                        origin_, ak));
       } else {
         const StaticValue v = constant_value(s.get("arg"));
         leaves.push_back(Leaf{Tensor(), v});
@@ -679,7 +817,9 @@ ExportedProgram Reader::read(Pt2Info* info) {
       leaf_specs.push_back(static_leaf(v));
       placeholders.push_back({Placeholder::Static, nullptr, 0, {}});
     } else {
-      throw NotSupportedError(fmt::format("[pt2] '{}': input spec '{}' is not supported (custom objects and tokens are not)", origin_, kind));
+      throw NotSupportedError(fmt::format(
+          "[pt2] '{}': input spec '{}' is not supported (custom objects and tokens are not)",
+          origin_, kind));
     }
   }
 
@@ -704,14 +844,17 @@ ExportedProgram Reader::read(Pt2Info* info) {
   }
   TreeSpec in_spec{"tuple", {}, leaf_specs, {}};
   if (!in_text.empty()) {
-    const TreeSpec torch_in = treespec_from_torch(in_text, leaf_specs, namedtuples, origin_ + ": in_spec");
-    if (torch_in.type == "tuple" && torch_in.children.size() == 2 && torch_in.children[0].type == "tuple") {
+    const TreeSpec torch_in =
+        treespec_from_torch(in_text, leaf_specs, namedtuples, origin_ + ": in_spec");
+    if (torch_in.type == "tuple" && torch_in.children.size() == 2 &&
+        torch_in.children[0].type == "tuple") {
       in_spec.children = torch_in.children[0].children;
       const TreeSpec& kw = torch_in.children[1];
       in_spec.children.insert(in_spec.children.end(), kw.children.begin(), kw.children.end());
       if (arg_names.size() != in_spec.children.size()) {
         arg_names.clear();
-        for (size_t i = 0; i < torch_in.children[0].children.size(); ++i) arg_names.push_back(fmt::format("arg{}", i));
+        for (size_t i = 0; i < torch_in.children[0].children.size(); ++i)
+          arg_names.push_back(fmt::format("arg{}", i));
         arg_names.insert(arg_names.end(), kw.keys.begin(), kw.keys.end());
       }
     }
@@ -721,7 +864,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
   // Outputs: user outputs are the program's results, mutations are written back.
   const JsonView out_specs = sig.get("output_specs");
   const JsonView gouts = graph.get("outputs");
-  if (gouts.size() != out_specs.size()) sig.fail("{} output specs for {} graph outputs", out_specs.size(), gouts.size());
+  if (gouts.size() != out_specs.size())
+    sig.fail("{} output specs for {} graph outputs", out_specs.size(), gouts.size());
   std::vector<TreeSpec> out_leaf_specs;
 
   std::map<std::string, Tensor*> slots;
@@ -731,10 +875,18 @@ ExportedProgram Reader::read(Pt2Info* info) {
     std::vector<PValue> inputs;
     for (const Placeholder& p : placeholders) {
       switch (p.kind) {
-        case Placeholder::State: inputs.push_back(PValue{Value(*p.slot), {}, {}}); break;
-        case Placeholder::User: inputs.push_back(PValue{Value(traced[p.user].tensor), {}, {}}); break;
-        case Placeholder::Constant: inputs.push_back(PValue{Value(p.constant), {}, {}}); break;
-        case Placeholder::Static: inputs.push_back(PValue{}); break;
+        case Placeholder::State:
+          inputs.push_back(PValue{Value(*p.slot), {}, {}});
+          break;
+        case Placeholder::User:
+          inputs.push_back(PValue{Value(traced[p.user].tensor), {}, {}});
+          break;
+        case Placeholder::Constant:
+          inputs.push_back(PValue{Value(p.constant), {}, {}});
+          break;
+        case Placeholder::Static:
+          inputs.push_back(PValue{});
+          break;
       }
     }
     const std::vector<PValue> results = run_graph(graph, inputs, 0);
@@ -756,7 +908,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
           out.push_back(Leaf{Tensor(), v});
           out_leaf_specs.push_back(static_leaf(v));
         } else if (r.value.is(Value::Kind::Float) || r.value.is(Value::Kind::Bool)) {
-          const StaticValue v = r.value.is(Value::Kind::Float) ? StaticValue(r.value.f64()) : StaticValue(r.value.boolean());
+          const StaticValue v = r.value.is(Value::Kind::Float) ? StaticValue(r.value.f64())
+                                                               : StaticValue(r.value.boolean());
           out.push_back(Leaf{Tensor(), v});
           out_leaf_specs.push_back(static_leaf(v));
         } else {
@@ -767,7 +920,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
         Tensor target;
         if (kind == "buffer_mutation") {
           auto it = slots.find(s.get("buffer_name").as_string());
-          if (it == slots.end()) s.fail("buffer '{}' is not an input of the program", s.get("buffer_name").as_string());
+          if (it == slots.end())
+            s.fail("buffer '{}' is not an input of the program", s.get("buffer_name").as_string());
           target = *it->second;
         } else {
           const std::string& name = s.get("user_input_name").as_string();
@@ -777,11 +931,14 @@ ExportedProgram Reader::read(Pt2Info* info) {
                 union_field(is.get("arg")).second.get("name").as_string() == name)
               target = traced[placeholders[k].user].tensor;
           }
-          if (!target.defined()) s.fail("user input '{}' is not a tensor input of the program", name);
+          if (!target.defined())
+            s.fail("user input '{}' is not a tensor input of the program", name);
         }
         if (!target.is_same(r.value.tensor())) kCopy({target, r.value.tensor()});
       } else {
-        throw NotSupportedError(fmt::format("[pt2] '{}': output spec '{}' is not supported (training outputs are not)", origin_, kind));
+        throw NotSupportedError(
+            fmt::format("[pt2] '{}': output spec '{}' is not supported (training outputs are not)",
+                        origin_, kind));
       }
     }
     out_spec = TreeSpec{"tuple", {}, out_leaf_specs, {}};
@@ -797,7 +954,8 @@ ExportedProgram Reader::read(Pt2Info* info) {
   options.prefer_deferred_runtime_asserts_over_guards = true;
   ExportedProgram ep = detail::export_flat(&state, fn, in_spec, leaves, options);
   if (!out_text.empty()) {
-    ep.out_spec = treespec_from_torch(out_text, out_leaf_specs, namedtuples, origin_ + ": out_spec");
+    ep.out_spec =
+        treespec_from_torch(out_text, out_leaf_specs, namedtuples, origin_ + ": out_spec");
   }
   return ep;
 }
@@ -822,7 +980,8 @@ ExportedProgram load_pt2(const std::string& path, Pt2Info* info) {
 ExportedProgram load_pt2_from_bytes(const uint8_t* data, size_t size, std::shared_ptr<void> owner,
                                     const std::string& origin, Pt2Info* info) {
   Reader r(data, size, origin, [&](uint64_t offset, uint64_t nbytes) {
-    return Storage::from_external(const_cast<uint8_t*>(data + offset), size_t(nbytes), owner, false);
+    return Storage::from_external(const_cast<uint8_t*>(data + offset), size_t(nbytes), owner,
+                                  false);
   });
   return r.read(info);
 }

@@ -13,10 +13,13 @@
 // as torch's (args, kwargs) spec with static inputs as constant inputs, the output tree
 // with its type names (a transformers ModelOutput stays one). Weights and constants are
 // stored raw, one record each, 64-byte aligned, with their *_config.json.
+// cond / map / while_loop become torch.ops.higher_order.cond / map_impl / while_loop
+// with their subgraphs as graph arguments (captured values join the operands); item()
+// becomes aten._local_scalar_dense binding the unbacked symbol; each node's source line
+// is written as torch's stack_trace metadata.
 //
-// Not written (NotSupportedError naming them): ops without an ATen twin (moe_experts),
-// control flow subgraphs (cond / map / while_loop), item(); the error lists every such
-// op with its count.
+// Not written (NotSupportedError naming them): ops without an ATen twin (moe_experts);
+// the error lists every such op with its count.
 #pragma once
 
 #include <string>
