@@ -231,6 +231,35 @@ TEST_F(GemmTest, BroadcastRowsAndBlockBoundaries) {
   }
 }
 
+// bf16 activations x bf16 weights in the linear layout with m > 4 (a bf16 prefill): the
+// vdpbf16ps tile kernel where the CPU has AVX512_BF16. Edges of its 4 x 6 register tile
+// (m, n not multiples), its k block (1024: k = 1100 and 2100 accumulate over blocks, k
+// tails not a multiple of 32), the driver's 96-column blocks and thread split (n = 200),
+// row-padded activations (Strided layout: stride_col 2 is not this route, so RowMajor
+// inside a wider buffer via lda through Broadcast0 = one shared row), alpha / beta and a
+// bf16 / f32 C; every ISA level checked against the double reference.
+TEST_F(GemmTest, Bf16PrefillTiles) {
+  for (GemmIsa isa : isas()) {
+    set_gemm_isa(isa);
+    for (auto [m, n, k] : {std::tuple{5, 7, 33},
+                           {6, 13, 64},
+                           {16, 200, 1100},
+                           {23, 97, 31},
+                           {130, 50, 2100},
+                           {9, 6, 1024}})
+      for (DType ct : {DType::F32, DType::BF16})
+        run_case(
+            {m, n, k, DType::BF16, DType::BF16, ct, Layout::RowMajor, Layout::ColMajor, 1.0f, 0.0f},
+            rng);
+    run_case({12, 30, 70, DType::BF16, DType::BF16, DType::F32, Layout::RowMajor, Layout::ColMajor,
+              -0.5f, 2.0f},
+             rng);
+    run_case({7, 40, 50, DType::BF16, DType::BF16, DType::F32, Layout::Broadcast0, Layout::ColMajor,
+              1.0f, 0.0f},
+             rng);
+  }
+}
+
 TEST_F(GemmTest, RejectsBadArguments) {
   float buf[4] = {};
   GemmArgs g;

@@ -201,6 +201,36 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
   });
 }
 
+// bf16 activations times bf16 weights in the linear layout, more rows than a GEMV (a
+// prefill): the vdpbf16ps tile kernel (gemm_bf16_avx512.cpp), no packing or conversion.
+// Each thread takes a contiguous range of weight rows (C columns) and walks it in blocks
+// of kBf16Nc rows, each block's f32 sums written to a per-thread [m, kBf16Nc] buffer and
+// stored once (alpha, beta, C's dtype).
+bool bf16_dot_applies(const GemmKernels& kr, const GemmArgs& g) {
+  return kr.gemm_bf16_dot != nullptr && g.m > detail::kGemvMaxM && g.a.dtype == DType::BF16 &&
+         g.b.dtype == DType::BF16 && g.a.stride_col == 1 && g.b.stride_row == 1;
+}
+
+void gemm_bf16_dot(const GemmKernels& kr, const GemmArgs& g) {
+  constexpr int64_t kBf16Nc = 96;  // weight rows per block: 96 x 1024 x 2 B in L2
+  constexpr int64_t kUnit = 6;     // columns per split unit (the kernel's tile width)
+  const auto* a = static_cast<const uint16_t*>(g.a.data);
+  const auto* w = static_cast<const uint16_t*>(g.b.data);
+  const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
+  const int64_t units = (g.n + kUnit - 1) / kUnit;
+  const int64_t grain = flops < 4e6 ? units : 1;
+  parallel_for(0, units, grain, [&](int64_t ub, int64_t ue) {
+    const int64_t nb = ub * kUnit, ne = std::min(g.n, ue * kUnit);
+    float* buf = t_pack_a.get(size_t(g.m * kBf16Nc));
+    for (int64_t n0 = nb; n0 < ne; n0 += kBf16Nc) {
+      const int64_t n1 = std::min(ne, n0 + kBf16Nc);
+      kr.gemm_bf16_dot(g.m, g.k, a, g.a.stride_row, w, g.b.stride_col, n0, n1, buf, kBf16Nc);
+      void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
+      store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, buf, kBf16Nc, g.alpha, g.beta);
+    }
+  });
+}
+
 // m <= kGemvMaxM and B rows contiguous (stride_col == 1, e.g. x @ W with W [k, n]):
 // accumulate rows of B scaled by x into column chunks of C.
 void gemv_rows(const GemmArgs& g) {
@@ -354,6 +384,7 @@ void gemm(const GemmArgs& g) {
   if (g.k == 0) return scale_c(g);
   const GemmKernels& kr = active_kernels();
 
+  if (bf16_dot_applies(kr, g)) return gemm_bf16_dot(kr, g);
   if (g.m <= kSmallM && g.b.stride_row == 1) return gemv_linear(kr, g);
   if (g.m <= detail::kGemvMaxM && g.b.stride_col == 1) return gemv_rows(g);
 

@@ -48,6 +48,13 @@ using GemvBf16Fn = void (*)(int64_t m, int64_t k, const uint16_t* xh, const uint
                             int64_t ldx, const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1,
                             float* out, int64_t ldo);
 
+// bf16 x bf16 product in the linear layout, both operands contiguous along k:
+// out[i, j - n0] = sum_p a[i * lda + p] * w[j * ldw + p] for i < m, n0 <= j < n1, f32 out
+// with row stride ldo (gemm_bf16_avx512.cpp). Any m; the prefill route of bf16 models.
+using GemmBf16DotFn = void (*)(int64_t m, int64_t k, const uint16_t* a, int64_t lda,
+                               const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1, float* out,
+                               int64_t ldo);
+
 inline constexpr int64_t kGemvMaxM = 4;
 inline constexpr int64_t kGemvBf16Pad = 32;
 
@@ -59,7 +66,8 @@ struct GemmKernels {
   PackAFn pack_a;
   PackBFn pack_b;
   GemvDotFn gemv_dot;
-  GemvBf16Fn gemv_bf16 = nullptr;  // optional (CPUs with AVX512_BF16)
+  GemvBf16Fn gemv_bf16 = nullptr;         // optional (CPUs with AVX512_BF16)
+  GemmBf16DotFn gemm_bf16_dot = nullptr;  // optional (CPUs with AVX512_BF16)
 };
 
 const GemmKernels& scalar_kernels();
@@ -72,6 +80,9 @@ void pack_a_generic(const MatrixView& a, int64_t m0, int64_t mc, int64_t k0, int
                     float* out);
 void pack_b_generic(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
                     float* out);
+
+void gemm_bf16_dot_avx512(int64_t m, int64_t k, const uint16_t* a, int64_t lda, const uint16_t* w,
+                          int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo);
 
 // Scalar reference of GemvDotFn (any w dtype).
 void gemv_dot_scalar(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w,

@@ -359,7 +359,8 @@ const GemmKernels& avx512_kernels() {
                                  pack_a_avx512,
                                  pack_b_avx512,
                                  gemv_dot_avx512,
-                                 cpu_features().avx512bf16 ? gemv_bf16_avx512 : nullptr};
+                                 cpu_features().avx512bf16 ? gemv_bf16_avx512 : nullptr,
+                                 cpu_features().avx512bf16 ? gemm_bf16_dot_avx512 : nullptr};
   return table;
 }
 
