@@ -53,11 +53,9 @@ py::dict generate(PyGenerator& g, const std::vector<int64_t>& prompt, const Gene
   if (a.temperature || a.top_k || a.top_p || a.min_p) o.do_sample = true;
   if (a.do_sample) o.do_sample = *a.do_sample;
   if (a.seed) o.seed = *a.seed;
-  if (!defaults.eos_token_ids && g.tokenizer) {
-    // No eos id in generation_config.json: the usual end tokens, as `ingot generate`.
-    for (const char* eos : {"<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>"})
-      if (auto id = g.tokenizer->token_to_id(eos)) o.stop_tokens.push_back(*id);
-  }
+  // No eos id in generation_config.json: the usual end tokens, as `ingot generate`.
+  if (!defaults.eos_token_ids && g.tokenizer)
+    o.stop_tokens = models::conventional_stop_tokens(*g.tokenizer);
   if (a.stop_tokens) o.stop_tokens = *a.stop_tokens;
   if (a.ignore_eos) o.stop_tokens.clear();
 

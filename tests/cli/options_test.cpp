@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../models/fixture_path.h"
@@ -11,6 +12,8 @@
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
 #include "ingot/models/npy.h"
+#include "ingot/models/safetensors.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::cli {
 namespace {
@@ -104,6 +107,47 @@ TEST(CliOptions, GenerateJsonReportsIdsTextAndTimings) {
                 .find("excludes"),
             std::string::npos);
   fs::remove(ids);
+}
+
+TEST(CliOptions, GenerateComputesInBf16WhenTheCheckpointIsStoredInBf16) {
+  // The demo LM stored in bfloat16 (weights converted, config.json's dtype saying so):
+  // `ingot generate` takes the bf16 fast path by default; --dtype float32 overrides it;
+  // the float32 checkpoint computes in float32.
+  const fs::path demo = testing::fixture_path("../../assets/demo-lm");
+  const fs::path dir =
+      fs::temp_directory_path() / ("ingot_cli_bf16_demo_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* f : {"tokenizer.json", "tokenizer_config.json", "generation_config.json"})
+    fs::copy_file(demo / f, dir / f, fs::copy_options::overwrite_existing);
+  const auto weights = models::SafetensorsFile::open((demo / "model.safetensors").string());
+  std::map<std::string, Tensor> bf16;
+  for (const auto& [name, entry] : weights.entries())
+    bf16[name] = to(weights.tensor(name), DType::BF16);
+  models::save_safetensors((dir / "model.safetensors").string(), bf16);
+  std::ifstream cf(demo / "config.json");
+  nlohmann::json config = nlohmann::json::parse(cf);
+  ASSERT_EQ(config["dtype"], "float32");
+  config["dtype"] = "bfloat16";
+  std::ofstream(dir / "config.json") << config.dump(2);
+
+  auto compute_dtype = [](const fs::path& folder, std::vector<std::string> extra) {
+    std::vector<std::string> args = {folder.string(),    "--prompt", "It is a truth",
+                                     "--max-new-tokens", "4",        "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto [rc, out] = captured(run_generate, args);
+    EXPECT_EQ(rc, 0);
+    const nlohmann::json j = nlohmann::json::parse(out);
+    EXPECT_EQ(j["generated_ids"].size(), 4u);
+    return j["compute_dtype"].get<std::string>();
+  };
+  EXPECT_EQ(compute_dtype(dir, {}), "bfloat16");
+  EXPECT_EQ(compute_dtype(dir, {"--dtype", "float32"}), "float32");
+  EXPECT_EQ(compute_dtype(demo, {}), "float32");
+  EXPECT_EQ(compute_dtype(demo, {"--dtype", "bfloat16"}), "bfloat16");
+  EXPECT_NE(error_of(run_generate, {dir.string(), "--prompt", "x", "--dtype", "int8"})
+                .find("expected auto, float32 or bfloat16"),
+            std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST(CliOptions, RunJsonListsOutputNamesShapesAndDtypes) {

@@ -271,13 +271,14 @@ TEST(OpenVINOExport, IrFixesRunInRegistrationOrderAndReportNotes) {
   // The registry is empty in the library (no OpenVINO gap needed one yet); a fix
   // registered here runs on every export's model and its notes are kept.
   static const bool registered = [] {
-    openvino::register_ir_fix({"test_rename",
-                               "test only",
-                               [](openvino::Model& m) {
-                                 m.name = "renamed";
-                                 return std::vector<std::string>{"renamed the model"};
-                               },
-                               {}});
+    openvino::ir_fixes().add({"test_rename",
+                              "test only",
+                              [](openvino::Model& m) {
+                                m.name = "renamed";
+                                return std::vector<std::string>{"renamed the model"};
+                              },
+                              {}},
+                             std::source_location::current());
     return true;
   }();
   ASSERT_TRUE(registered);

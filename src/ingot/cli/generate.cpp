@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "ingot/cli/commands.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/models/chat_template.h"
+#include "ingot/models/config.h"
 #include "ingot/models/decode_stream.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/generation_config.h"
@@ -233,6 +235,42 @@ std::string chat_prompt(const std::string& source, const std::string& chat,
   return t.render(messages, true);
 }
 
+// The compute dtype of a decoder-only model folder's in-memory export: `flag` (--dtype),
+// or for "auto" bfloat16 when config.json says the checkpoint is stored in bfloat16 (its
+// dtype, or the older torch_dtype; transformers' dtype="auto" loads it so) — the bf16
+// kernels are ingot's fast path — and float32 otherwise.
+DType generate_compute_dtype(const std::string& folder, const std::string& flag) {
+  if (flag != "auto") {
+    const DType d = parse_dtype(flag);
+    INGOT_CHECK(d == DType::F32 || d == DType::BF16, ValueError,
+                "[ingot generate] --dtype {}: expected auto, float32 or bfloat16", flag);
+    return d;
+  }
+  const auto config =
+      models::ConfigReader::from_file((std::filesystem::path(folder) / "config.json").string());
+  const std::string stored = config.get_string("dtype", config.get_string("torch_dtype", ""));
+  return stored == "bfloat16" ? DType::BF16 : DType::F32;
+}
+
+// The generated ids, collected by the Generator's on_token callback; unless `quiet`
+// (--json), each token's text is printed as soon as it is complete (DecodeStream holds
+// back a character split over tokens), continuing the text of `context`.
+struct TokenStream {
+  TokenStream(const models::Tokenizer& tokenizer, const std::vector<int64_t>& context, bool quiet)
+      : stream(tokenizer, /*skip_special_tokens=*/true, context), quiet(quiet) {}
+  std::function<void(int64_t)> callback() {
+    return [this](int64_t token) {
+      ids.push_back(token);
+      if (quiet) return;
+      std::printf("%s", stream.step(token).c_str());
+      std::fflush(stdout);
+    };
+  }
+  std::vector<int64_t> ids;
+  models::DecodeStream stream;
+  bool quiet;
+};
+
 // `ingot generate` for an encoder-decoder model: the prompt (tokenized with its special
 // tokens, T5's </s>) or --input is the encoder's input; the decoder starts from the
 // decoder prompt (decoder_start_token_id) and decodes greedily (the model's eos tokens
@@ -317,22 +355,16 @@ int generate_encoder_decoder(const std::string& source, bool exported,
       });
     }
   }
-  std::vector<int64_t> generated;
-  models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, decoder_prompt);
-  go.on_token = [&](int64_t token) {
-    generated.push_back(token);
-    if (json) return;
-    std::printf("%s", stream.step(token).c_str());
-    std::fflush(stdout);
-  };
+  TokenStream generated(tokenizer, decoder_prompt, json);
+  go.on_token = generated.callback();
   runtime::GenerationStats stats;
   gen->generate_from_encoder_input(input, go, &stats);
   decoder_prompt = gen->last_decoder_prompt();  // Whisper: with the detected language
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
                           {"decoder_prompt_ids", decoder_prompt},
-                          {"generated_ids", generated},
-                          {"text", tokenizer.decode(generated, true)},
+                          {"generated_ids", generated.ids},
+                          {"text", tokenizer.decode(generated.ids, true)},
                           {"stop_reason", stats.stop_reason},
                           {"new_tokens", stats.new_tokens},
                           {"time_to_first_token_s", stats.prefill_seconds},
@@ -341,7 +373,7 @@ int generate_encoder_decoder(const std::string& source, bool exported,
     return 0;
   }
   std::printf("%s\n\n[%lld encoder tokens, %lld new tokens (%s); decode %.1f tokens/s]\n",
-              stream.flush().c_str(), (long long)ids.size(), (long long)stats.new_tokens,
+              generated.stream.flush().c_str(), (long long)ids.size(), (long long)stats.new_tokens,
               stats.stop_reason.c_str(), stats.decode_tokens_per_second());
   return 0;
 }
@@ -392,6 +424,11 @@ int run_generate(int argc, char** argv) {
                  "tokens to generate at most (generation_config, else 64)");
   app.add_option("--max-cache-len", max_cache_len,
                  "KV cache slots: of the in-memory export of a FOLDER, or a dynamic-length DIR");
+  std::string dtype = "auto";
+  app.add_option("--dtype", dtype,
+                 "compute dtype of a decoder-only model FOLDER: auto (default: bfloat16 when "
+                 "config.json says the checkpoint is stored in bfloat16, else float32), float32 "
+                 "or bfloat16");
   app.add_flag("--greedy", greedy, "greedy decoding even where generation_config.json samples");
   app.add_option("--temperature", temperature, "sample with this temperature");
   app.add_option("--top-k", top_k, "sample from the k most likely tokens");
@@ -433,6 +470,10 @@ int run_generate(int argc, char** argv) {
     INGOT_CHECK(image_files.empty(), ValueError,
                 "[ingot generate] --image is for vision-language models; {} is an "
                 "encoder-decoder model",
+                source);
+    INGOT_CHECK(dtype == "auto", NotSupportedError,
+                "[ingot generate] --dtype is for decoder-only and vision-language models; {} is "
+                "an encoder-decoder model, which runs in float32",
                 source);
     return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs, audio_file,
                                     max_new_tokens, max_cache_len, json);
@@ -498,8 +539,17 @@ int run_generate(int argc, char** argv) {
       exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
   const int64_t new_tokens =
       max_new_tokens.value_or(defaults.new_token_limit(int64_t(ids.size())).value_or(64));
+  INGOT_CHECK(!exported || dtype == "auto", ValueError,
+              "[ingot generate] --dtype is for a model folder; '{}' was exported with its "
+              "dtype (ingot export --dtype)",
+              source);
+  std::optional<DType> compute_dtype;
   if (!exported) {
-    auto model = models::from_pretrained(source);
+    models::LoadOptions load;
+    if (!is_vision_language_source(source, exported) || dtype != "auto")
+      load.compute_dtype = generate_compute_dtype(source, dtype);
+    compute_dtype = load.compute_dtype;
+    auto model = models::from_pretrained(source, load);
     exporters::GenerationExportOptions o;
     o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + new_tokens + 1);
     gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
@@ -532,24 +582,13 @@ int run_generate(int argc, char** argv) {
   if (temperature || top_k || top_p || min_p) go.do_sample = true;
   if (greedy) go.do_sample = false;
   if (seed) go.seed = *seed;
-  if (!defaults.eos_token_ids) {
-    // No eos_token_id in generation_config.json or config.json: the usual end tokens.
-    for (const char* eos : {"<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>"}) {
-      if (auto id = tokenizer.token_to_id(eos)) go.stop_tokens.push_back(*id);
-    }
-  }
+  // No eos_token_id in generation_config.json or config.json: the usual end tokens.
+  if (!defaults.eos_token_ids) go.stop_tokens = models::conventional_stop_tokens(tokenizer);
   if (ignore_eos) go.stop_tokens.clear();
-  // Streaming: each token's text as soon as it is complete (DecodeStream holds back a
-  // character split over tokens), continuing the prompt's text.
-  std::vector<int64_t> generated;
-  models::DecodeStream stream(tokenizer, /*skip_special_tokens=*/true, ids);
+  // Streaming, continuing the prompt's text.
+  TokenStream generated(tokenizer, ids, json);
   if (!json) std::printf("%s", prompt.c_str());
-  go.on_token = [&](int64_t token) {
-    generated.push_back(token);
-    if (json) return;
-    std::printf("%s", stream.step(token).c_str());
-    std::fflush(stdout);
-  };
+  go.on_token = generated.callback();
   runtime::GenerationStats stats;
   if (images.image_grid_thw.defined())
     gen->generate(ids, pixel_values, images.image_grid_thw, go, &stats);
@@ -559,14 +598,15 @@ int run_generate(int argc, char** argv) {
     gen->generate(ids, go, &stats);
   if (json) {
     nlohmann::json out = {{"prompt_ids", ids},
-                          {"generated_ids", generated},
-                          {"text", tokenizer.decode(generated, true)},
+                          {"generated_ids", generated.ids},
+                          {"text", tokenizer.decode(generated.ids, true)},
                           {"stop_reason", stats.stop_reason},
                           {"prompt_tokens", stats.prompt_tokens},
                           {"new_tokens", stats.new_tokens},
                           {"time_to_first_token_s", stats.prefill_seconds},
                           {"prefill_tokens_per_s", stats.prefill_tokens_per_second()},
                           {"decode_tokens_per_s", stats.decode_tokens_per_second()}};
+    if (compute_dtype) out["compute_dtype"] = std::string(dtype_name(*compute_dtype));
     // Replace, not throw on, bytes of a character the last token left incomplete.
     std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
@@ -574,7 +614,7 @@ int run_generate(int argc, char** argv) {
   std::printf(
       "%s\n\n[%lld prompt tokens, %lld new tokens (%s); prefill %.1f tokens/s, decode %.1f "
       "tokens/s]\n",
-      stream.flush().c_str(), (long long)stats.prompt_tokens, (long long)stats.new_tokens,
+      generated.stream.flush().c_str(), (long long)stats.prompt_tokens, (long long)stats.new_tokens,
       stats.stop_reason.c_str(), stats.prefill_tokens_per_second(),
       stats.decode_tokens_per_second());
   return 0;

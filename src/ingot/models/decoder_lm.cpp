@@ -273,6 +273,15 @@ ModelOutputs DecoderLM::forward(const ModelInputs& in) {
   return out;
 }
 
+Tensor DecoderLM::hidden_from_embeds(const Tensor& inputs_embeds, const Tensor& position_ids,
+                                     nn::Cache* cache) {
+  ModelInputs in;
+  in.inputs_embeds = inputs_embeds;
+  in.position_ids = position_ids;
+  in.cache = cache;
+  return forward(in).last_hidden_state;
+}
+
 Tensor DecoderLM::logits(const Tensor& hidden) const {
   Tensor logits = linear(hidden, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
   if (config_.logits_divisor != 1.0) logits = div(logits, config_.logits_divisor);

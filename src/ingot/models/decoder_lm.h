@@ -60,9 +60,9 @@ struct DecoderConfig {
   std::optional<double> attention_scale;  // default 1 / sqrt(head_dim)
   std::optional<double> attn_softcap;     // Gemma 2 attention-logit soft-capping
   std::optional<double> final_softcap;    // Gemma 2/3 final-logit soft-capping
-  double embedding_scale = 1.0;  // Gemma sqrt(hidden), Granite embedding_multiplier
-  double residual_scale = 1.0;   // Granite residual_multiplier (pre-norm blocks)
-  double logits_divisor = 1.0;   // Granite logits_scaling
+  double embedding_scale = 1.0;           // Gemma sqrt(hidden), Granite embedding_multiplier
+  double residual_scale = 1.0;            // Granite residual_multiplier (pre-norm blocks)
+  double logits_divisor = 1.0;            // Granite logits_scaling
   // Mixture of experts (Mixtral, Qwen3-MoE): the layers `moe_layers` marks (all when
   // empty) use a SparseMoE instead of the dense MLP, registered as `mlp_name`.
   std::optional<nn::MoeConfig> moe;
@@ -114,6 +114,10 @@ class DecoderLM : public PretrainedModel {
   // input_ids [b, s] -> embeddings [b, s, hidden] (before any embedding_scale, which
   // forward applies to inputs_embeds too, as transformers does) ...
   Tensor embed(const Tensor& input_ids) const { return embed_tokens_->forward(input_ids); }
+  // ... inputs_embeds [b, s, hidden] (+ position_ids, cache) -> the final-normed hidden
+  // state [b, s, hidden] ...
+  Tensor hidden_from_embeds(const Tensor& inputs_embeds, const Tensor& position_ids,
+                            nn::Cache* cache);
   // ... and the final-normed hidden state [b, s, hidden] -> logits [b, s, vocab].
   Tensor logits(const Tensor& hidden) const;
   // The state-dict name of the embedding table (under this module).
@@ -126,7 +130,7 @@ class DecoderLM : public PretrainedModel {
   std::shared_ptr<nn::Normalization> norm_;
   std::shared_ptr<nn::RotaryEmbedding> rotary_;
   std::shared_ptr<nn::RotaryEmbedding> local_rotary_;  // Gemma 3 sliding layers
-  std::shared_ptr<nn::Linear> lm_head_;  // null when tied to embed_tokens
+  std::shared_ptr<nn::Linear> lm_head_;                // null when tied to embed_tokens
 };
 
 }  // namespace ingot::models

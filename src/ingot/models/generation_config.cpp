@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ingot/core/error.h"
+#include "ingot/models/tokenizer.h"
 
 namespace ingot::models {
 namespace {
@@ -153,6 +154,14 @@ std::optional<int64_t> GenerationConfig::new_token_limit(int64_t prompt_tokens) 
   if (max_new_tokens) return *max_new_tokens;
   if (max_length) return *max_length > prompt_tokens ? *max_length - prompt_tokens : 0;
   return std::nullopt;
+}
+
+std::vector<int64_t> conventional_stop_tokens(const Tokenizer& tokenizer) {
+  std::vector<int64_t> ids;
+  for (const char* eos : {"<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>"}) {
+    if (auto id = tokenizer.token_to_id(eos)) ids.push_back(*id);
+  }
+  return ids;
 }
 
 }  // namespace ingot::models

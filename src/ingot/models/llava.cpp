@@ -110,11 +110,7 @@ class LlavaForConditionalGeneration : public VisionLanguageModel {
   Tensor embed(const Tensor& input_ids) override { return text_->embed(input_ids); }
   Tensor language_model(const Tensor& inputs_embeds, const Tensor& position_ids,
                         nn::Cache* cache) override {
-    ModelInputs lm;
-    lm.inputs_embeds = inputs_embeds;
-    lm.position_ids = position_ids;
-    lm.cache = cache;
-    return text_->forward(lm).last_hidden_state;
+    return text_->hidden_from_embeds(inputs_embeds, position_ids, cache);
   }
   Tensor lm_head(const Tensor& hidden) override { return text_->logits(hidden); }
   int64_t image_token_id() const override { return image_token_id_; }

@@ -65,7 +65,7 @@ std::unique_ptr<ExportArtifact> OnnxExporter::finish(ExportedProgram program,
   onnx::finish_quantized_model(lowered.model);
 
   // ── Stage 9: ONNX IR fixes (onnx/ir_fixes.h) ──
-  for (std::string& n : onnx::apply_ir_fixes(lowered.model)) notes.push_back(std::move(n));
+  for (std::string& n : onnx::ir_fixes().apply(lowered.model)) notes.push_back(std::move(n));
 
   // ── Stage 10: optimisation (optional): constant folding of shape computations ──
   if (c.optimize) {

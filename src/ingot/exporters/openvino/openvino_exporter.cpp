@@ -55,7 +55,7 @@ std::unique_ptr<ExportArtifact> OpenVINOExporter::finish(ExportedProgram program
   openvino::LoweredModel lowered = openvino::lower_program(program, lo);
 
   // ── Stage 9: OpenVINO IR fixes (openvino/ir_fixes.h) ──
-  for (std::string& n : openvino::apply_ir_fixes(lowered.model)) notes.push_back(std::move(n));
+  for (std::string& n : openvino::ir_fixes().apply(lowered.model)) notes.push_back(std::move(n));
 
   // ── Stage 10: weight compression (compress_to_fp16) ──
   if (c.compress_to_fp16) {
