@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "ingot/ops/cpu/activation.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/functional/unary.h"
@@ -109,9 +110,18 @@ const OpRegistrar kTanh(float_math_op("tanh(Tensor self) -> Tensor", [](auto v) 
 const OpRegistrar kSigmoid(
     float_math_op("sigmoid(Tensor self) -> Tensor", [](auto v) { return sigmoid_of(v); }));
 
+// silu: contiguous tensors through cpu::silu_mul (vectorised, threaded), strided ones
+// element by element with the same formula x / (1 + exp(-x)).
 const OpRegistrar kSilu(define_op("silu(Tensor self) -> Tensor")
                             .shape(floating_only_shape)
-                            .cpu(float_kernel([](auto v) { return v * sigmoid_of(v); })));
+                            .cpu([](const OpArgs& a, std::span<const Tensor> out) {
+                              const Tensor& x = a.tensor(0);
+                              if (x.is_contiguous() && out[0].is_contiguous())
+                                return cpu::silu_mul(out[0], x, Tensor());
+                              float_kernel([](auto v) {
+                                return v / (decltype(v)(1) + std::exp(-v));
+                              })(a, out);
+                            }));
 
 const OpRegistrar kGelu(
     define_op("gelu(Tensor self, *, str approximate='none') -> Tensor")

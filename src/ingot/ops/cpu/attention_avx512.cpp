@@ -16,15 +16,12 @@
 
 #include "ingot/core/cpu_features.h"
 #include "ingot/ops/cpu/attention_kernels.h"
+#include "ingot/ops/cpu/avx512_math.h"
 
 #define INGOT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma,f16c")))
 
 namespace ingot::cpu::attn {
 namespace {
-
-INGOT_AVX512 inline __mmask16 tail_mask(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1u);
-}
 
 INGOT_AVX512 inline __m512 load16(const float* p, __mmask16 m) {
   return _mm512_maskz_loadu_ps(m, p);
@@ -33,32 +30,7 @@ INGOT_AVX512 inline __m512 load16(const Half* p, __mmask16 m) {
   return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
 }
 INGOT_AVX512 inline __m512 load16(const BFloat16* p, __mmask16 m) {
-  const __m256i h = _mm256_maskz_loadu_epi16(m, p);
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
-
-// exp(x) to ~2 ulp: x = n ln2 + r, |r| <= ln2/2, exp(r) by the degree-7 minimax
-// polynomial of the Cephes expf (1 + r + r^2 P(r)), scaled by 2^n with vscalefps.
-// NaN propagates; x below -104 gives exactly 0 (so exp(-inf) == 0).
-INGOT_AVX512 inline __m512 exp512(__m512 x) {
-  const __m512 lo = _mm512_set1_ps(-104.0f);
-  const __mmask16 underflow = _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ);
-  // min/max return the second operand when one is NaN: keep x second.
-  x = _mm512_min_ps(_mm512_set1_ps(88.72283f), x);
-  x = _mm512_max_ps(lo, x);
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 poly = _mm512_set1_ps(1.9875691500e-4f);
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(1.3981999507e-3f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(8.3334519073e-3f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(4.1665795894e-2f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(1.6666665459e-1f));
-  poly = _mm512_fmadd_ps(poly, r, _mm512_set1_ps(5.0000001201e-1f));
-  const __m512 r2 = _mm512_mul_ps(r, r);
-  const __m512 y = _mm512_fmadd_ps(poly, r2, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_mask_mov_ps(_mm512_scalef_ps(y, n), underflow, _mm512_setzero_ps());
+  return load_bf16x16(reinterpret_cast<const uint16_t*>(p), m);
 }
 
 // R query rows against every key of the block: each K row is loaded once per tile.
@@ -70,7 +42,7 @@ INGOT_AVX512 void scores_tile(const float* q, int64_t e, const T* k, int64_t ks,
     __m512 acc[R];
     for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
     for (int64_t c = 0; c < e; c += 16) {
-      const __mmask16 m = tail_mask(e - c);
+      const __mmask16 m = tail_mask16(e - c);
       const __m512 kv = load16(kr + c, m);
       for (int r = 0; r < R; ++r) {
         acc[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + r * e + c), kv, acc[r]);
@@ -109,7 +81,7 @@ INGOT_AVX512 void accumulate_tile(const float* p, int64_t ldp, const T* v, int64
     __mmask16 mk[4];
     for (int u = 0; u < 4; ++u) {
       const int64_t left = ev - c - 16 * u;
-      mk[u] = left > 0 ? tail_mask(left) : __mmask16(0);
+      mk[u] = left > 0 ? tail_mask16(left) : __mmask16(0);
     }
     __m512 a[R][4];
     for (int r = 0; r < R; ++r) {
@@ -152,7 +124,9 @@ INGOT_AVX512 void accumulate_impl(const float* p, int64_t ldp, int64_t m, const 
 
 }  // namespace
 
-bool cpu_has_avx512() { return cpu_features().avx512_kernels(); }
+bool cpu_has_avx512() {
+  return cpu_features().avx512_kernels();
+}
 
 INGOT_AVX512 void scores_avx512(const float* q, int64_t m, int64_t e, const float* k, int64_t ks,
                                 int64_t nk, float scale, float* sc, int64_t ldsc) {
@@ -175,7 +149,7 @@ INGOT_AVX512 void softmax_step_avx512(float* sc, int64_t ldsc, int64_t m, int64_
     float* row = sc + r * ldsc;
     __m512 vmax = neg_inf;
     for (int64_t j = 0; j < nk; j += 16) {
-      vmax = _mm512_max_ps(vmax, _mm512_mask_loadu_ps(neg_inf, tail_mask(nk - j), row + j));
+      vmax = _mm512_max_ps(vmax, _mm512_mask_loadu_ps(neg_inf, tail_mask16(nk - j), row + j));
     }
     const float m_new = std::max(run_max[r], _mm512_reduce_max_ps(vmax));
     if (m_new == kNegInf) {  // nothing visible yet: weights 0, keep the (empty) state
@@ -186,7 +160,7 @@ INGOT_AVX512 void softmax_step_avx512(float* sc, int64_t ldsc, int64_t m, int64_
     const __m512 mv = _mm512_set1_ps(m_new);
     __m512 vsum = _mm512_setzero_ps();
     for (int64_t j = 0; j < nk; j += 16) {
-      const __mmask16 mk = tail_mask(nk - j);
+      const __mmask16 mk = tail_mask16(nk - j);
       const __m512 pe = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(mk, row + j), mv));
       _mm512_mask_storeu_ps(row + j, mk, pe);
       vsum = _mm512_mask_add_ps(vsum, mk, vsum, pe);
