@@ -143,7 +143,11 @@ TEST(CliExportOpenVINO, MultimodalAndEncoderDecoderDirectoriesHoldEveryComponent
     cases.add({{f.input, models::load_npy(folder + "/" + f.input_file)}},
               {{f.output, models::load_npy(folder + "/" + f.output_file)}});
     const std::string first = "openvino_" + f.components[0] + "_model.xml";
-    EXPECT_TRUE(cases.run(fs::path(out) / first, 1e-4).value("ok", false));
+    const nlohmann::json summary = cases.run(fs::path(out) / first, 1e-4);
+    EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
+    EXPECT_TRUE(summary["worst"].contains(f.output)) << summary.dump();  // it was compared
+    std::printf("  %s %s: OpenVINO vs transformers max|diff| %s\n", f.folder, first.c_str(),
+                summary["worst"].value(f.output, nlohmann::json()).dump().c_str());
   }
 }
 
