@@ -16,6 +16,7 @@
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
 #include "../models/fixture_path.h"
+#include "generation_component_cases.h"
 #include "ingot/export/control_flow.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
@@ -23,7 +24,6 @@
 #include "ingot/exporters/pretrained.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/npy.h"
-#include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
@@ -381,9 +381,9 @@ std::vector<DecodeCase> decode_cases() {
   // (gemma2), local rope + q/k norm (gemma3), LongRoPE + fused projections (phi3), parallel
   // residual + interleaved qkv (gpt_neox), per-head LayerNorm (stablelm), NoPE (smollm3),
   // post-norm blocks (olmo2), experts (mixtral, qwen3_moe).
-  for (const char* m : {"llama", "qwen3", "gpt2", "mistral_sliding_window", "gemma2", "gemma3",
-                        "phi3_longrope", "gpt_neox", "stablelm", "smollm3", "olmo2", "mixtral",
-                        "qwen3_moe"}) {
+  for (const char* m :
+       {"llama", "qwen3", "gpt2", "mistral_sliding_window", "gemma2", "gemma3", "phi3_longrope",
+        "gpt_neox", "stablelm", "smollm3", "olmo2", "mixtral", "qwen3_moe"}) {
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   }
   // The trained demo model decodes real text, so the tokens are not a constant stream.
@@ -400,17 +400,19 @@ INSTANTIATE_TEST_SUITE_P(Decoders, OnnxDecodeLoop, ::testing::ValuesIn(decode_ca
 }  // namespace
 }  // namespace ingot::exporters
 
-// --- vision-language components (issue 18) -----------------------------------------------
+// --- vision-language and encoder-decoder components (issue 18) ---------------------------
 
 namespace ingot::exporters {
 namespace {
 
-// Each component's cases (inputs by user-input name) run by ONNX Runtime on the saved
-// component == ingot's runtime on the program it was lowered from (kAtol).
-using ComponentCases = std::map<std::string, std::vector<std::map<std::string, Tensor>>>;
+using testing::ComponentCases;
+
+// Each component's cases (generation_component_cases.h, inputs by user-input name) run
+// by ONNX Runtime on the saved component == ingot's runtime on the program it was lowered
+// from (kAtol).
 void expect_components_in_ort_equal_ingot(
-    std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
-    const ComponentCases& cases, const fs::path& dir) {
+    std::map<std::string, std::unique_ptr<ExportArtifact>>& components, const ComponentCases& cases,
+    const fs::path& dir) {
   for (const auto& [name, inputs] : cases) {
     OnnxProgram& p = onnx_of(*components.at(name));
     const fs::path file = dir / (name + ".onnx");
@@ -440,29 +442,8 @@ TEST(OnnxVisionLanguage, LlavaComponentsInOrtEqualIngot) {
   g.max_cache_len = 64;
   auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
   ASSERT_EQ(components.size(), 5u);
-  const Tensor pv = models::load_npy(folder + "/pixel_values.npy");
-  const Tensor features = models::load_npy(folder + "/image_features.npy");
-  const Tensor embeds = models::load_npy(folder + "/inputs_embeds.npy");  // [1, 27, 48]
-  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
-  auto empty_cache = [&] {
-    std::map<std::string, Tensor> c;
-    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
-    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
-    return c;
-  };
-  ComponentCases cases = {
-      {"image_encoder", {{{"pixel_values", pv}}, {{"pixel_values", cat({pv, pv, pv}, 0)}}}},
-      {"multi_modal_projector",
-       {{{"image_features", features}}, {{"image_features", cat({features, features, features}, 0)}}}},
-      {"lm_head", {{{"hidden_states", hidden}}, {{"hidden_states", slice(hidden, 1, 26, 27)}}}},
-  };
-  auto lm = empty_cache();
-  lm.emplace("inputs_embeds", embeds);
-  cases["language_model"] = {lm};
-  auto decode = empty_cache();
-  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
-  cases["decode"] = {decode};
-  expect_components_in_ort_equal_ingot(components, cases, dir.path());
+  expect_components_in_ort_equal_ingot(
+      components, testing::llava_component_cases(*model, folder, g.max_cache_len), dir.path());
 }
 
 // T5's encoder-decoder components (tools/reference/make_encdec_fixtures.py) as ONNX in
@@ -480,35 +461,8 @@ TEST_P(OnnxEncoderDecoder, T5ComponentsInOrtEqualIngot) {
   g.max_cache_len = 32;
   auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
   ASSERT_EQ(components.size(), 3u);
-  const Tensor ids = models::load_npy(folder + "/input_ids.npy");  // [1, 15]
-  const Tensor states = models::load_npy(folder + "/encoder_hidden_states.npy");
-  const Tensor keys = models::load_npy(folder + "/cross_key.npy");  // [layers, 1, h, 15, d]
-  const Tensor values = models::load_npy(folder + "/cross_value.npy");
-  const Tensor decoder_ids = models::load_npy(folder + "/decoder_input_ids.npy");
-  std::vector<int64_t> long_ids;
-  for (int64_t i = 0; i < 40; ++i) long_ids.push_back(3 + (i * 7) % 39);
-  auto decode_case = [&](int64_t source, int64_t tokens) {
-    std::map<std::string, Tensor> c;
-    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
-    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
-    for (int64_t l = 0; l < keys.size(0); ++l) {
-      c.emplace("cross_key_cache." + std::to_string(l),
-                contiguous(slice(select(keys, 0, l), 2, 0, source)));
-      c.emplace("cross_value_cache." + std::to_string(l),
-                contiguous(slice(select(values, 0, l), 2, 0, source)));
-    }
-    c.emplace("input_ids", contiguous(slice(decoder_ids, 1, 0, tokens)));
-    return c;
-  };
-  ComponentCases cases = {
-      {"encoder",
-       {{{"input_ids", ids}}, {{"input_ids", Tensor::from_vector(long_ids, {1, 40})}}}},
-      {"cross_kv",
-       {{{"encoder_hidden_states", states}},
-        {{"encoder_hidden_states", contiguous(slice(states, 1, 0, 3))}}}},
-      {"decode", {decode_case(15, 4), decode_case(5, 1)}},
-  };
-  expect_components_in_ort_equal_ingot(components, cases, dir.path());
+  expect_components_in_ort_equal_ingot(
+      components, testing::t5_component_cases(*model, folder, g.max_cache_len), dir.path());
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, OnnxEncoderDecoder, ::testing::Values("t5", "t5_gated"));
@@ -524,36 +478,8 @@ TEST(OnnxVisionLanguage, Qwen2VLComponentsInOrtEqualIngot) {
   g.max_cache_len = 160;
   auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
   ASSERT_EQ(components.size(), 4u);
-  auto encoder_inputs = [&](const std::string& suffix) {
-    const Tensor pv = models::load_npy(folder + "/pixel_values" + suffix + ".npy");
-    const models::Qwen2VisionInputs side = models::qwen2_vl_vision_inputs(
-        models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
-    const int64_t tokens = side.vision_segment_ids.size(0);
-    return std::map<std::string, Tensor>{
-        {"pixel_values", contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}))},
-        {"vision_position_ids", side.vision_position_ids},
-        {"vision_segment_ids", side.vision_segment_ids}};
-  };
-  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
-  auto empty_cache = [&] {
-    std::map<std::string, Tensor> c;
-    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
-    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
-    return c;
-  };
-  ComponentCases cases = {
-      {"image_encoder", {encoder_inputs(""), encoder_inputs("_two")}},
-      {"lm_head", {{{"hidden_states", hidden}}, {{"hidden_states", slice(hidden, 1, 42, 43)}}}},
-  };
-  auto lm = empty_cache();
-  lm.emplace("inputs_embeds", models::load_npy(folder + "/inputs_embeds.npy"));
-  lm.emplace("position_ids", models::load_npy(folder + "/position_ids.npy"));
-  cases["language_model"] = {lm};
-  auto decode = empty_cache();
-  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
-  decode.emplace("rope_deltas", models::load_npy(folder + "/rope_deltas.npy"));
-  cases["decode"] = {decode};
-  expect_components_in_ort_equal_ingot(components, cases, dir.path());
+  expect_components_in_ort_equal_ingot(
+      components, testing::qwen2_vl_component_cases(*model, folder, g.max_cache_len), dir.path());
 }
 
 // Whisper's encoder-decoder components (tools/reference/make_whisper_fixtures.py) as ONNX
@@ -571,25 +497,8 @@ TEST(OnnxWhisper, ComponentsInOrtEqualIngot) {
   g.max_cache_len = 32;
   auto components = OnnxExporter().export_for_generation(*model, OnnxConfig(), g);
   ASSERT_EQ(components.size(), 3u);
-  const Tensor features = models::load_npy(folder + "/input_features.npy");  // [1, 16, 100]
-  const Tensor features8 = models::load_npy(folder + "/input_features_8k.npy");
-  const Tensor states = models::load_npy(folder + "/encoder_hidden.npy");  // [1, 50, 32]
-  const std::map<std::string, Tensor> cross = whisper->cross_attention_cache(states).named();
-  const Tensor prompt = models::load_npy(folder + "/decoder_input_ids.npy");  // [1, 4]
-  auto decode_case = [&](const Tensor& ids) {
-    std::map<std::string, Tensor> c;
-    nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);
-    for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
-    for (const auto& [name, t] : cross) c.emplace(name, contiguous(t));
-    c.emplace("input_ids", ids);
-    return c;
-  };
-  ComponentCases cases = {
-      {"encoder", {{{"input_features", features}}, {{"input_features", features8}}}},
-      {"cross_kv", {{{"encoder_hidden_states", states}}}},
-      {"decode", {decode_case(prompt), decode_case(contiguous(slice(prompt, 1, 0, 1)))}},
-  };
-  expect_components_in_ort_equal_ingot(components, cases, dir.path());
+  expect_components_in_ort_equal_ingot(
+      components, testing::whisper_component_cases(*whisper, folder, g.max_cache_len), dir.path());
 }
 
 }  // namespace
