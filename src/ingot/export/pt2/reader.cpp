@@ -631,8 +631,10 @@ std::vector<PValue> Reader::run_graph(const JsonView& graph, const std::vector<P
 }
 
 // States `c` in the re-trace (the ShapeEnv learns it: an equality becomes a replacement)
-// and records it as an assert whose failure at run time says `message`.
-void state_fact(const SymBool& c, const std::string& message) {
+// and, with `record`, records it as an assert whose failure at run time says `message`
+// (without: something else checks it at run time, e.g. the input binding checks a size
+// the replacement made an expression).
+void state_fact(const SymBool& c, const std::string& message, bool record = true) {
   if (auto b = c.maybe_bool()) {
     INGOT_CHECK(*b, ShapeError, "[pt2] {} (false for the example inputs)", message);
     return;
@@ -641,7 +643,7 @@ void state_fact(const SymBool& c, const std::string& message) {
   INGOT_CHECK(t != nullptr, InternalError, "[pt2] the reader states facts only while tracing");
   const sym::Expr e = sym::expr_of(c);
   t->env().check(e, std::source_location::current());
-  t->add_assert(e, message, t->source_override().value_or(ir::SourceLine{}));
+  if (record) t->add_assert(e, message, t->source_override().value_or(ir::SourceLine{}));
 }
 
 // `e` as a SymInt of the trace, each symbol taken from `symbols` (a NotSupportedError
@@ -1031,7 +1033,7 @@ ExportedProgram Reader::read(Pt2Info* info) {
     for (const DerivedDim& dd : derived)
       state_fact(
           traced[dd.leaf].tensor.sym_size(dd.d) == symint_of(dd.expr, symbols, origin_, dd.what),
-          fmt::format("{} must be {}", dd.what, dd.expr.str()));
+          fmt::format("{} must be {}", dd.what, dd.expr.str()), /*record=*/false);
     std::vector<PValue> inputs;
     for (const Placeholder& p : placeholders) {
       switch (p.kind) {
