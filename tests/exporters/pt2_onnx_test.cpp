@@ -52,22 +52,27 @@ TEST_P(Pt2Onnx, OnnxRuntimeEqualsTorch) {
       for (const auto& n : m["inputs"]) {
         const std::string s = n.get<std::string>();
         if (!c["inputs"].contains(s)) continue;
-        in[user_inputs.at(k++)] = models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string());
+        in[user_inputs.at(k++)] =
+            models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string());
       }
       ASSERT_EQ(c["outputs"].size(), user_outputs.size());
       for (size_t j = 0; j < user_outputs.size(); ++j)
-        want[user_outputs[j]] = models::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
+        want[user_outputs[j]] =
+            models::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
       cases.add(in, want);
     }
     const nlohmann::json summary = cases.run(model, 1e-4);
     EXPECT_TRUE(summary.value("ok", false)) << name << "/" << archive << ": " << summary.dump();
-    std::printf("pt2 -> onnx %s/%s: worst %s\n", name.c_str(), archive, summary.value("worst", nlohmann::json()).dump().c_str());
+    std::printf("pt2 -> onnx %s/%s: worst %s\n", name.c_str(), archive,
+                summary.value("worst", nlohmann::json()).dump().c_str());
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Onnx,
-                         ::testing::Values("buffer_mutation", "cond", "nonzero_check", "static_int_dict", "llama",
-                                           "gpt2", "qwen3"));
+                         ::testing::Values("buffer_mutation", "cond", "nonzero_check",
+                                           "static_int_dict", "llama", "gpt2", "qwen3",
+                                           "loops_item", "mixtral_moe", "qwen3_moe_small",
+                                           "symint_input", "expr_sized"));
 
 }  // namespace
 }  // namespace ingot::exporters

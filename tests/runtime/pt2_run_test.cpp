@@ -22,8 +22,10 @@ namespace fs = std::filesystem;
 const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2";
 
 std::vector<std::string> cases() {
-  return {"buffer_mutation", "cond", "nonzero_check", "static_int_dict", "loops_item",
-          "llama",           "gpt2", "qwen3",         "mixtral_moe",     "qwen3_moe_small"};
+  return {"buffer_mutation", "cond",        "nonzero_check",
+          "static_int_dict", "loops_item",  "symint_input",
+          "expr_sized",      "llama",       "gpt2",
+          "qwen3",           "mixtral_moe", "qwen3_moe_small"};
 }
 
 // Largest |a - b| over all elements (as float); exact equality for integer / bool.
@@ -114,7 +116,58 @@ TEST(Pt2Read, ShapeOutsideRangeIsAnError) {
     mod.run({ids});
     FAIL() << "a sequence of 70 ran, the range is [2, 64]";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("input_ids"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("input 'input_ids' dim 1 is 70"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("[2, 64]"), std::string::npos) << e.what();
+  }
+}
+
+// The error a run gives (empty when it runs).
+std::string run_error(const ExportedProgram& ep, const std::vector<Tensor>& inputs) {
+  runtime::ProgramModule mod(ep);
+  try {
+    mod.run(inputs);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// Inputs torch sized by expressions (y [2*s, 3], z [s + 1]) keep those sizes; sizes that
+// break the relation are errors naming the input, the dim and the expression.
+TEST(Pt2Read, ExpressionSizedInputsAreCheckedAtRunTime) {
+  for (const char* archive : {"model.pt2", "model_aten.pt2"}) {
+    const ExportedProgram ep = pt2::load_pt2((kDir / "expr_sized" / archive).string());
+    const ir::Graph& g = *ep.graph;
+    const size_t n = g.inputs.size();
+    ASSERT_GE(n, 3u);
+    const sym::Expr s = g.value(g.inputs[n - 3]).sizes[0];
+    ASSERT_TRUE(s.is_symbol()) << s.str();
+    EXPECT_EQ(g.value(g.inputs[n - 2]).sizes[0], sym::mul(sym::integer(2), s));
+    EXPECT_EQ(g.value(g.inputs[n - 1]).sizes[0], sym::add(s, sym::integer(1)));
+    const Tensor x = Tensor::empty({4, 3}, DType::F32, true);
+    EXPECT_EQ(run_error(ep, {x, Tensor::empty({8, 3}, DType::F32, true),
+                             Tensor::empty({5}, DType::F32, true)}),
+              "");
+    const std::string ey = run_error(
+        ep, {x, Tensor::empty({9, 3}, DType::F32, true), Tensor::empty({5}, DType::F32, true)});
+    EXPECT_NE(ey.find("input 'y' dim 0 is 9"), std::string::npos) << ey;
+    EXPECT_NE(ey.find("2*" + s.str() + " = 8"), std::string::npos) << ey;
+    const std::string ez = run_error(
+        ep, {x, Tensor::empty({8, 3}, DType::F32, true), Tensor::empty({4}, DType::F32, true)});
+    EXPECT_NE(ez.find("input 'z' dim 0 is 4"), std::string::npos) << ez;
+  }
+}
+
+// A SymInt input is a 0-d int64 tensor; a value outside torch's range (n >= 0) is an
+// error naming it.
+TEST(Pt2Read, SymIntInputOutsideItsRangeIsAnError) {
+  for (const char* archive : {"model.pt2", "model_aten.pt2"}) {
+    const ExportedProgram ep = pt2::load_pt2((kDir / "symint_input" / archive).string());
+    const Tensor x = Tensor::empty({4, 3}, DType::F32, true);
+    EXPECT_EQ(run_error(ep, {x, Tensor::from_vector<int64_t>({3}, {})}), "");
+    const std::string e = run_error(ep, {x, Tensor::from_vector<int64_t>({-2}, {})});
+    EXPECT_NE(e.find("SymInt input 'n' must be >= 0"), std::string::npos) << e;
   }
 }
 

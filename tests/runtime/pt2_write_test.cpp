@@ -57,8 +57,10 @@ std::vector<Tensor> case_inputs(const std::string& name, const nlohmann::json& c
 
 // Every fixture archive (cond's subgraphs are written as torch's higher-order ops).
 std::vector<std::string> writable() {
-  return {"buffer_mutation", "cond", "nonzero_check", "static_int_dict", "loops_item",
-          "llama",           "gpt2", "qwen3",         "mixtral_moe",     "qwen3_moe_small"};
+  return {"buffer_mutation", "cond",        "nonzero_check",
+          "static_int_dict", "loops_item",  "symint_input",
+          "expr_sized",      "llama",       "gpt2",
+          "qwen3",           "mixtral_moe", "qwen3_moe_small"};
 }
 
 TEST(Pt2Write, FixturesRoundTripThroughTheWriter) {

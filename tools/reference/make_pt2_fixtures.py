@@ -15,7 +15,8 @@ For each case, tests/fixtures/pt2/<name>/ holds:
 Cases: tiny decoder checkpoints of tests/fixtures/models (the sequence dim dynamic,
 use_cache=False as a constant input, a CausalLMOutputWithPast with a `logits` key) and
 the seed-001 example modules (buffer mutation, cond, data-dependent sizes with
-torch._check, a static int input and dict output, map / while_loop / item()). Every output of ep.module() is also
+torch._check, a static int input and dict output, map / while_loop / item(), a SymInt
+input, inputs sized by expressions of another input's symbol). Every output of ep.module() is also
 compared with the eager module here (1e-5), so a fixture never records a wrong export.
 
 Run with the reference venv:
@@ -107,6 +108,20 @@ class LoopsAndItem(torch.nn.Module):
         return mapped, doubled, x.narrow(0, 0, n).cos()
 
 
+class SymIntInput(torch.nn.Module):
+    """A SymInt user input (n: int marked Dim.DYNAMIC) sizing an output."""
+
+    def forward(self, x, n: int):
+        return x * n + 1.0, x.mean(0).expand(n, x.shape[1]) * 2.0
+
+
+class ExprSized(torch.nn.Module):
+    """Inputs whose sizes are expressions of another input's symbol: y [2*s, 3], z [s + 1]."""
+
+    def forward(self, x, y, z):
+        return torch.cat([x, x * 2.0]) + y, torch.cat([x.sum(1), x.new_zeros(1)]) * z
+
+
 def seed_cases():
     """name -> (module, example args, dynamic_shapes, list of case args)."""
     torch.manual_seed(1)
@@ -125,7 +140,19 @@ def seed_cases():
         "loops_item": (LoopsAndItem(), (torch.randn(4, 3), torch.tensor(2)), ({0: n}, None),
                        [(torch.randn(4, 3), torch.tensor(2)), (torch.randn(7, 3), torch.tensor(7)),
                         (torch.randn(5, 3), torch.tensor(0))]),
+        # Appended last: the draws above (and so the committed fixtures) stay the same.
+        "symint_input": (SymIntInput(), (torch.randn(4, 3), 5), ({0: batch}, torch.export.Dim.DYNAMIC),
+                         [(torch.randn(4, 3), 5), (torch.randn(7, 3), 2), (torch.randn(3, 3), 9)]),
+        "expr_sized": (ExprSized(), (torch.randn(4, 3), torch.randn(8, 3), torch.randn(5)),
+                       ({0: batch}, {0: 2 * batch}, {0: batch + 1}),
+                       [(torch.randn(4, 3), torch.randn(8, 3), torch.randn(5)),
+                        (torch.randn(9, 3), torch.randn(18, 3), torch.randn(10))]),
     }
+
+
+# Seed cases whose int inputs are SymInts (dynamic), recorded as 0-d int64 .npy inputs;
+# other int inputs are static (baked into the program) and not recorded.
+SYMINT_INPUTS = {"symint_input": {"y"}}
 
 
 # ---- writing a case -----------------------------------------------------------------
@@ -151,7 +178,7 @@ def check_close(name, got, want, tol=1e-5):
 
 
 def write_case(name, make_module, example, dynamic_shapes, case_args, input_names, out_dir,
-               kwargs_mode=False, ops=None):
+               kwargs_mode=False, ops=None, int_inputs=()):
     d = os.path.join(out_dir, name)
     os.makedirs(d, exist_ok=True)
     module = make_module()
@@ -173,9 +200,10 @@ def write_case(name, make_module, example, dynamic_shapes, case_args, input_name
         case = {"inputs": {}, "outputs": [], "buffers": {}}
         values = args if not kwargs_mode else [args[n] for n in input_names]
         for n, v in zip(input_names, values):
-            if isinstance(v, torch.Tensor):
+            if isinstance(v, torch.Tensor) or n in int_inputs:
                 f = f"case{k}_{n}.npy"
-                np.save(os.path.join(d, f), v.numpy())
+                np.save(os.path.join(d, f), v.numpy() if isinstance(v, torch.Tensor)
+                        else np.array(v, dtype=np.int64))
                 case["inputs"][n] = f
         with torch.no_grad():
             eager_module = make_module()
@@ -274,9 +302,9 @@ def main():
             moe_case(name, a.out, ops)
         elif name in seeds:
             module, example, dyn, case_args = seeds[name]
-            input_names = ["x", "y"][:len(example)]
+            input_names = ["x", "y", "z"][:len(example)]
             write_case(name, lambda m=module: copy.deepcopy(m), example, dyn, case_args, input_names, a.out,
-                       ops=ops)
+                       ops=ops, int_inputs=SYMINT_INPUTS.get(name, set()))
         elif a.all_architectures:
             # Measuring coverage: an architecture torch.export itself cannot trace is
             # reported and skipped.

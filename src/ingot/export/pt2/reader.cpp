@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -16,6 +17,7 @@
 #include "ingot/export/pt2/zip.h"
 #include "ingot/export/tracer.h"
 #include "ingot/ops/registry.h"
+#include "ingot/sym/sym_node.h"
 
 namespace ingot::pt2 {
 namespace {
@@ -628,6 +630,68 @@ std::vector<PValue> Reader::run_graph(const JsonView& graph, const std::vector<P
   return out;
 }
 
+// States `c` in the re-trace (the ShapeEnv learns it: an equality becomes a replacement)
+// and, with `record`, records it as an assert whose failure at run time says `message`
+// (without: something else checks it at run time, e.g. the input binding checks a size
+// the replacement made an expression).
+void state_fact(const SymBool& c, const std::string& message, bool record = true) {
+  if (auto b = c.maybe_bool()) {
+    INGOT_CHECK(*b, ShapeError, "[pt2] {} (false for the example inputs)", message);
+    return;
+  }
+  ir::Tracer* t = ir::Tracer::current();
+  INGOT_CHECK(t != nullptr, InternalError, "[pt2] the reader states facts only while tracing");
+  const sym::Expr e = sym::expr_of(c);
+  t->env().check(e, std::source_location::current());
+  if (record) t->add_assert(e, message, t->source_override().value_or(ir::SourceLine{}));
+}
+
+// `e` as a SymInt of the trace, each symbol taken from `symbols` (a NotSupportedError
+// naming `what` for a symbol no input carries or a kind sizes do not use).
+SymInt symint_of(const sym::Expr& e, const std::map<std::string, SymInt>& symbols,
+                 const std::string& origin, const std::string& what) {
+  auto rec = [&](auto& self, const sym::Expr& x) -> SymInt {
+    switch (x.kind()) {
+      case sym::Kind::Integer:
+        return SymInt(x.value());
+      case sym::Kind::Symbol: {
+        auto it = symbols.find(x.name());
+        if (it == symbols.end())
+          throw NotSupportedError(fmt::format(
+              "[pt2] '{}': {} uses the symbol '{}', which no input dim or SymInt input carries "
+              "by itself; ingot needs each symbol as a plain input size",
+              origin, what, x.name()));
+        return it->second;
+      }
+      case sym::Kind::Mul: {
+        SymInt r(1);
+        for (const sym::Expr& f : x->args) r = r * self(self, f);
+        return r;
+      }
+      case sym::Kind::Add: {
+        SymInt r(x->value);
+        for (size_t i = 0; i < x->args.size(); ++i)
+          r = r + SymInt(x->coeffs[i]) * self(self, x->args[i]);
+        return r;
+      }
+      case sym::Kind::FloorDiv:
+        return floordiv(self(self, x->args[0]), self(self, x->args[1]));
+      case sym::Kind::Mod:
+        return self(self, x->args[0]) % self(self, x->args[1]);
+      case sym::Kind::Min:
+        return sym_min(self(self, x->args[0]), self(self, x->args[1]));
+      case sym::Kind::Max:
+        return sym_max(self(self, x->args[0]), self(self, x->args[1]));
+      default:
+        throw NotSupportedError(
+            fmt::format("[pt2] '{}': {} has the size {}, which is not an "
+                        "integer expression",
+                        origin, what, x.str()));
+    }
+  };
+  return rec(rec, e);
+}
+
 StaticValue constant_value(const JsonView& v) {
   auto [k, x] = union_field(v);
   if (k == "as_none") return std::monostate{};
@@ -723,11 +787,28 @@ ExportedProgram Reader::read(Pt2Info* info) {
     sig.fail("{} input specs for {} graph inputs", in_specs.size(), ginputs.size());
   StateTree state;
   struct Placeholder {
-    enum Kind { State, User, Constant, Static } kind;
+    // SymIntInput: a symbolic int user input, fed as a 0-d int64 tensor (leaf `user`) and read
+    // with item_int; `expr` is torch's symbol (or expression) for it.
+    enum Kind { State, User, Constant, Static, SymIntInput } kind;
     Tensor* slot = nullptr;
     size_t user = 0;
     Tensor constant;
+    sym::Expr expr;
+    std::string name;
   };
+  // An input dim torch sized by an expression of symbols (y: [2*s0]): the re-trace gives
+  // it a fresh symbol and states fresh == expr before the graph runs, which makes the
+  // ShapeEnv replace the fresh symbol by the expression everywhere (the program's input
+  // then has the size 2*s0, checked by the runtime when it binds the inputs).
+  struct DerivedDim {
+    size_t leaf;
+    int d;
+    sym::Expr expr;
+    std::string what;
+  };
+  std::vector<DerivedDim> derived;
+  // Each plain symbol: the leaf and dim that carry it (its hint is that leaf's size).
+  std::map<std::string, std::pair<size_t, int>> carriers;
   std::vector<Placeholder> placeholders;
   std::vector<Leaf> leaves;
   std::vector<TreeSpec> leaf_specs;
@@ -783,11 +864,16 @@ ExportedProgram Reader::read(Pt2Info* info) {
           }
           const std::string what = fmt::format("input '{}' dim {}", name, d);
           const sym::Expr e = parse_sympy(sv.get("expr_str").as_string(), what);
-          if (!e.is_symbol())
-            throw NotSupportedError(
-                fmt::format("[pt2] '{}': {} has the size {}; ingot re-traces inputs whose dynamic "
-                            "sizes are plain symbols",
-                            origin_, what, e.str()));
+          if (!e.is_symbol()) {
+            // Sized by an expression: a fresh symbol stated equal to it (see DerivedDim);
+            // its hint is computed from the symbols' hints once every input is read.
+            const std::string fresh = fmt::format("{}_dim{}", name, d);
+            if (ranges.contains(fresh)) sv.fail("symbol name '{}' is already used", fresh);
+            dims.emplace(int(d), Dim(fresh, 0, std::numeric_limits<int64_t>::max()));
+            derived.push_back(DerivedDim{leaves.size(), int(d), e, what});
+            example.push_back(hints[d]);
+            continue;
+          }
           auto r = ranges.find(e.name());
           if (r == ranges.end()) sv.fail("symbol '{}' has no range constraint", e.name());
           dims.emplace(int(d), Dim(e.name(), r->second.first, r->second.second));
@@ -795,16 +881,40 @@ ExportedProgram Reader::read(Pt2Info* info) {
           if (hint < r->second.first || hint > r->second.second)
             hint = std::max<int64_t>(r->second.first, 2);
           example.push_back(hint);
+          carriers.emplace(e.name(), std::pair(leaves.size(), int(d)));
         }
         leaves.push_back(Leaf{Tensor::empty(example, *dtype, true), {}});
         leaf_specs.push_back(TreeSpec{"tensor", {}, {}, {}});
         leaf_dims.push_back(std::move(dims));
         placeholders.push_back({Placeholder::User, nullptr, leaves.size() - 1, {}});
-      } else if (ak == "as_sym_int" || ak == "as_sym_float" || ak == "as_sym_bool") {
+      } else if (ak == "as_sym_int") {
+        // A SymInt input (forward(x, n: int) with n dynamic): ingot programs take tensors,
+        // so n is a 0-d int64 tensor read with item_int (see Placeholder::SymIntInput).
+        const std::string& name = a.get("as_name").as_string();
+        const JsonView sv = graph.get("sym_int_values").get(name.c_str());
+        auto [vk, vv] = union_field(sv);
+        if (vk != "as_expr") vv.fail("SymInt input '{}' has no expression", name);
+        const std::string what = fmt::format("SymInt input '{}'", name);
+        const sym::Expr e = parse_sympy(vv.get("expr_str").as_string(), what);
+        int64_t hint = 0;
+        if (auto h = vv.find("hint")) {
+          auto [hk, hv] = union_field(*h);
+          if (hk == "as_int") hint = hv.as_int();
+        }
+        Tensor example = Tensor::empty({}, DType::I64, true);
+        example.data<int64_t>()[0] = hint;
+        leaves.push_back(Leaf{example, {}});
+        leaf_specs.push_back(TreeSpec{"tensor", {}, {}, {}});
+        leaf_dims.push_back({});
+        Placeholder p{Placeholder::SymIntInput, nullptr, leaves.size() - 1, {}};
+        p.expr = e;
+        p.name = name;
+        placeholders.push_back(std::move(p));
+      } else if (ak == "as_sym_float" || ak == "as_sym_bool") {
         throw NotSupportedError(
-            fmt::format("[pt2] '{}': a symbolic scalar input ({}) is not supported; ingot's "
-                        "programs take tensors and static values",
-                        origin_, ak));
+            fmt::format("[pt2] '{}': a symbolic {} input is not supported; ingot's programs take "
+                        "tensors, SymInts (as 0-d int64 tensors) and static values",
+                        origin_, ak == "as_sym_float" ? "float" : "bool"));
       } else {
         const StaticValue v = constant_value(s.get("arg"));
         leaves.push_back(Leaf{Tensor(), v});
@@ -820,6 +930,25 @@ ExportedProgram Reader::read(Pt2Info* info) {
       throw NotSupportedError(fmt::format(
           "[pt2] '{}': input spec '{}' is not supported (custom objects and tokens are not)",
           origin_, kind));
+    }
+  }
+
+  // Example sizes of the dims sized by expressions: the expression at the symbols' hints.
+  if (!derived.empty()) {
+    std::map<std::string, SymInt> hint_of;
+    for (const auto& [n, c] : carriers) hint_of[n] = leaves[c.first].tensor.size(c.second);
+    for (const Placeholder& p : placeholders)
+      if (p.kind == Placeholder::SymIntInput && p.expr.is_symbol() &&
+          !hint_of.contains(p.expr.name()))
+        hint_of[p.expr.name()] = leaves[p.user].tensor.data<int64_t>()[0];
+    for (const DerivedDim& dd : derived) {
+      const int64_t hint = symint_of(dd.expr, hint_of, origin_, dd.what).expect_int();
+      if (hint < 0)
+        fail("{} has the size {} = {} at the example sizes", dd.what, dd.expr.str(), hint);
+      Tensor& t = leaves[dd.leaf].tensor;
+      IntShape sizes = t.sizes();
+      sizes[size_t(dd.d)] = hint;
+      t = Tensor::empty(sizes, t.dtype(), true);
     }
   }
 
@@ -872,9 +1001,45 @@ ExportedProgram Reader::read(Pt2Info* info) {
   for (const nn::NamedSlot& ns : state.named_slots()) slots[ns.fqn] = &ns.slot->value;
 
   detail::FlatFn fn = [&](const std::vector<Leaf>& traced, TreeSpec& out_spec) {
+    // The trace's symbols: each plain input dim, then each SymInt input (read with
+    // item_int, stated within its range and equal to a dim that carries the same symbol),
+    // then the dims sized by expressions (stated equal to them).
+    std::map<std::string, SymInt> symbols;
+    for (const auto& [n, c] : carriers) symbols[n] = traced[c.first].tensor.sym_size(c.second);
+    std::map<size_t, SymInt> sym_inputs;
+    for (const Placeholder& p : placeholders) {
+      if (p.kind != Placeholder::SymIntInput) continue;
+      const SymInt n = item_int(traced[p.user].tensor);
+      const std::string what = fmt::format("SymInt input '{}'", p.name);
+      if (p.expr.is_symbol() && !symbols.contains(p.expr.name())) {
+        if (auto r = ranges.find(p.expr.name()); r != ranges.end()) {
+          const auto [lo, hi] = r->second;
+          const bool bounded = hi != std::numeric_limits<int64_t>::max();
+          const std::string range =
+              bounded ? fmt::format("[{}, {}]", lo, hi) : fmt::format(">= {}", lo);
+          state_fact(n >= SymInt(lo), fmt::format("{} must be {} (torch's range of {})", what,
+                                                  range, p.expr.name()));
+          if (bounded)
+            state_fact(n <= SymInt(hi), fmt::format("{} must be {} (torch's range of {})", what,
+                                                    range, p.expr.name()));
+        }
+        symbols[p.expr.name()] = n;
+      } else {
+        state_fact(n == symint_of(p.expr, symbols, origin_, what),
+                   fmt::format("{} must equal {}", what, p.expr.str()));
+      }
+      sym_inputs[p.user] = n;
+    }
+    for (const DerivedDim& dd : derived)
+      state_fact(
+          traced[dd.leaf].tensor.sym_size(dd.d) == symint_of(dd.expr, symbols, origin_, dd.what),
+          fmt::format("{} must be {}", dd.what, dd.expr.str()), /*record=*/false);
     std::vector<PValue> inputs;
     for (const Placeholder& p : placeholders) {
       switch (p.kind) {
+        case Placeholder::SymIntInput:
+          inputs.push_back(PValue{Value(sym_inputs.at(p.user)), {}, {}});
+          break;
         case Placeholder::State:
           inputs.push_back(PValue{Value(*p.slot), {}, {}});
           break;
