@@ -126,7 +126,8 @@ TEST(CliExportExecutorch, TextLlmRunnerGeneratesIngotsGreedyTextFromTheGeneratio
 }
 
 // Multimodal models (issue 18): `--task generation --format executorch` writes every
-// component as a .pte and the manifest's pipeline, without the text-only llm_runner.pte;
+// component as a .pte (LLaVA: prefill + decode, the CLI default, and its image components)
+// and the manifest's pipeline, without the text-only llm_runner.pte;
 // the decode step names seed 003's inputs. With the venv, ExecuTorch runs T5's
 // encoder.pte on the fixture's input_ids: == transformers' encoder states (1e-4).
 TEST(CliExportExecutorch, GenerationTaskWritesTheComponentsOfMultimodalModels) {
@@ -137,7 +138,7 @@ TEST(CliExportExecutorch, GenerationTaskWritesTheComponentsOfMultimodalModels) {
   };
   const std::vector<Case> cases = {
       {"vlm/llava",
-       {"decode", "image_encoder", "language_model", "lm_head", "multi_modal_projector"},
+       {"decode", "image_encoder", "language_model", "lm_head", "multi_modal_projector", "prefill"},
        {"input_ids", "attention_mask", "position_ids", "cache"}},
       {"encdec/t5",
        {"cross_kv", "decode", "encoder"},
