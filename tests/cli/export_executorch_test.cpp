@@ -52,8 +52,8 @@ TEST(CliExportExecutorch, BackendXnnpackMatchesTransformersAndAppliesToExecutorc
   EXPECT_THROW(call(run_export, {dir, "--format", "executorch", "--backend", "vulkan", "-o", out}),
                ValueError);
   EXPECT_FALSE(fs::exists(out));  // a failed export leaves no file
-  ASSERT_EQ(call(run_export, {dir, "--format", "executorch", "--backend", "xnnpack", "--dynamic",
-                              "-o", out}),
+  ASSERT_EQ(call(run_export,
+                 {dir, "--format", "executorch", "--backend", "xnnpack", "--dynamic", "-o", out}),
             0);
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
   et::Cases cases(tmp.path() / "cases");
@@ -91,8 +91,8 @@ TEST(CliExportExecutorch, TextLlmRunnerGeneratesIngotsGreedyTextFromTheGeneratio
   ASSERT_TRUE(fs::exists(out / "llm_runner.pte"));
   ASSERT_TRUE(fs::exists(out / "tokenizer.json"));
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
-  et::ToolResult probe = et::run_command(
-      "'" + et::venv_python().string() + "' -c 'import executorch.extension.llm.runner'");
+  et::ToolResult probe = et::run_command("'" + et::venv_python().string() +
+                                         "' -c 'import executorch.extension.llm.runner'");
   if (probe.status != 0)
     GTEST_SKIP() << "the executorch wheel has no executorch.extension.llm.runner: " << probe.log;
 
@@ -123,6 +123,54 @@ TEST(CliExportExecutorch, TextLlmRunnerGeneratesIngotsGreedyTextFromTheGeneratio
   EXPECT_EQ(r.summary["text"].get<std::string>(), want) << r.log;
   std::cout << "TextLLMRunner: \"" << r.summary["text"].get<std::string>() << "\" ("
             << generated.size() << " tokens)\n";
+}
+
+// Multimodal models (issue 18): `--task generation --format executorch` writes every
+// component as a .pte (LLaVA: prefill + decode, the CLI default, and its image components)
+// and the manifest's pipeline, without the text-only llm_runner.pte;
+// the decode step names seed 003's inputs. With the venv, ExecuTorch runs T5's
+// encoder.pte on the fixture's input_ids: == transformers' encoder states (1e-4).
+TEST(CliExportExecutorch, GenerationTaskWritesTheComponentsOfMultimodalModels) {
+  struct Case {
+    const char* folder;
+    std::vector<std::string> components;
+    std::vector<std::string> decode_inputs;
+  };
+  const std::vector<Case> cases = {
+      {"vlm/llava",
+       {"decode", "image_encoder", "language_model", "lm_head", "multi_modal_projector", "prefill"},
+       {"input_ids", "attention_mask", "position_ids", "cache"}},
+      {"encdec/t5",
+       {"cross_kv", "decode", "encoder"},
+       {"input_ids", "cross_key_cache.N", "cross_value_cache.N", "cache"}},
+  };
+  et::ScratchDir tmp("cli_et_multimodal");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.folder);
+    const std::string out = (tmp.path() / fs::path(c.folder).filename()).string();
+    ASSERT_EQ(call(run_export, {testing::fixture_path(c.folder), "--format", "executorch", "--task",
+                                "generation", "--max-cache-len", "32", "-o", out}),
+              0);
+    nlohmann::json m = nlohmann::json::parse(std::ifstream(fs::path(out) / "manifest.json"));
+    std::vector<std::string> names;
+    for (const auto& [name, file] : m["components"].items()) {
+      names.push_back(name);
+      EXPECT_EQ(file.get<std::string>(), name + ".pte");
+      EXPECT_TRUE(fs::exists(fs::path(out) / (name + ".pte"))) << name;
+    }
+    EXPECT_EQ(names, c.components);
+    EXPECT_FALSE(fs::exists(fs::path(out) / "llm_runner.pte"));
+    const nlohmann::json& steps = m["pipeline"]["steps"];
+    ASSERT_TRUE(steps.is_array());
+    EXPECT_EQ(steps.back()["component"], "decode");
+    EXPECT_EQ(steps.back()["inputs"].get<std::vector<std::string>>(), c.decode_inputs);
+  }
+  if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
+  const std::string t5 = testing::fixture_path("encdec/t5");
+  et::Cases run(tmp.path() / "cases");
+  run.add({{"input_ids", models::load_npy(t5 + "/input_ids.npy")}},
+          {{0, {"encoder_hidden_states", models::load_npy(t5 + "/encoder_hidden_states.npy")}}});
+  EXPECT_TRUE(run.run(tmp.path() / "t5" / "encoder.pte", 1e-4).value("ok", false));
 }
 
 }  // namespace

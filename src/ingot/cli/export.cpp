@@ -2,10 +2,10 @@
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
-//  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]]`: traces a Hugging
-// Face model folder through an exporter (exporters/exporter.h) and saves the artifact: an
-// .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml + .bin (openvino)
-// or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
+//  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]]`:
+// traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
+// the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
+// .bin (openvino) or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 // --task generation writes a generation directory OUT (exporters/generation_directory.h):
 // "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
@@ -23,6 +23,7 @@
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/models/encoder_decoder.h"
+#include "ingot/models/vision_language.h"
 
 namespace ingot::cli {
 
@@ -52,7 +53,8 @@ int run_export(int argc, char** argv) {
       ->required();
   app.add_option("-o,--output", output,
                  "the artifact (or, for --task generation, the directory) to write");
-  app.add_option("--format", format, "exporter: native (default), onnx, openvino, executorch or pt2");
+  app.add_option("--format", format,
+                 "exporter: native (default), onnx, openvino, executorch or pt2");
   auto* dyn =
       app.add_flag("--dynamic", dynamic, "batch and sequence dims of every input are dynamic");
   app.add_option("--dynamic-shapes", spec_file, "JSON spec of dynamic dims by input name")
@@ -163,8 +165,13 @@ int run_export(int argc, char** argv) {
     // An encoder-decoder's decode serves its decoder prompt and single tokens: multi-token.
     if (dynamic_cast<const models::EncoderDecoderModel*>(model.get())) g.multi_token_decode = true;
     auto components = exporter->export_for_generation(*model, *config, g);
-    // ExecuTorch: also the LLM-runner layout (llm_runner.pte) for TextLLMRunner.
-    if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()))
+    // ExecuTorch: also the LLM-runner layout (llm_runner.pte) for TextLLMRunner, which is
+    // a text decoder's (tokens in, logits out): an encoder-decoder's decode needs the
+    // cross K/V and a vision-language model's prompt needs the image embeddings, so their
+    // directories hold the components only (docs/executorch.md).
+    const bool multimodal = dynamic_cast<const models::EncoderDecoderModel*>(model.get()) ||
+                            dynamic_cast<const models::VisionLanguageModel*>(model.get());
+    if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()) && !multimodal)
       components["llm_runner"] =
           exporters::executorch::export_llm_runner(*model, folder, *config, g);
     exporters::save_generation_directory(components, output, folder, model->architecture(), g,
@@ -182,8 +189,10 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!max_cache_len && !multi_token_decode, ValueError,
               "[ingot export] --max-cache-len and --multi-token-decode apply to --task generation");
   std::unique_ptr<exporters::ExportArtifact> artifact = exporter->export_(*model, *config);
-  if (to_pt2) save_as_pt2(artifact->program, output);
-  else artifact->save(output);
+  if (to_pt2)
+    save_as_pt2(artifact->program, output);
+  else
+    artifact->save(output);
   const ExportedProgram& ep = artifact->program;
   std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),

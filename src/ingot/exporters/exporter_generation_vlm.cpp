@@ -29,6 +29,12 @@ namespace {
 
 constexpr int64_t kMaxImages = 256;
 constexpr int64_t kMaxImageTokens = 1 << 16;
+// ExecuTorch plans memory for the upper bounds of symbolic sizes: the patch encoder's
+// per-image attention mask and scores are [image_tokens, image_tokens] (x heads), which at
+// 65536 tokens is tens of GiB and the runtime's allocation fails when the program loads.
+// 1024 merged tokens (4096 patches: one 896 x 896 image at patch 14, merge 2) keeps the
+// plan to a few MiB per head.
+constexpr int64_t kMaxImageTokensExecutorch = 1024;
 
 // Two example images (never the specialised size 1) with varied pixel values.
 Tensor example_pixel_values(const models::ImageInput& in, DType dtype) {
@@ -92,7 +98,8 @@ void Exporter::export_patch_encoder(models::VisionLanguageModel& model,
         std::tuple{pixel_values, side.vision_position_ids, side.vision_segment_ids}, opts);
   };
   ExportOptions o = single_input_options(config, "image_encoder", "pixel_values", {});
-  const Dim image_tokens("image_tokens", 1, kMaxImageTokens);
+  const Dim image_tokens("image_tokens", 1,
+                         backend() == "executorch" ? kMaxImageTokensExecutorch : kMaxImageTokens);
   o.input_names = {"pixel_values", "vision_position_ids", "vision_segment_ids"};
   o.dynamic_shapes = DynamicShapes::tuple({DynamicShapes::tensor({{0, image_tokens}}),
                                            DynamicShapes::tensor({{0, image_tokens}}),

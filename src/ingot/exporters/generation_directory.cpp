@@ -76,6 +76,30 @@ nlohmann::json encoder_decoder_pipeline(
       {"steps", steps}};
 }
 
+namespace {
+
+// The decode component's inputs as a pipeline step lists them: its user inputs in order,
+// the StaticCache tensors as one "cache" entry. ingot's layout gives [input_ids, cache]
+// ([input_ids, rope_deltas, cache] with M-RoPE); seed 003's (ExecuTorch) [input_ids,
+// attention_mask, position_ids, cache].
+std::vector<std::string> decode_step_inputs(const ExportArtifact& decode) {
+  std::vector<std::string> inputs;
+  bool cache = false;
+  for (const InputSpec& in : decode.program.signature.inputs) {
+    if (in.kind != InputKind::UserInput) continue;
+    const std::string& n = in.target;
+    if (n.starts_with("key_cache.") || n.starts_with("value_cache.") || n == "cache_position") {
+      if (!cache) inputs.push_back("cache");
+      cache = true;
+    } else {
+      inputs.push_back(n);
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
 nlohmann::json pipeline_manifest(
     const models::PretrainedModel& model,
     const std::map<std::string, std::unique_ptr<ExportArtifact>>& components,
@@ -137,11 +161,8 @@ nlohmann::json pipeline_manifest(
         step("language_model", {"inputs_embeds", "cache"}, {"last_hidden_state", "cache"}));
   }
   steps.push_back(step("lm_head", {"last_hidden_state[:, -1:]"}, {"logits"}));
-  if (mrope) {
-    steps.push_back(step("decode", {"input_ids", "rope_deltas", "cache"}, {"logits", "cache"}));
-  } else {
-    steps.push_back(step("decode", {"input_ids", "cache"}, {"logits", "cache"}));
-  }
+  steps.push_back(
+      step("decode", decode_step_inputs(*components.at("decode")), {"logits", "cache"}));
   nlohmann::json pipeline = {
       {"kind", "vision-language"},
       {"image_token_id", vlm->image_token_id()},
