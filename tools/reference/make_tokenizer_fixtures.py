@@ -600,8 +600,13 @@ UNIGRAM_EXTRA = [
 
 
 def unigram_extra(tok):
-    return {"extra": [{"text": t, "ids": tok.encode(t).ids, "decoded": tok.decode(tok.encode(t).ids)}
-                      for t in UNIGRAM_EXTRA]}
+    cases = []
+    for text in UNIGRAM_EXTRA:
+        ids = tok.encode(text).ids
+        cases.append({"text": text, "ids": ids,
+                      "decoded": tok.decode(ids, skip_special_tokens=False),
+                      "decoded_skip": tok.decode(ids, skip_special_tokens=True)})
+    return {"extra": cases}
 
 
 def t5_prompt_ids(tok):
