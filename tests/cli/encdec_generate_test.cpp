@@ -2,7 +2,8 @@
 // tools/reference/make_encdec_fixtures.py): greedy ids == transformers' generate for all
 // 20 new tokens from the prompt text (tokenized with </s>, given to the encoder) and from
 // --input input_ids=FILE.npy, for the directory and the model folder; errors naming the
-// input.
+// input. The Unigram case runs T5's own tokenizer model (tokenizer_unigram_test.cpp) on
+// the same checkpoint.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -109,6 +110,41 @@ TEST_P(T5Cli, BadInputsNameTheInput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, T5Cli, ::testing::Values("t5", "t5_gated"));
+
+// The T5 fixture with T5's own tokenizer model: a copy of the folder whose tokenizer.json
+// is the Unigram one of tests/fixtures/tokenizers/t5_encdec (same ids as the fixture's
+// WordLevel vocabulary, made with the `tokenizers` package). --prompt goes through the
+// Unigram model on the folder and on the exported directory; the ids and the greedy text
+// are those of transformers / tokenizers.
+TEST(T5CliUnigram, PromptThroughUnigramTokenizer) {
+  const fs::path root =
+      fs::temp_directory_path() / ("ingot_t5_unigram_" + std::to_string(::getpid()));
+  const fs::path folder = root / "t5";
+  const fs::path dir = root / "gen";
+  fs::create_directories(root);
+  fs::copy(t5("t5"), folder, fs::copy_options::recursive);
+  fs::copy_file(testing::fixture_path("tokenizers/t5_encdec/tokenizer.json"),
+                folder / "tokenizer.json", fs::copy_options::overwrite_existing);
+  const nlohmann::json expected =
+      nlohmann::json::parse(text_of(testing::fixture_path("tokenizers/t5_encdec/expected.json")));
+  ASSERT_EQ(call(run_export, {folder.string(), "--task", "generation", "--max-cache-len", "32",
+                              "-o", dir.string()}),
+            0);
+  const std::string prompt = text_of(t5("t5", "prompt.txt"));
+  ASSERT_EQ(expected["prompt"], prompt);
+  for (const fs::path& source : {folder, dir}) {
+    auto [rc, out] = captured(
+        run_generate, {source.string(), "--prompt", prompt, "--max-new-tokens", "20", "--json"});
+    ASSERT_EQ(rc, 0) << source;
+    const nlohmann::json result = nlohmann::json::parse(out);
+    EXPECT_EQ(result["prompt_ids"].get<std::vector<int64_t>>(), ints(t5("t5", "input_ids.npy")))
+        << source;
+    EXPECT_EQ(result["generated_ids"].get<std::vector<int64_t>>(), ints(t5("t5", "greedy.npy")))
+        << source;
+    EXPECT_EQ(result["text"], expected["greedy_text"]) << source;
+  }
+  fs::remove_all(root);
+}
 
 }  // namespace
 }  // namespace ingot::cli

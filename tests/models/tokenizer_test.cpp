@@ -96,7 +96,7 @@ TEST_P(TokenizerConformance, MatchesHuggingFaceTokenizers) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, TokenizerConformance,
                          ::testing::Values("gpt2", "roberta", "llama3", "qwen2", "llama2",
                                            "mistral", "spm_unk", "bert", "bert_cased", "wordlevel",
-                                           "wordlevel_nfd"),
+                                           "wordlevel_nfd", "t5", "unigram_bf", "t5_encdec"),
                          [](const auto& info) { return info.param; });
 
 // PCRE2 (ingot) and Oniguruma (tokenizers) must agree on the character classes that the
@@ -228,14 +228,13 @@ constexpr const char* kTinyModel =
 
 TEST_F(TokenizerErrors, UnknownComponentTypesNameTheTypeAndFile) {
   std::string msg = load_error<NotSupportedError>(
-      fmt::format(R"({{"normalizer": {{"type": "Precompiled", "precompiled_charsmap": ""}}, {}}})",
-                  kTinyModel));
-  EXPECT_NE(msg.find("Precompiled"), std::string::npos) << msg;
+      fmt::format(R"({{"normalizer": {{"type": "Transliterate"}}, {}}})", kTinyModel));
+  EXPECT_NE(msg.find("Transliterate"), std::string::npos) << msg;
   EXPECT_NE(msg.find("tokenizer.json"), std::string::npos) << msg;
   EXPECT_NE(msg.find("normalizer"), std::string::npos) << msg;
 
-  msg = load_error<NotSupportedError>(R"({"model": {"type": "Unigram", "vocab": []}})");
-  EXPECT_NE(msg.find("Unigram"), std::string::npos) << msg;
+  msg = load_error<NotSupportedError>(R"({"model": {"type": "Ngram", "vocab": []}})");
+  EXPECT_NE(msg.find("Ngram"), std::string::npos) << msg;
 
   msg = load_error<NotSupportedError>(fmt::format(
       R"({{"pre_tokenizer": {{"type": "Sequence", "pretokenizers": [{{"type": "UnicodeScripts"}}]}}, {}}})",

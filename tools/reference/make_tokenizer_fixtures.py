@@ -29,6 +29,19 @@ vocabularies and configurations that mirror real model families:
               Punctuation(contiguous) + Digits(individual), no decoder
   wordlevel_nfd  WordLevel with NFD + StripAccents + Nmt, Whitespace + CharDelimiterSplit +
               Split(String, merged_with_next) + Split(Regex, merged_with_previous, invert)
+  t5          T5's pipeline (transformers' T5 tokenizer): a trained Unigram model with
+              <pad> </s> <unk> first and <extra_id_N> added special tokens last, a
+              Precompiled normalizer (a nmt_nfkc-like charsmap built by
+              precompiled_charsmap.py), WhitespaceSplit + Metaspace(always), "$A </s>",
+              Metaspace decoder
+  unigram_bf  SentencePiece-converter pipeline with byte fallback: the same Unigram pieces
+              plus <0xNN> byte tokens, Strip(right) + Replace(" {2,}" -> "▁") normalizer,
+              Metaspace(first) pre-tokenizer, ByteFallback + Metaspace decoder
+  t5_encdec   a Unigram tokenizer over the words of the T5 generation fixture
+              (tests/fixtures/encdec/t5, make_encdec_fixtures.py) with the same ids, so that
+              ingot generate --prompt can run T5's tokenizer model on that checkpoint; its
+              expected.json also holds the ids of the fixture's prompt.txt and the text of
+              its greedy.npy (decode, skip_special_tokens)
 
 Training text (all openly licensed, produced locally): the docstrings of Python standard
 library modules and their public members (Python Software Foundation License), the Zen of
@@ -43,7 +56,9 @@ and corpus.json (the strings), regex_classes.json (the code points Oniguruma, th
 engine behind tokenizers, puts in \\s, \\p{L}, \\p{N}, \\d and \\w, as inclusive ranges).
 
 Run with the reference venv:
-  $(tools/reference/setup-venv) tools/reference/make_tokenizer_fixtures.py
+  $(tools/reference/setup-venv) tools/reference/make_tokenizer_fixtures.py [--only NAME...]
+(--only rewrites just the named fixtures and keeps the rest, corpus.json included;
+--fuzz-seeds writes the Unigram seeds of fuzz/corpus/tokenizer_fuzz instead.)
 """
 import codecs
 import contextlib
@@ -57,6 +72,7 @@ import subprocess
 import sys
 
 import tokenizers
+from precompiled_charsmap import precompiled_charsmap, t5_like_rules
 from tokenizers import (AddedToken, Regex, Tokenizer, decoders, models, normalizers,
                         pre_tokenizers, processors, trainers)
 
@@ -434,7 +450,93 @@ def make_wordlevel_nfd(lines):
     return tok
 
 
-def record(name, tok, corpus, source_path=None):
+def latin_lines(lines):
+    """Latin-script lines only, so that CJK, emoji, ... stay unknown to the trained model."""
+    return [line for line in lines if all(ord(c) < 0x250 for c in line)]
+
+
+def train_unigram(lines, vocab_size=700):
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Precompiled(precompiled_charsmap(t5_like_rules()))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)])
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, show_progress=False,
+                                      special_tokens=["<pad>", "</s>", "<unk>"],
+                                      unk_token="<unk>", max_piece_length=12)
+    tok.train_from_iterator(latin_lines(lines), trainer)
+    return tok
+
+
+def make_t5(lines):
+    tok = train_unigram(lines)
+    data = json.loads(tok.to_str())
+    vocab = data["model"]["vocab"]
+    extra = [f"<extra_id_{i}>" for i in range(2, -1, -1)]  # T5 appends them in this order
+    vocab.extend([t, 0.0] for t in extra)
+    data["model"]["unk_id"] = 2
+    data["added_tokens"] = [
+        {"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True}
+        for i, c in [(0, "<pad>"), (1, "</s>"), (2, "<unk>")] +
+        [(len(vocab) - 3 + k, t) for k, t in enumerate(extra)]]
+    data["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [{"Sequence": {"id": "A", "type_id": 0}},
+                   {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+        "pair": [{"Sequence": {"id": "A", "type_id": 0}},
+                 {"SpecialToken": {"id": "</s>", "type_id": 0}},
+                 {"Sequence": {"id": "B", "type_id": 0}},
+                 {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+        "special_tokens": {"</s>": {"id": "</s>", "ids": [1], "tokens": ["</s>"]}}}
+    data["decoder"] = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
+                       "split": True}
+    return Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
+
+
+def make_unigram_bf(lines):
+    data = json.loads(train_unigram(lines, vocab_size=500).to_str())
+    pieces = data["model"]["vocab"]
+    vocab = pieces[:3] + [[f"<0x{b:02X}>", 0.0] for b in range(256)] + pieces[3:]
+    data["model"].update(vocab=vocab, unk_id=2, byte_fallback=True)
+    data["added_tokens"] = sentencepiece_specials()
+    for t, (c, i) in zip(data["added_tokens"], [("<pad>", 0), ("</s>", 1), ("<unk>", 2)]):
+        t.update(content=c, id=i)
+    data["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Strip", "strip_left": False, "strip_right": True},
+        {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": "▁"}]}
+    data["pre_tokenizer"] = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
+                             "split": True}
+    data["post_processor"] = None
+    data["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "ByteFallback"},
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}]}
+    return Tokenizer.from_str(json.dumps(data, ensure_ascii=False))
+
+
+ENCDEC_T5 = os.path.join(ROOT, "tests", "fixtures", "encdec", "t5")
+
+
+def make_t5_encdec():
+    """Unigram pieces "▁word" with the ids of the T5 fixture's WordLevel vocabulary, plus
+    single letters (so that other words segment into pieces) and T5's pipeline."""
+    with open(os.path.join(ENCDEC_T5, "tokenizer.json"), encoding="utf-8") as f:
+        words = json.load(f)["model"]["vocab"]
+    ordered = sorted(words, key=words.get)
+    vocab = [(w, 0.0) for w in ordered[:3]] + [("▁" + w, -2.0) for w in ordered[3:]]
+    vocab += [("▁", -3.0)] + [(c, -5.0) for c in "abcdefghijklmnopqrstuvwxyz.:,"]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=2, byte_fallback=False))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)])
+    tok.add_special_tokens(ordered[:3])
+    tok.post_processor = processors.TemplateProcessing(
+        single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", 1)])
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always", split=True)
+    return tok
+
+
+def record(name, tok, corpus, source_path=None, extra=None):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     if source_path:
@@ -459,6 +561,7 @@ def record(name, tok, corpus, source_path=None):
                 "vocab_size": tok.get_vocab_size(with_added_tokens=True),
                 "model_vocab_size": tok.get_vocab_size(with_added_tokens=False),
                 "cases": cases}
+    expected.update(extra(tok) if extra else {})
     with open(os.path.join(folder, "expected.json"), "w", encoding="utf-8") as f:
         json.dump(expected, f, ensure_ascii=False, separators=(",", ":"))
         f.write("\n")
@@ -484,12 +587,91 @@ def regex_classes():
     return out
 
 
+# Extra strings for the Unigram fixtures (in expected.json "extra"): Precompiled's
+# whole-cluster lookups (a shorter key's replacement stands for the whole cluster), NMT's
+# control removal, CR LF as one cluster, and Unigram's unknown runs and ties.
+UNIGRAM_EXTRA = [
+    "A\u030a\u0301 o\u0308\u0304 e\u0301\u0301 x\u0301 N\u0303",
+    "a\r\nb\r\rc\n\rd", "\x01\x02ctrl\x7f\x1f", "\u00a0nbsp\u3000ideographic\u2003em",
+    "ﬁﬂ ＡＢＣ ｱｲｳ ㈱ ™ ½ ² ⑩", "🇩🇪🇫🇷🇺 flags ©\u200d🔥 ❤\ufe0f",
+    "中文中文中文 ﻿ 😀😀 unknown runs", "<extra_id_0> masked <extra_id_2>sentinels<extra_id_1>",
+    "</s><pad><unk> specials", "<0x41><0xZZ>", "the the the thethethe", "   \t\n  ", "▁▁▁ ▁x▁",
+]
+
+
+def unigram_extra(tok):
+    cases = []
+    for text in UNIGRAM_EXTRA:
+        ids = tok.encode(text).ids
+        cases.append({"text": text, "ids": ids,
+                      "decoded": tok.decode(ids, skip_special_tokens=False),
+                      "decoded_skip": tok.decode(ids, skip_special_tokens=True)})
+    return {"extra": cases}
+
+
+def t5_prompt_ids(tok):
+    """The prompt's ids, and the text of transformers' greedy ids (greedy.npy) decoded."""
+    import numpy as np
+    with open(os.path.join(ENCDEC_T5, "prompt.txt"), encoding="utf-8") as f:
+        prompt = f.read()
+    greedy = np.load(os.path.join(ENCDEC_T5, "greedy.npy")).reshape(-1).tolist()
+    return {"prompt": prompt, "prompt_ids": tok.encode(prompt).ids,
+            "greedy_text": tok.decode(greedy, skip_special_tokens=True)}
+
+
+def write_fuzz_seeds():
+    """Small Unigram tokenizer.json seeds for fuzz/corpus/tokenizer_fuzz (the fuzzer's inputs
+    are capped at 64 KiB, so the fixtures themselves are too big to mutate well): T5's
+    pipeline with a ten-rule charsmap, and byte fallback with a Replace normalizer."""
+    blob = precompiled_charsmap({"e\u0301": "\u00e9", "A\u030a": "\u00c5", "\u00a0": " ",
+                                 "\ufb01": "fi", "\r": " ", "\n": " ", "\t": " ", "\x01": "",
+                                 "\uff21": "A", "\u2460": "1"})
+    words = ["▁the", "▁Hello", "▁world", "▁", "▁code", "▁123", "12", "3", "\u00e9", "t",
+             "\u00e9t", "co", "de", "!", "e", "l", "o", "H", "w", "r", "d"]
+    vocab = [("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0)] + [
+        (w, -1.0 - 0.25 * i) for i, w in enumerate(words)]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=2, byte_fallback=False))
+    tok.normalizer = normalizers.Precompiled(blob)
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always", split=True)])
+    tok.add_special_tokens(["<pad>", "</s>", "<unk>"])
+    tok.post_processor = processors.TemplateProcessing(
+        single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", 1)])
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always", split=True)
+    seeds = os.path.join(ROOT, "fuzz", "corpus", "tokenizer_fuzz")
+    with open(os.path.join(seeds, "unigram_t5.json"), "w", encoding="utf-8") as f:
+        f.write(tok.to_str())
+    bytes_vocab = vocab[:3] + [(f"<0x{b:02X}>", 0.0) for b in range(256)] + vocab[3:]
+    tok = Tokenizer(models.Unigram(bytes_vocab, unk_id=2, byte_fallback=True))
+    tok.normalizer = normalizers.Sequence([normalizers.Strip(left=False, right=True),
+                                           normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.ByteFallback(),
+                                     decoders.Fuse()])
+    with open(os.path.join(seeds, "unigram_byte_fallback.json"), "w", encoding="utf-8") as f:
+        f.write(tok.to_str())
+
+
 def main():
+    if "--fuzz-seeds" in sys.argv:
+        return write_fuzz_seeds()
     corpus = list(CORPUS)
     corpus[-3] = zen_of_python()
     corpus[-2] = sparse_sweep()
     corpus[-1] = dense_sweep()
     corpus.extend(random_strings())
+    only = set(sys.argv[sys.argv.index("--only") + 1:]) if "--only" in sys.argv else None
+    if only is not None:
+        with open(os.path.join(OUT, "corpus.json"), encoding="utf-8") as f:
+            if json.load(f)["strings"] != corpus:
+                sys.exit("corpus.json differs from CORPUS: regenerate every fixture")
+        lines = training_lines()
+        makers = {"t5": lambda: make_t5(lines), "unigram_bf": lambda: make_unigram_bf(lines),
+                  "t5_encdec": make_t5_encdec}
+        for name in sorted(only):
+            record(name, makers[name](), corpus,
+                   extra=t5_prompt_ids if name == "t5_encdec" else unigram_extra)
+        return
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
@@ -514,6 +696,9 @@ def main():
     record("bert_cased", make_bert_cased(lines), corpus)
     record("wordlevel", make_wordlevel(lines), corpus)
     record("wordlevel_nfd", make_wordlevel_nfd(lines), corpus)
+    record("t5", make_t5(lines), corpus, extra=unigram_extra)
+    record("unigram_bf", make_unigram_bf(lines), corpus, extra=unigram_extra)
+    record("t5_encdec", make_t5_encdec(), corpus, extra=t5_prompt_ids)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,13 @@
 //
 // Supported components (anything else is a NotSupportedError naming the type and file):
 //   normalizers     BertNormalizer, NFD, NFC, NFKD, NFKC, Lowercase, Strip, StripAccents,
-//                   Replace, Prepend, Nmt, ByteLevel, Sequence
+//                   Replace, Prepend, Nmt, Precompiled (SentencePiece charsmaps), ByteLevel,
+//                   Sequence
 //   pre-tokenizers  ByteLevel, Split (PCRE2 regex), Metaspace, BertPreTokenizer, Whitespace,
 //                   WhitespaceSplit, Digits, Punctuation, CharDelimiterSplit, Sequence
 //   models          BPE (byte_fallback, fuse_unk, ignore_merges, subword prefix/suffix),
-//                   WordPiece, WordLevel
+//                   WordPiece, WordLevel, Unigram (Viterbi, byte_fallback; T5 and other
+//                   SentencePiece-unigram models)
 //   post-processors TemplateProcessing (single sequence), BertProcessing,
 //                   RobertaProcessing, ByteLevel, Sequence
 //   decoders        ByteLevel, Metaspace, WordPiece, ByteFallback, Fuse, Strip, Replace,

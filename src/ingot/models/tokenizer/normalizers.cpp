@@ -7,6 +7,9 @@
 #include "ingot/models/tokenizer/unicode.h"
 
 namespace ingot::models::tokenizer {
+
+std::unique_ptr<Normalizer> make_precompiled_normalizer(const JsonNode& node);
+
 namespace {
 
 bool is_ascii(std::string_view s) {
@@ -215,10 +218,11 @@ std::unique_ptr<Normalizer> make_normalizer(const JsonNode& node) {
   if (type == "Prepend") return std::make_unique<Prepend>(node.string("prepend"));
   if (type == "Nmt") return std::make_unique<Nmt>();
   if (type == "ByteLevel") return std::make_unique<ByteLevelNormalizer>();
+  if (type == "Precompiled") return make_precompiled_normalizer(node);
   if (type == "Sequence") return std::make_unique<Sequence>(node);
   node.unsupported("normalizer", type,
                    "BertNormalizer, NFD, NFC, NFKD, NFKC, Lowercase, Strip, StripAccents, "
-                   "Replace, Prepend, Nmt, ByteLevel, Sequence");
+                   "Replace, Prepend, Nmt, Precompiled, ByteLevel, Sequence");
 }
 
 }  // namespace ingot::models::tokenizer

@@ -1,4 +1,5 @@
-// The WordPiece and WordLevel models, and the model factory.
+// The WordPiece and WordLevel models, and the model factory (BPE and Unigram live in
+// bpe.cpp and unigram.cpp).
 #include "ingot/core/error.h"
 #include "ingot/models/tokenizer/components.h"
 #include "ingot/models/tokenizer/json_node.h"
@@ -8,6 +9,7 @@
 namespace ingot::models::tokenizer {
 
 std::unique_ptr<Model> make_bpe_model(const JsonNode& node);
+std::unique_ptr<Model> make_unigram_model(const JsonNode& node);
 
 namespace {
 
@@ -116,7 +118,8 @@ std::unique_ptr<Model> make_model(const JsonNode& node) {
   if (type == "BPE") return make_bpe_model(node);
   if (type == "WordPiece") return std::make_unique<WordPieceModel>(node);
   if (type == "WordLevel") return std::make_unique<WordLevelModel>(node);
-  node.unsupported("model", type, "BPE, WordPiece, WordLevel");
+  if (type == "Unigram") return make_unigram_model(node);
+  node.unsupported("model", type, "BPE, WordPiece, WordLevel, Unigram");
 }
 
 }  // namespace ingot::models::tokenizer
