@@ -2,7 +2,7 @@
 // exported to ExecuTorch by the one export_for_generation, judged by ExecuTorch's own
 // runtime (the reference venv): every component's outputs, the written cache included,
 // equal ingot's runtime on the program it was lowered from within 1e-4 (f32), on the
-// inputs tests/exporters/onnx_export_conformance_test.cpp gives ONNX Runtime:
+// inputs ONNX Runtime and OpenVINO get (generation_component_cases.h):
 //  * LLaVA: image_encoder (CLIP: patch conv, class token, quick-gelu) at 1 and 3 images,
 //    multi_modal_projector, language_model over the fixture's merged embeddings, lm_head,
 //    decode (seed 003's layout: input_ids, attention_mask, position_ids, cache);
@@ -19,6 +19,7 @@
 
 #include "../models/fixture_path.h"
 #include "et_harness.h"
+#include "generation_component_cases.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/pretrained.h"
@@ -40,8 +41,7 @@ constexpr double kAtol = 1e-4;  // f32 ExecuTorch vs ingot
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason()
 
 using Artifacts = std::map<std::string, std::unique_ptr<ExportArtifact>>;
-// Each component's cases: its user inputs by name.
-using ComponentCases = std::map<std::string, std::vector<std::map<std::string, Tensor>>>;
+using testing::ComponentCases;
 
 ExecutorchProgram& pte_of(ExportArtifact& a) {
   return dynamic_cast<ExecutorchProgram&>(a);
@@ -104,18 +104,11 @@ GenerationExportOptions cache_len(int64_t n) {
   return g;
 }
 
-std::map<std::string, Tensor> empty_cache(const models::PretrainedModel& model, int64_t len) {
-  std::map<std::string, Tensor> c;
-  nn::StaticCache cache(*model.cache_spec(), 1, len);
-  for (const auto& [name, t] : cache.named_tensors()) c.emplace(name, contiguous(clone(t)));
-  return c;
-}
-
 // Seed 003's decode inputs over an empty cache of `len` slots: `ids` [1, n], the causal
 // mask [1, 1, n, len] (query i sees slots 0..i), positions [1, n] (0..n-1, plus `shift`).
 std::map<std::string, Tensor> seed_decode_case(const models::PretrainedModel& model,
                                                const Tensor& ids, int64_t len, int64_t shift = 0) {
-  std::map<std::string, Tensor> c = empty_cache(model, len);
+  std::map<std::string, Tensor> c = testing::empty_cache_inputs(model, len);
   const int64_t n = ids.size(1);
   std::vector<uint8_t> mask(static_cast<size_t>(n * len));
   std::vector<int64_t> pos(static_cast<size_t>(n));
@@ -131,147 +124,46 @@ std::map<std::string, Tensor> seed_decode_case(const models::PretrainedModel& mo
   return c;
 }
 
-// LLaVA: image_encoder at 1 and 3 images, multi_modal_projector, language_model over the
-// fixture's merged embeddings with an empty cache, lm_head at 27 and 1 tokens, decode.
-void prepare_llava(const fs::path& root, Batch& batch) {
-  const std::string folder = testing::fixture_path("vlm/llava");
+// The components of the model in `folder` exported to ExecuTorch (`count` of them) and
+// judged on the ONNX / OpenVINO tests' cases (generation_component_cases.h); a VLM's
+// decode takes seed 003's ExecuTorch layout (ids, mask, positions, cache; Qwen2-VL's
+// rope delta added to the positions) instead of the native one.
+void prepare_model(const std::string& name, const std::string& folder, int64_t len, size_t count,
+                   const fs::path& root, Batch& batch) {
   auto model = models::from_pretrained(folder);
-  const GenerationExportOptions g = cache_len(64);
-  auto components = ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
-  ASSERT_EQ(components.size(), 5u);
-  const Tensor pv = models::load_npy(folder + "/pixel_values.npy");
-  const Tensor features = models::load_npy(folder + "/image_features.npy");
-  const Tensor embeds = models::load_npy(folder + "/inputs_embeds.npy");  // [1, 27, 48]
-  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
-  ComponentCases cases = {
-      {"image_encoder", {{{"pixel_values", pv}}, {{"pixel_values", cat({pv, pv, pv}, 0)}}}},
-      {"multi_modal_projector",
-       {{{"image_features", features}},
-        {{"image_features", cat({features, features, features}, 0)}}}},
-      {"lm_head",
-       {{{"hidden_states", hidden}}, {{"hidden_states", contiguous(slice(hidden, 1, 26, 27))}}}},
-  };
-  auto lm = empty_cache(*model, g.max_cache_len);
-  lm.emplace("inputs_embeds", embeds);
-  cases["language_model"] = {lm};
-  cases["decode"] = {
-      seed_decode_case(*model, models::load_npy(folder + "/input_ids.npy"), g.max_cache_len)};
-  prepare_components("llava", components, cases, root, batch);
-}
-
-// Qwen2-VL: the patch encoder at one and two images, the M-RoPE language model, lm_head,
-// decode (its position_ids carry rope_deltas in seed 003's layout).
-void prepare_qwen2_vl(const fs::path& root, Batch& batch) {
-  const std::string folder = testing::fixture_path("vlm/qwen2_vl");
-  auto model = models::from_pretrained(folder);
-  const GenerationExportOptions g = cache_len(160);
-  auto components = ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
-  ASSERT_EQ(components.size(), 4u);
-  auto encoder_inputs = [&](const std::string& suffix) {
-    const Tensor pv = models::load_npy(folder + "/pixel_values" + suffix + ".npy");
-    const models::Qwen2VisionInputs side = models::qwen2_vl_vision_inputs(
-        models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
-    const int64_t tokens = side.vision_segment_ids.size(0);
-    return std::map<std::string, Tensor>{
-        {"pixel_values", contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}))},
-        {"vision_position_ids", side.vision_position_ids},
-        {"vision_segment_ids", side.vision_segment_ids}};
-  };
-  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
-  ComponentCases cases = {
-      {"image_encoder", {encoder_inputs(""), encoder_inputs("_two")}},
-      {"lm_head",
-       {{{"hidden_states", hidden}}, {{"hidden_states", contiguous(slice(hidden, 1, 42, 43))}}}},
-  };
-  auto lm = empty_cache(*model, g.max_cache_len);
-  lm.emplace("inputs_embeds", models::load_npy(folder + "/inputs_embeds.npy"));
-  lm.emplace("position_ids", models::load_npy(folder + "/position_ids.npy"));
-  cases["language_model"] = {lm};
-  const int64_t delta = models::load_npy(folder + "/rope_deltas.npy").data<int64_t>()[0];
-  cases["decode"] = {seed_decode_case(*model, models::load_npy(folder + "/input_ids.npy"),
-                                      g.max_cache_len, delta)};
-  prepare_components("qwen2_vl", components, cases, root, batch);
-}
-
-// Encoder-decoder decode inputs: the first `tokens` decoder ids over the cross K/V of the
-// first `source` positions and an empty self-attention cache.
-std::map<std::string, Tensor> encdec_decode_case(const models::PretrainedModel& model, int64_t len,
-                                                 const std::map<std::string, Tensor>& cross,
-                                                 const Tensor& ids) {
-  std::map<std::string, Tensor> c = empty_cache(model, len);
-  for (const auto& [name, t] : cross) c.emplace(name, contiguous(t));
-  c.emplace("input_ids", contiguous(ids));
-  return c;
-}
-
-// T5 (tools/reference/make_encdec_fixtures.py): encoder at 15 and 40 source tokens,
-// cross_kv at 15 and 3, decode at (source 15, 4 tokens) and (5, 1).
-void prepare_t5(const std::string& name, const fs::path& root, Batch& batch) {
-  const std::string folder = testing::fixture_path("encdec/" + name);
-  auto model = models::from_pretrained(folder);
-  const GenerationExportOptions g = cache_len(32);
-  auto components = ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
-  ASSERT_EQ(components.size(), 3u);
-  const Tensor ids = models::load_npy(folder + "/input_ids.npy");  // [1, 15]
-  const Tensor states = models::load_npy(folder + "/encoder_hidden_states.npy");
-  const Tensor keys = models::load_npy(folder + "/cross_key.npy");  // [layers, 1, h, 15, d]
-  const Tensor values = models::load_npy(folder + "/cross_value.npy");
-  const Tensor decoder_ids = models::load_npy(folder + "/decoder_input_ids.npy");
-  std::vector<int64_t> long_ids;
-  for (int64_t i = 0; i < 40; ++i) long_ids.push_back(3 + (i * 7) % 39);
-  auto decode_case = [&](int64_t source, int64_t tokens) {
-    std::map<std::string, Tensor> cross;
-    for (int64_t l = 0; l < keys.size(0); ++l) {
-      cross.emplace("cross_key_cache." + std::to_string(l),
-                    slice(select(keys, 0, l), 2, 0, source));
-      cross.emplace("cross_value_cache." + std::to_string(l),
-                    slice(select(values, 0, l), 2, 0, source));
-    }
-    return encdec_decode_case(*model, g.max_cache_len, cross, slice(decoder_ids, 1, 0, tokens));
-  };
-  ComponentCases cases = {
-      {"encoder", {{{"input_ids", ids}}, {{"input_ids", Tensor::from_vector(long_ids, {1, 40})}}}},
-      {"cross_kv",
-       {{{"encoder_hidden_states", states}},
-        {{"encoder_hidden_states", contiguous(slice(states, 1, 0, 3))}}}},
-      {"decode", {decode_case(15, 4), decode_case(5, 1)}},
-  };
+  auto components =
+      ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), cache_len(len));
+  ASSERT_EQ(components.size(), count) << name;
+  ComponentCases cases;
+  const Tensor ids = name == "llava" || name == "qwen2_vl"
+                         ? models::load_npy(folder + "/input_ids.npy")
+                         : Tensor();
+  if (name == "llava") {
+    cases = testing::llava_component_cases(*model, folder, len);
+    cases["decode"] = {seed_decode_case(*model, ids, len)};
+  } else if (name == "qwen2_vl") {
+    cases = testing::qwen2_vl_component_cases(*model, folder, len);
+    const int64_t delta = models::load_npy(folder + "/rope_deltas.npy").data<int64_t>()[0];
+    cases["decode"] = {seed_decode_case(*model, ids, len, delta)};
+  } else if (name == "whisper") {
+    auto* whisper = dynamic_cast<models::EncoderDecoderModel*>(model.get());
+    ASSERT_NE(whisper, nullptr);
+    cases = testing::whisper_component_cases(*whisper, folder, len);
+  } else {
+    cases = testing::t5_component_cases(*model, folder, len);
+  }
   prepare_components(name, components, cases, root, batch);
-}
-
-// Whisper (tools/reference/make_whisper_fixtures.py): the encoder on two inputs, cross_kv,
-// decode over the cross K/V with an empty cache (the 4-token prompt) and one token.
-void prepare_whisper(const fs::path& root, Batch& batch) {
-  const std::string folder = testing::fixture_path("whisper/whisper");
-  auto model = models::from_pretrained(folder);
-  auto* whisper = dynamic_cast<models::EncoderDecoderModel*>(model.get());
-  ASSERT_NE(whisper, nullptr);
-  const GenerationExportOptions g = cache_len(32);
-  auto components = ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
-  ASSERT_EQ(components.size(), 3u);
-  const Tensor features = models::load_npy(folder + "/input_features.npy");  // [1, 16, 100]
-  const Tensor features8 = models::load_npy(folder + "/input_features_8k.npy");
-  const Tensor states = models::load_npy(folder + "/encoder_hidden.npy");  // [1, 50, 32]
-  const std::map<std::string, Tensor> cross = whisper->cross_attention_cache(states).named();
-  const Tensor prompt = models::load_npy(folder + "/decoder_input_ids.npy");  // [1, 4]
-  ComponentCases cases = {
-      {"encoder", {{{"input_features", features}}, {{"input_features", features8}}}},
-      {"cross_kv", {{{"encoder_hidden_states", states}}}},
-      {"decode",
-       {encdec_decode_case(*model, g.max_cache_len, cross, prompt),
-        encdec_decode_case(*model, g.max_cache_len, cross, slice(prompt, 1, 0, 1))}},
-  };
-  prepare_components("whisper", components, cases, root, batch);
 }
 
 TEST(ExecutorchComponents, VisionLanguageAndEncoderDecoderComponentsInExecutorchEqualIngot) {
   SKIP_WITHOUT_VENV();
   et::ScratchDir dir("components");
   Batch batch;
-  prepare_llava(dir.path(), batch);
-  prepare_qwen2_vl(dir.path(), batch);
-  for (const char* t5 : {"t5", "t5_gated"}) prepare_t5(t5, dir.path(), batch);
-  prepare_whisper(dir.path(), batch);
+  prepare_model("llava", testing::fixture_path("vlm/llava"), 64, 5, dir.path(), batch);
+  prepare_model("qwen2_vl", testing::fixture_path("vlm/qwen2_vl"), 160, 4, dir.path(), batch);
+  for (const char* t5 : {"t5", "t5_gated"})
+    prepare_model(t5, testing::fixture_path(std::string("encdec/") + t5), 32, 3, dir.path(), batch);
+  prepare_model("whisper", testing::fixture_path("whisper/whisper"), 32, 3, dir.path(), batch);
   ASSERT_FALSE(batch.runs.empty());
   const nlohmann::json results = et::run_batch(dir.path(), batch.runs);
   for (const std::string& tag : batch.tags) {
