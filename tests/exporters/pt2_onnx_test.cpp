@@ -4,28 +4,26 @@
 // 1e-4. SKIPs with the reason when the venv is absent.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "ingot/export/pt2/reader.h"
 #include "ingot/exporters/onnx/onnx_config.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ort_harness.h"
+#include "pt2_fixture_cases.h"
 
 namespace ingot::exporters {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2";
+namespace fixtures = testing::pt2_fixtures;
 
 class Pt2Onnx : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Pt2Onnx, OnnxRuntimeEqualsTorch) {
   if (!testing::ort::have_venv()) GTEST_SKIP() << testing::ort::skip_reason();
   const std::string name = GetParam();
-  std::ifstream mf(kDir / name / "manifest.json");
-  const nlohmann::json m = nlohmann::json::parse(mf);
+  const nlohmann::json m = fixtures::manifest(name);
   for (const char* archive : {"model.pt2", "model_aten.pt2"}) {
-    ExportedProgram ep = pt2::load_pt2((kDir / name / archive).string());
+    ExportedProgram ep = pt2::load_pt2((fixtures::kDir / name / archive).string());
     OnnxConfig config;
     auto exporter = AutoExporter::from_config(config);
     auto artifact = exporter->lower(std::move(ep), config);
@@ -48,17 +46,12 @@ TEST_P(Pt2Onnx, OnnxRuntimeEqualsTorch) {
     testing::ort::Cases cases(dir.path() / "cases");
     for (const auto& c : m["cases"]) {
       std::map<std::string, Tensor> in, want;
-      size_t k = 0;
-      for (const auto& n : m["inputs"]) {
-        const std::string s = n.get<std::string>();
-        if (!c["inputs"].contains(s)) continue;
-        in[user_inputs.at(k++)] =
-            models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string());
-      }
+      const std::vector<Tensor> inputs = fixtures::case_inputs(name, m, c);
+      ASSERT_EQ(inputs.size(), user_inputs.size());
+      for (size_t k = 0; k < inputs.size(); ++k) in[user_inputs[k]] = inputs[k];
       ASSERT_EQ(c["outputs"].size(), user_outputs.size());
       for (size_t j = 0; j < user_outputs.size(); ++j)
-        want[user_outputs[j]] =
-            models::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
+        want[user_outputs[j]] = fixtures::load(name, c["outputs"][j]);
       cases.add(in, want);
     }
     const nlohmann::json summary = cases.run(model, 1e-4);
@@ -68,11 +61,7 @@ TEST_P(Pt2Onnx, OnnxRuntimeEqualsTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Onnx,
-                         ::testing::Values("buffer_mutation", "cond", "nonzero_check",
-                                           "static_int_dict", "llama", "gpt2", "qwen3",
-                                           "loops_item", "mixtral_moe", "qwen3_moe_small",
-                                           "symint_input", "expr_sized"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Onnx, ::testing::ValuesIn(fixtures::kNames));
 
 }  // namespace
 }  // namespace ingot::exporters

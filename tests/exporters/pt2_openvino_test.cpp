@@ -11,21 +11,20 @@
 // SKIPs with the reason when the venv of tools/openvino/setup-venv is absent.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "ingot/export/pt2/reader.h"
 #include "ingot/exporters/openvino/lowering.h"
 #include "ingot/exporters/openvino/openvino_config.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/ops/functional.h"
 #include "ov_harness.h"
+#include "pt2_fixture_cases.h"
 
 namespace ingot::exporters {
 namespace {
 
 namespace fs = std::filesystem;
 namespace ovt = testing::ov;
-const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2";
+namespace fixtures = testing::pt2_fixtures;
 constexpr double kAtol = 1e-4;  // f32 OpenVINO vs torch
 
 bool has_mutations(const ExportedProgram& p) {
@@ -48,7 +47,7 @@ Tensor as_queried_state(Tensor t) {
 void judge_archive(const std::string& name, const char* archive, const nlohmann::json& m,
                    bool stateful) {
   SCOPED_TRACE(std::string(archive) + (stateful ? " stateful" : " stateful = false"));
-  ExportedProgram ep = pt2::load_pt2((kDir / name / archive).string());
+  ExportedProgram ep = pt2::load_pt2((fixtures::kDir / name / archive).string());
   OpenVINOConfig config;
   config.stateful = stateful;
   auto exporter = AutoExporter::from_config(config);
@@ -70,26 +69,20 @@ void judge_archive(const std::string& name, const char* archive, const nlohmann:
   ovt::Cases cases(dir.path() / "cases");
   for (const auto& c : m["cases"]) {
     std::map<std::string, Tensor> in, want;
-    size_t k = 0;
-    for (const auto& n : m["inputs"]) {
-      const std::string s = n.get<std::string>();
-      if (!c["inputs"].contains(s)) continue;
-      in[user_inputs.at(k++)] =
-          models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string());
-    }
+    const std::vector<Tensor> inputs = fixtures::case_inputs(name, m, c);
+    ASSERT_EQ(inputs.size(), user_inputs.size());
+    for (size_t k = 0; k < inputs.size(); ++k) in[user_inputs[k]] = inputs[k];
     size_t j_user = 0;
     for (size_t j = 0; j < p.signature.outputs.size(); ++j) {
       const OutputSpec& o = p.signature.outputs[j];
       if (o.kind == OutputKind::UserOutput) {
         ASSERT_LT(j_user, c["outputs"].size());
-        want[out_names[j]] =
-            models::load_npy((kDir / name / c["outputs"][j_user++].get<std::string>()).string());
+        want[out_names[j]] = fixtures::load(name, c["outputs"][j_user++]);
         continue;
       }
       ASSERT_TRUE(c.contains("buffers") && c["buffers"].contains(o.target))
           << name << ": the manifest records no value of the mutated buffer " << o.target;
-      const Tensor after =
-          models::load_npy((kDir / name / c["buffers"][o.target].get<std::string>()).string());
+      const Tensor after = fixtures::load(name, c["buffers"][o.target]);
       if (stateful) {
         want["state." + o.target] = as_queried_state(after);
       } else {
@@ -112,20 +105,15 @@ class Pt2OpenVINO : public ::testing::TestWithParam<std::string> {};
 TEST_P(Pt2OpenVINO, OpenVINOEqualsTorch) {
   if (!ovt::have_venv()) GTEST_SKIP() << ovt::skip_reason();
   const std::string name = GetParam();
-  std::ifstream mf(kDir / name / "manifest.json");
-  const nlohmann::json m = nlohmann::json::parse(mf);
+  const nlohmann::json m = fixtures::manifest(name);
   for (const char* archive : {"model.pt2", "model_aten.pt2"}) {
     judge_archive(name, archive, m, false);
-    if (has_mutations(pt2::load_pt2((kDir / name / archive).string())))
+    if (has_mutations(pt2::load_pt2((fixtures::kDir / name / archive).string())))
       judge_archive(name, archive, m, true);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2OpenVINO,
-                         ::testing::Values("buffer_mutation", "cond", "nonzero_check",
-                                           "static_int_dict", "llama", "gpt2", "qwen3",
-                                           "loops_item", "mixtral_moe", "qwen3_moe_small",
-                                           "symint_input", "expr_sized"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2OpenVINO, ::testing::ValuesIn(fixtures::kNames));
 
 }  // namespace
 }  // namespace ingot::exporters
