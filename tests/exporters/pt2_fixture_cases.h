@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "ingot/core/tensor.h"
@@ -25,6 +26,11 @@ inline const std::vector<std::string> kNames = {
     "buffer_mutation", "cond",      "nonzero_check", "static_int_dict",
     "llama",           "gpt2",      "qwen3",         "loops_item",
     "mixtral_moe",     "qwen3_moe_small", "symint_input", "expr_sized"};
+
+// Test names of a suite over kNames: the fixture's folder name.
+inline std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  return info.param;
+}
 
 inline nlohmann::json manifest(const std::string& name) {
   std::ifstream in(kDir / name / "manifest.json");

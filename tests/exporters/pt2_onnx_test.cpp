@@ -61,7 +61,8 @@ TEST_P(Pt2Onnx, OnnxRuntimeEqualsTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Onnx, ::testing::ValuesIn(fixtures::kNames));
+INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2Onnx, ::testing::ValuesIn(fixtures::kNames),
+                         fixtures::test_name);
 
 }  // namespace
 }  // namespace ingot::exporters

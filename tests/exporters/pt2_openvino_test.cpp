@@ -113,7 +113,8 @@ TEST_P(Pt2OpenVINO, OpenVINOEqualsTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2OpenVINO, ::testing::ValuesIn(fixtures::kNames));
+INSTANTIATE_TEST_SUITE_P(Fixtures, Pt2OpenVINO, ::testing::ValuesIn(fixtures::kNames),
+                         fixtures::test_name);
 
 }  // namespace
 }  // namespace ingot::exporters

@@ -837,13 +837,13 @@ ExportedProgram Reader::read(Pt2Info* info) {
       } catch (const ValueError& e) {
         fail("state name '{}' cannot be used: {}", target, e.what());
       }
-      placeholders.push_back({Placeholder::State, slot, 0, {}});
+      placeholders.push_back({Placeholder::State, slot, 0, {}, {}, {}});
     } else if (kind == "tensor_constant") {
       const std::string& target = s.get("tensor_constant_name").as_string();
       auto it = constants.find(target);
       if (it == constants.end())
         fail("the archive has no data for constant '{}' (data/constants/)", target);
-      placeholders.push_back({Placeholder::Constant, nullptr, 0, it->second});
+      placeholders.push_back({Placeholder::Constant, nullptr, 0, it->second, {}, {}});
     } else if (kind == "user_input") {
       auto [ak, a] = union_field(s.get("arg"));
       if (ak == "as_tensor") {
@@ -886,7 +886,7 @@ ExportedProgram Reader::read(Pt2Info* info) {
         leaves.push_back(Leaf{Tensor::empty(example, *dtype, true), {}});
         leaf_specs.push_back(TreeSpec{"tensor", {}, {}, {}});
         leaf_dims.push_back(std::move(dims));
-        placeholders.push_back({Placeholder::User, nullptr, leaves.size() - 1, {}});
+        placeholders.push_back({Placeholder::User, nullptr, leaves.size() - 1, {}, {}, {}});
       } else if (ak == "as_sym_int") {
         // A SymInt input (forward(x, n: int) with n dynamic): ingot programs take tensors,
         // so n is a 0-d int64 tensor read with item_int (see Placeholder::SymIntInput).
@@ -906,7 +906,7 @@ ExportedProgram Reader::read(Pt2Info* info) {
         leaves.push_back(Leaf{example, {}});
         leaf_specs.push_back(TreeSpec{"tensor", {}, {}, {}});
         leaf_dims.push_back({});
-        Placeholder p{Placeholder::SymIntInput, nullptr, leaves.size() - 1, {}};
+        Placeholder p{Placeholder::SymIntInput, nullptr, leaves.size() - 1, {}, {}, {}};
         p.expr = e;
         p.name = name;
         placeholders.push_back(std::move(p));
@@ -919,13 +919,13 @@ ExportedProgram Reader::read(Pt2Info* info) {
         const StaticValue v = constant_value(s.get("arg"));
         leaves.push_back(Leaf{Tensor(), v});
         leaf_specs.push_back(static_leaf(v));
-        placeholders.push_back({Placeholder::Static, nullptr, 0, {}});
+        placeholders.push_back({Placeholder::Static, nullptr, 0, {}, {}, {}});
       }
     } else if (kind == "constant_input") {
       const StaticValue v = constant_value(s.get("value"));
       leaves.push_back(Leaf{Tensor(), v});
       leaf_specs.push_back(static_leaf(v));
-      placeholders.push_back({Placeholder::Static, nullptr, 0, {}});
+      placeholders.push_back({Placeholder::Static, nullptr, 0, {}, {}, {}});
     } else {
       throw NotSupportedError(fmt::format(
           "[pt2] '{}': input spec '{}' is not supported (custom objects and tokens are not)",
