@@ -26,6 +26,10 @@ constexpr int64_t kGemvGrain = 16;  // rows of W per thread chunk at least
 // Int8 activations: rows of W that every x row visits before the next block, so the
 // block's packed bytes are read from memory once and from L1 for the other x rows.
 constexpr int64_t kInt8BlockRows = 4;
+// Int8 activations on AVX512-VNNI: from this many x rows the panel GEMM
+// (quantized_gemm_vnni.cpp: 16 x rows per zmm, W read once per panel tile) replaces the
+// per-row kernel (BM_QuantizedGemv, docs/quantization.md).
+constexpr int64_t kPanelMinRows = 5;
 
 QuantActivations initial_activations() {
   const char* env = std::getenv("INGOT_QUANT_ACTIVATIONS");
@@ -84,6 +88,12 @@ namespace {
 void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
                             int64_t ldy) {
   const bool vnni = quant_isa() == QuantIsa::Avx512;
+  if (vnni && m >= kPanelMinRows) {
+    detail::PanelActivations pa;
+    detail::quantize_activation_panels(x, ldx, m, w, pa);
+    detail::int8act_gemm_vnni(pa, w, y, ldy);
+    return;
+  }
   detail::Int8Activations a;
   detail::quantize_activations(x, ldx, m, w.k, w.bits, vnni, a);
   // One x row: the whole chunk at once (the kernel streams it as four sequences).
