@@ -11,6 +11,7 @@
 #include <random>
 
 #include "ingot/core/cpu_features.h"
+#include "ingot/core/error.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/quantize_pack.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
@@ -173,6 +174,28 @@ TEST(Int8ActivationsPanel, ThreadedMatchesPortable) {
             << "bits " << c.bits << " k " << c.k << " m " << m << " output " << j;
     }
   if (num_threads() < 2) GTEST_LOG_(INFO) << "one thread: the split over threads was not run";
+}
+
+// Below the crossover the per-row kernel runs; with the threshold lowered to 1 the panel
+// GEMM takes m = 1 and 3 too (one partly filled panel), with the same sums.
+TEST(Int8ActivationsPanel, ThresholdSelectsKernelSameSums) {
+  if (!has_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  EXPECT_THROW(set_quant_panel_min_rows(0), ValueError);
+  for (const Case& c : {Case{8, 0, false, 200}, Case{4, 64, true, 192}})
+    for (int64_t m : {int64_t(1), int64_t(3), int64_t(16)}) {
+      const Problem pr = make(c, m, uint32_t(7 * m));
+      const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+      double scale = 0;
+      for (float v : scalar) scale = std::max(scale, double(std::abs(v)));
+      for (int64_t threshold : {int64_t(1), int64_t(1) << 40}) {
+        const int64_t before = set_quant_panel_min_rows(threshold);
+        const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
+        EXPECT_EQ(set_quant_panel_min_rows(before), threshold);
+        for (size_t j = 0; j < vnni.size(); ++j)
+          ASSERT_NEAR(vnni[j], scalar[j], 2e-6 * scale)
+              << "bits " << c.bits << " m " << m << " threshold " << threshold << " output " << j;
+      }
+    }
 }
 
 // The panel layout holds quantize_activations' values bit for bit: every q at its (panel,
