@@ -152,13 +152,17 @@ BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32_a8, "int4_a8")
     ->Iterations(3)
     ->UseRealTime();
 
-// m x rows against a packed [N, K] weight: the decode GEMV (m = 1) and a prefill block.
-// Args: bits (0 = f32 gemm), N, K, activations (0 float, 1 int8), m.
+// m x rows against a packed [N, K] weight: the decode GEMV (m = 1) and prefill.
+// Args: bits (0 = f32 gemm), N, K, activations (0 float, 1 int8: the kernel the crossover
+// picks, 2 int8 with the per-row kernel forced, the one before the panel GEMM), m.
+// Counters: GB_per_s of packed bytes, GOP_per_s = 2 m N K / time.
 void BM_QuantizedGemv(benchmark::State& state) {
   const int bits = int(state.range(0));
   const int64_t n = state.range(1), k = state.range(2), m = state.range(4);
   ingot::cpu::ScopedQuantActivations act(state.range(3) ? ingot::cpu::QuantActivations::Int8
                                                         : ingot::cpu::QuantActivations::Float);
+  const int64_t min_rows = ingot::cpu::set_quant_panel_min_rows(
+      state.range(3) == 2 ? int64_t(1) << 40 : ingot::cpu::quant_panel_min_rows());
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> w(static_cast<size_t>(n * k)), x(static_cast<size_t>(m * k)),
@@ -186,14 +190,27 @@ void BM_QuantizedGemv(benchmark::State& state) {
     benchmark::DoNotOptimize(y.data());
   }
   const double bytes = bits ? double(p.q.size() + p.scales.size() * 4) : double(w.size() * 4);
+  ingot::cpu::set_quant_panel_min_rows(min_rows);
   state.counters["GB_per_s"] =
       benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GOP_per_s"] = benchmark::Counter(
+      2.0 * double(m * n * k) * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_QuantizedGemv)
     ->ArgsProduct({{0, 8, 4}, {3072}, {1024}, {0}, {1, 64}})
     ->ArgsProduct({{0, 8, 4}, {1024}, {3072}, {0}, {1, 64}})
     ->ArgsProduct({{8, 4}, {3072}, {1024}, {1}, {1, 64}})
     ->ArgsProduct({{8, 4}, {1024}, {3072}, {1}, {1, 64}})
+    ->UseRealTime();
+// Prefill with int8 activations: the panel GEMM (1) against the per-row kernel (2),
+// (--benchmark_repetitions=N --benchmark_enable_random_interleaving=true interleaves them).
+void BM_QuantizedGemvPrefill(benchmark::State& state) {
+  BM_QuantizedGemv(state);
+}
+BENCHMARK(BM_QuantizedGemvPrefill)
+    ->ArgsProduct({{8, 4}, {3072}, {1024}, {2, 1}, {16, 64, 128}})
+    ->ArgsProduct({{8, 4}, {1024}, {3072}, {2, 1}, {16, 64, 128}})
+    ->ArgsProduct({{8, 4}, {151936}, {1024}, {2, 1}, {16}})
     ->UseRealTime();
 
 }  // namespace

@@ -11,8 +11,11 @@
 #include <random>
 
 #include "ingot/core/cpu_features.h"
+#include "ingot/core/error.h"
+#include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/quantize_pack.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
+#include "ingot/ops/cpu/quantized_gemv_internal.h"
 
 namespace ingot::cpu {
 namespace {
@@ -31,9 +34,14 @@ struct Problem {
   PackedWeight pw;
 };
 
-Problem make(const Case& c, int64_t m, uint32_t seed) {
+bool has_vnni() {
+  return cpu_features().avx512_kernels() && cpu_features().avx512vnni;
+}
+
+// n = 37 rows: four-row blocks, 8-row tiles and a remainder, one thread chunk.
+Problem make(const Case& c, int64_t m, uint32_t seed, int64_t n = 37) {
   Problem pr;
-  pr.n = 37, pr.m = m, pr.k = c.k;  // 37 rows: four-row blocks and a remainder
+  pr.n = n, pr.m = m, pr.k = c.k;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1, 1);
   pr.w.resize(size_t(pr.n * c.k));
@@ -127,7 +135,7 @@ TEST_P(Int8Activations, KernelsMatchReference) {
     EXPECT_LE(std::abs(scalar[j] - ref.exact[j]), ref.bound[j] * 1.0001 + 2e-6 * scale)
         << "output " << j;
   }
-  if (!(cpu_features().avx512_kernels() && cpu_features().avx512vnni))
+  if (!has_vnni())
     GTEST_SKIP() << "this CPU has no AVX512-VNNI (the portable kernel is checked above)";
   const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
   for (size_t j = 0; j < vnni.size(); ++j)
@@ -143,7 +151,87 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{4, 32, true, 160}, Case{4, 64, true, 192},
                                          Case{4, 64, false, 320}, Case{4, 128, false, 384},
                                          Case{4, 128, true, 256}),
-                       ::testing::Values(int64_t(1), int64_t(3), int64_t(17))));
+                       // m < 5: the per-row kernel; from 5 the panel GEMM (one panel up to
+                       // 16 rows, pairs of panels and a padded last panel beyond)
+                       ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
+                                         int64_t(16), int64_t(17), int64_t(64), int64_t(130))));
+
+// The panel GEMM over many W rows: split over the pool's threads, 32-row blocks and
+// 8 / 4-row tiles with remainders (301 rows), k in several 1024-weight passes with a
+// short last one (int8 k 2100; int4 g32 / g128 k 1152), against the portable kernel.
+TEST(Int8ActivationsPanel, ThreadedMatchesPortable) {
+  if (!has_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  for (const Case& c :
+       {Case{8, 0, false, 2100}, Case{4, 32, true, 1152}, Case{4, 128, false, 1152}})
+    for (int64_t m : {int64_t(6), int64_t(16), int64_t(48)}) {
+      const Problem pr = make(c, m, uint32_t(m), 301);
+      const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+      const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
+      double scale = 0;
+      for (float v : scalar) scale = std::max(scale, double(std::abs(v)));
+      for (size_t j = 0; j < vnni.size(); ++j)
+        ASSERT_NEAR(vnni[j], scalar[j], 2e-6 * scale)
+            << "bits " << c.bits << " k " << c.k << " m " << m << " output " << j;
+    }
+  if (num_threads() < 2) GTEST_LOG_(INFO) << "one thread: the split over threads was not run";
+}
+
+// Below the crossover the per-row kernel runs; with the threshold lowered to 1 the panel
+// GEMM takes m = 1 and 3 too (one partly filled panel), with the same sums.
+TEST(Int8ActivationsPanel, ThresholdSelectsKernelSameSums) {
+  if (!has_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  EXPECT_THROW(set_quant_panel_min_rows(0), ValueError);
+  for (const Case& c : {Case{8, 0, false, 200}, Case{4, 64, true, 192}})
+    for (int64_t m : {int64_t(1), int64_t(3), int64_t(16)}) {
+      const Problem pr = make(c, m, uint32_t(7 * m));
+      const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+      double scale = 0;
+      for (float v : scalar) scale = std::max(scale, double(std::abs(v)));
+      for (int64_t threshold : {int64_t(1), int64_t(1) << 40}) {
+        const int64_t before = set_quant_panel_min_rows(threshold);
+        const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
+        EXPECT_EQ(set_quant_panel_min_rows(before), threshold);
+        for (size_t j = 0; j < vnni.size(); ++j)
+          ASSERT_NEAR(vnni[j], scalar[j], 2e-6 * scale)
+              << "bits " << c.bits << " m " << m << " threshold " << threshold << " output " << j;
+      }
+    }
+}
+
+// The panel layout holds quantize_activations' values bit for bit: every q at its (panel,
+// step, lane, byte) position (4-bit: each 32-block in even-odd order), zeros in the
+// padding, the block scales, and the zero-point terms.
+TEST(Int8ActivationsPanel, LayoutHoldsPortableValues) {
+  if (!has_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  for (const Case& c : {Case{8, 0, false, 200}, Case{4, 32, false, 96}, Case{4, 64, true, 128}}) {
+    const int64_t m = 19;
+    const Problem pr = make(c, m, 3);
+    detail::Int8Activations ref;
+    detail::quantize_activations(pr.x.data(), pr.k, m, pr.k, c.bits, false, ref);
+    detail::PanelActivations pa;
+    detail::quantize_activation_panels(pr.x.data(), pr.k, m, pr.pw, pa);
+    ASSERT_EQ(pa.panels, 2);
+    ASSERT_EQ(pa.blocks, (c.k + 31) / 32);
+    const int32_t factor = c.zeros ? -1 : -(1 << (c.bits - 1));
+    for (int64_t i = 0; i < 32; ++i)
+      for (int64_t b = 0; b < pa.blocks; ++b) {
+        int32_t sum = 0;
+        for (int64_t j = 0; j < 32; ++j) {
+          const int64_t e = c.bits == 4 ? (j < 16 ? 2 * j : 2 * (j - 16) + 1) : j;
+          const int64_t col = 32 * b + e;
+          const int8_t want = i < m && col < pr.k ? ref.q[size_t(i * pr.k + col)] : int8_t(0);
+          const int64_t t = 8 * b + j / 4;
+          const int8_t got =
+              pa.q[size_t((i / 16) * pa.panel_bytes() + (t * 16 + i % 16) * 4 + j % 4)];
+          ASSERT_EQ(got, want) << "row " << i << " block " << b << " position " << j;
+          sum += want;
+        }
+        const size_t at = size_t(((i / 16) * pa.blocks + b) * 16 + i % 16);
+        EXPECT_EQ(pa.scales[at], i < m ? ref.block_scales[size_t(i * pa.blocks + b)] : 0.0f);
+        EXPECT_EQ(pa.corr[at], factor * sum);
+      }
+  }
+}
 
 // Layouts the int8 kernels do not cover (8-bit with zero points or several groups per
 // row) run the exact path in Int8 mode: bit-identical to Float mode.

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "../models/fixture_path.h"
 #include "ingot/export/static_cache_pytree.h"
@@ -18,19 +19,17 @@
 namespace ingot {
 namespace {
 
-class LastPositionLogitsTest : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(LastPositionLogitsTest, EqualsTheLastRowOfTheFullLogits) {
-  auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + GetParam()));
+void check_rewrite(const char* fixture, const exporters::NativeExportConfig& config) {
+  SCOPED_TRACE(fixture);
+  auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + fixture));
   exporters::GenerationExportOptions o;
   o.max_cache_len = 16;
   const ExportedProgram decode =
-      exporters::programs_of(exporters::NativeExporter().export_for_generation(
-                                 *model, exporters::NativeExportConfig(), o))
+      exporters::programs_of(exporters::NativeExporter().export_for_generation(*model, config, o))
           .at("decode");
   const std::string before = decode.print();
   std::optional<ExportedProgram> last = runtime::last_position_logits(decode);
-  ASSERT_TRUE(last.has_value()) << GetParam() << ": the LM head was not found";
+  ASSERT_TRUE(last.has_value()) << fixture << ": the LM head was not found";
   EXPECT_EQ(decode.print(), before) << "the exported program changed";
 
   runtime::ProgramModule full(decode), rewritten(*last);
@@ -50,13 +49,14 @@ TEST_P(LastPositionLogitsTest, EqualsTheLastRowOfTheFullLogits) {
     // order only (f32 accumulation), so 1e-4 of the logits' scale; bf16 outputs are
     // rounded after that, so one bf16 step (2^-8) of the scale.
     float scale = 0;
-    for (int64_t j = 0; j < row.numel(); ++j) scale = std::max(scale, std::abs(row.data<float>()[j]));
-    const float tol = (decode.graph->value(decode.graph->outputs[0]).dtype == DType::F32 ? 1e-4f
-                                                                                         : 8e-3f) *
-                      std::max(scale, 1.0f);
+    for (int64_t j = 0; j < row.numel(); ++j)
+      scale = std::max(scale, std::abs(row.data<float>()[j]));
+    const float tol =
+        (decode.graph->value(decode.graph->outputs[0]).dtype == DType::F32 ? 1e-4f : 8e-3f) *
+        std::max(scale, 1.0f);
     for (int64_t j = 0; j < row.numel(); ++j) {
       ASSERT_NEAR(got.data<float>()[j], row.data<float>()[j], tol)
-          << GetParam() << " tokens " << tokens << " vocab index " << j;
+          << fixture << " tokens " << tokens << " vocab index " << j;
     }
   }
   // The cache writes are the same computation in both programs: byte-identical.
@@ -66,6 +66,23 @@ TEST_P(LastPositionLogitsTest, EqualsTheLastRowOfTheFullLogits) {
     const Tensor x = contiguous(named_full[i].second), y = contiguous(named_last[i].second);
     ASSERT_EQ(x.nbytes(), y.nbytes());
     EXPECT_EQ(std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()), 0) << named_full[i].first;
+  }
+}
+
+class LastPositionLogitsTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LastPositionLogitsTest, EqualsTheLastRowOfTheFullLogits) {
+  check_rewrite(GetParam(), exporters::NativeExportConfig());
+}
+
+// A quantised lm_head (ingot::quantized_linear, the export quantizer with lm_head set) is
+// rewritten too, so a quantised prefill computes one row of logits, not T.
+TEST(LastPositionLogits, QuantisedLmHead) {
+  for (const char* scheme : {"int8", "int4"}) {
+    exporters::NativeExportConfig c;
+    c.quantizer.scheme = scheme;
+    c.quantizer.lm_head = true;
+    check_rewrite("qwen3", c);
   }
 }
 

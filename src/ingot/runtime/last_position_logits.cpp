@@ -15,7 +15,9 @@ std::optional<ExportedProgram> last_position_logits(const ExportedProgram& progr
     }
   }
   if (logits < 0) return std::nullopt;
-  // Its producer must be linear(x [B, T, H], W) with the logits used nowhere else.
+  // Its producer must be linear(x [B, T, H], W) (or the quantised linear the export
+  // quantizer writes for a quantised lm_head: x is its first argument too) with the logits
+  // used nowhere else.
   int producer = -1;
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     const ir::Node& node = g.nodes()[n];
@@ -28,7 +30,9 @@ std::optional<ExportedProgram> last_position_logits(const ExportedProgram& progr
   for (ir::ValueId out : g.outputs) output_uses += out == logits;
   if (producer < 0 || output_uses != 1) return std::nullopt;
   const ir::Node& head = g.nodes()[size_t(producer)];
-  if (head.target != "linear" || head.outputs.size() != 1 || head.args.empty()) return std::nullopt;
+  if ((head.target != "linear" && head.target != "ingot::quantized_linear") ||
+      head.outputs.size() != 1 || head.args.empty())
+    return std::nullopt;
   const auto* x_ref = std::get_if<ir::TensorRef>(&head.args[0]);
   if (!x_ref) return std::nullopt;
   const ir::ValueInfo x = g.value(x_ref->id);

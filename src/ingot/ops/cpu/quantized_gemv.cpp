@@ -26,6 +26,10 @@ constexpr int64_t kGemvGrain = 16;  // rows of W per thread chunk at least
 // Int8 activations: rows of W that every x row visits before the next block, so the
 // block's packed bytes are read from memory once and from L1 for the other x rows.
 constexpr int64_t kInt8BlockRows = 4;
+// Int8 activations on AVX512-VNNI: from this many x rows the panel GEMM
+// (quantized_gemm_vnni.cpp: 16 x rows per zmm, W read once per panel tile) replaces the
+// per-row kernel (the crossover measured with BM_QuantizedGemv, docs/quantization.md).
+constexpr int64_t kPanelMinRows = 5;
 
 QuantActivations initial_activations() {
   const char* env = std::getenv("INGOT_QUANT_ACTIVATIONS");
@@ -35,6 +39,21 @@ QuantActivations initial_activations() {
 std::atomic<QuantActivations>& active_activations() {
   static std::atomic<QuantActivations> a{initial_activations()};
   return a;
+}
+
+int64_t initial_panel_min_rows() {
+  const char* env = std::getenv("INGOT_QUANT_PANEL_MIN_ROWS");
+  if (!env || !*env) return kPanelMinRows;
+  char* end = nullptr;
+  const long long v = std::strtoll(env, &end, 10);
+  INGOT_CHECK(*end == 0 && v >= 1, ValueError,
+              "INGOT_QUANT_PANEL_MIN_ROWS must be a positive integer, got '{}'", env);
+  return int64_t(v);
+}
+
+std::atomic<int64_t>& panel_min_rows() {
+  static std::atomic<int64_t> rows{initial_panel_min_rows()};
+  return rows;
 }
 
 std::atomic<QuantIsa>& active_isa() {
@@ -73,6 +92,15 @@ QuantActivations set_quant_activations(QuantActivations a) {
   return active_activations().exchange(a);
 }
 
+int64_t quant_panel_min_rows() {
+  return panel_min_rows().load();
+}
+
+int64_t set_quant_panel_min_rows(int64_t rows) {
+  INGOT_CHECK(rows >= 1, ValueError, "[set_quant_panel_min_rows] rows must be >= 1, got {}", rows);
+  return panel_min_rows().exchange(rows);
+}
+
 bool int8_activations_apply(const PackedWeight& w) {
   if (!detail::int8_activation_layout(w)) return false;
   return quant_isa() == QuantIsa::Scalar || cpu_features().avx512vnni;
@@ -84,6 +112,12 @@ namespace {
 void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
                             int64_t ldy) {
   const bool vnni = quant_isa() == QuantIsa::Avx512;
+  if (vnni && m >= quant_panel_min_rows()) {
+    detail::PanelActivations pa;
+    detail::quantize_activation_panels(x, ldx, m, w, pa);
+    detail::int8act_gemm_vnni(pa, w, y, ldy);
+    return;
+  }
   detail::Int8Activations a;
   detail::quantize_activations(x, ldx, m, w.k, w.bits, vnni, a);
   // One x row: the whole chunk at once (the kernel streams it as four sequences).

@@ -56,17 +56,26 @@ QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
 //  - Int8: each x row is quantised to int8 in blocks of 32 along k (s = max|x| / 127,
 //    q = round(x / s): llama.cpp's Q8_0 activations) and multiplied with integer dot
 //    products (AVX512-VNNI vpdpbusd); per 32-block the int32 sum is scaled by s_x * s_w.
+//    Up to a few x rows (decode) a per-row kernel streams W; from quant_panel_min_rows()
+//    rows (prefill) a GEMM with 16 x rows per register reads W once per 16-32 x rows.
 //    Faster, and off the exact result by the activations' rounding (at most
-//    sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity). Layouts it covers: bits 8 with one group
-//    per row (G == k) and no zero points (what the export packs), bits 4 with G in
-//    {32, 64} or a multiple of 128, with or without zero points. Other layouts, and an
-//    AVX-512 CPU without VNNI, run the Float path; QuantIsa::Scalar runs the portable
-//    int8 kernel (the reference the VNNI kernel is tested against).
+//    sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity). Layouts it covers:
+//    bits 8 with one group per row (G == k) and no zero points (what the export packs), bits 4 with
+//    G in {32, 64} or a multiple of 128, with or without zero points. Other layouts, and an AVX-512
+//    CPU without VNNI, run the Float path; QuantIsa::Scalar runs the portable int8 kernel (the
+//    reference the VNNI kernel is tested against).
 enum class QuantActivations { Float, Int8 };
 QuantActivations quant_activations();
 QuantActivations set_quant_activations(QuantActivations a);  // returns the previous one
 // True when Int8 mode runs integer dot products for `w` at the current ISA level.
 bool int8_activations_apply(const PackedWeight& w);
+
+// Int8 mode on AVX512-VNNI: from this many x rows (default 5, the measured crossover;
+// INGOT_QUANT_PANEL_MIN_ROWS sets the start value) the prefill GEMM with the panel layout
+// runs instead of the per-row kernel. Same integer sums either way; benchmarks set it
+// high to time the per-row kernel. Returns the previous value; rows >= 1.
+int64_t quant_panel_min_rows();
+int64_t set_quant_panel_min_rows(int64_t rows);
 
 // Sets the activation mode for a scope (tests, benchmarks), restoring the previous one.
 class ScopedQuantActivations {
