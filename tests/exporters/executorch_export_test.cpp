@@ -562,6 +562,64 @@ TEST(ExecutorchSeedPrograms, UnboundedDataDependentSizeIsAClearError) {
   }
 }
 
+// scaled_dot_product_attention left in a program (a torch.export archive in the training
+// dialect is never traced by ingot, so the trace-time patch does not replace it) is
+// composed of portable kernels (kernels_attention.cpp). The program here is traced
+// without the ExecuTorch patches and lowered: grouped kv heads with an additive mask,
+// is_causal with a scale, and a bool mask with a fully masked query row (zeros, as
+// ingot's kernel gives), at three dynamic lengths.
+TEST(ExecutorchSeedPrograms, AttentionLeftInTheProgramIsComposedOfPortableKernels) {
+  SKIP_WITHOUT_VENV();
+  auto fn = [](const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& bias,
+               const Tensor& keep) {
+    return std::tuple{scaled_dot_product_attention(q, k, v, bias, false, std::nullopt, true),
+                      scaled_dot_product_attention(q, k, v, std::nullopt, true, 0.3, true),
+                      scaled_dot_product_attention(q, k, v, keep, false, std::nullopt, true)};
+  };
+  auto inputs = [](int64_t len, uint32_t seed) {
+    Tensor keep = gt(rand_tensor({1, 1, len, len}, seed + 4), Scalar(-0.5));
+    keep = contiguous(clone(keep));
+    for (int64_t j = 0; j < len; ++j) keep.data<bool>()[j] = false;  // query row 0: no key
+    return std::vector<Tensor>{rand_tensor({1, 4, len, 8}, seed), rand_tensor({1, 2, len, 8}, seed + 1),
+                               rand_tensor({1, 2, len, 8}, seed + 2),
+                               rand_tensor({1, 1, len, len}, seed + 3), keep};
+  };
+  ExportOptions o;
+  o.input_names = {"q", "k", "v", "bias", "keep"};
+  const std::string len = R"({"name": "len", "min": 1, "max": 8})";
+  o.dynamic_shapes = DynamicShapes::from_json(
+      "[{\"2\": " + len + "}, {\"2\": " + len + "}, {\"2\": " + len + "}, {\"2\": " + len +
+          ", \"3\": " + len + "}, {\"2\": " + len + ", \"3\": " + len + "}]",
+      "test");
+  const std::vector<Tensor> example = inputs(5, 1);
+  ExportedProgram ep = ingot::export_(
+      nullptr, fn, std::tuple{example[0], example[1], example[2], example[3], example[4]}, o);
+  size_t attention = 0;
+  for (const ir::Node& n : ep.graph->nodes()) attention += n.target == "scaled_dot_product_attention";
+  ASSERT_EQ(attention, 3u) << ep.print();
+  runtime::ProgramModule mod(ep);
+  auto artifact = ExecutorchExporter().lower(std::move(ep), ExecutorchConfig());
+  ExecutorchProgram& p = pte_of(*artifact);
+  et::ScratchDir dir("sdpa_mapped");
+  const fs::path file = dir.path() / "model.pte";
+  p.save(file.string());
+  et::Cases cases(dir.path() / "cases");
+  for (auto [length, seed] : {std::pair<int64_t, uint32_t>{5, 10}, {1, 20}, {8, 30}}) {
+    const std::vector<Tensor> in = inputs(length, seed);
+    std::vector<Tensor> outs = mod.run(in);
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (size_t i = 0; i < in.size(); ++i) feeds.push_back({p.input_names.at(i), in[i]});
+    std::vector<std::pair<size_t, std::pair<std::string, Tensor>>> want;
+    for (size_t j = 0; j < outs.size(); ++j)
+      want.push_back({j, {p.output_names.at(j), contiguous(outs[j])}});
+    // (the fully masked row really is zeros on the ingot side)
+    testing::expect_near_tensors(select(select(outs[2], 2, 0), 0, 0), zeros({4, 8}), 0.0);
+    cases.add(feeds, want);
+  }
+  nlohmann::json summary = cases.run(file, 1e-5, 0.0);
+  EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
+}
+
 // --- fixture architectures (ExecuTorch's runtime as the judge) -----------------------------
 
 // Runs ingot's runtime on the method inputs; returns the user outputs by position.
