@@ -202,9 +202,10 @@ void Emitter::emit_cond(const ir::Graph& g, const ir::Node& n) {
 
 // map: args [num_xs, xs..., args..., captures...]; subgraph {f} taking one slice of each
 // xs (dim 0) then the rest; outputs [n, ...] stack f's results. The test is at the top, so
-// n = 0 runs the body zero times; each output is first made empty ([0, its other sizes]),
-// which is what it is then, and what et_copy_index (it only grows its target, one row per
-// iteration) starts from on every run.
+// n = 0 runs the body zero times; each output is first made empty ([0, its other sizes],
+// computed at run time), which is what it is then (an unrun body would otherwise leave it
+// at its bound or the previous call's rows), and what et_copy_index grows one row per
+// iteration from on every run.
 void Emitter::emit_map(const ir::Graph& g, const ir::Node& n) {
   current_ = &n;
   const size_t num_xs = size_t(std::get<sym::Expr>(n.args.at(0)).value());
