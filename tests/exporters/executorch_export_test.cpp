@@ -398,7 +398,8 @@ TEST(ExecutorchSeedPrograms, MapAndWhileLoopRunAsLoops) {
                           {rand_tensor({1, 3}, 5), rand_tensor({3}, 6)},
                           {rand_tensor({6, 3}, 7), rand_tensor({3}, 8)}},
                          0.0, 1e-5);
-  EXPECT_EQ(count_instructions(pte_of(*a), executorch::Instruction::Kind::JumpFalse), 3u);
+  // map: the test at the top and the jump back; while_loop: the exit and the jump back.
+  EXPECT_EQ(count_instructions(pte_of(*a), executorch::Instruction::Kind::JumpFalse), 4u);
 }
 
 // Nested: a cond inside a map body (jumps inside a loop, moves inside an iteration); the
@@ -426,38 +427,197 @@ TEST(ExecutorchSeedPrograms, CondInsideMap) {
                 0.0, 1e-5);
 }
 
-// What ExecuTorch's prim ops cannot compute is a clear error naming the node, not a .pte.
-TEST(ExecutorchSeedPrograms, UnsupportedControlFlowIsAClearError) {
+// A predicate combining size conditions with and / or / != is one integer "margin" that
+// is positive exactly when it holds (min for and, max for or), computed by executorch_prim
+// ops and compared with 0: every way through the predicate, on one loaded method.
+TEST(ExecutorchSeedPrograms, CondOnAndOrPredicatesTakesBothBranches) {
+  SKIP_WITHOUT_VENV();
   auto fn = [](const Tensor& x) {
-    return cond(
-        x.sym_size(0) > SymInt(4) && x.sym_size(1) > SymInt(2),
+    const SymInt a = x.sym_size(0), b = x.sym_size(1);
+    Tensor first = cond(
+        (a > SymInt(4) && b > SymInt(2)) || a == SymInt(2),
         [](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; },
         [](const TensorList& in) { return TensorList{mul(in[0], Scalar(3))}; }, {x})[0];
+    Tensor second = cond(
+        !(a > SymInt(6)) && a != b,
+        [](const TensorList& in) { return TensorList{sin(in[0])}; },
+        [](const TensorList& in) { return TensorList{cos(in[0])}; }, {x})[0];
+    return std::tuple{first, second};
   };
   ExecutorchConfig c;
   c.dynamic_shapes_json =
       R"({"x": {"0": {"name": "a", "min": 2, "max": 8}, "1": {"name": "b", "min": 2, "max": 8}}})";
+  // (a, b): and holds | and fails on b | eq holds | all fail | a == b | a > 6
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{6, 3}, {6, 2}, {2, 5},
+                                                           {3, 3}, {5, 5}, {7, 4}};
+  std::vector<std::vector<Tensor>> sets;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    sets.push_back({rand_tensor({shapes[i].first, shapes[i].second}, uint32_t(10 + i))});
+  auto art = check_program("cond_and_or", nullptr, fn, std::tuple{rand_tensor({6, 3}, 1)}, c,
+                           {"x"}, sets, 0.0, 1e-5);
+  // ingot's runtime takes the branches the predicates say (so ExecuTorch did too).
+  runtime::ProgramModule mod(pte_of(*art).program);
+  for (const auto& [a, b] : shapes) {
+    Tensor x = rand_tensor({a, b}, uint32_t(a * 8 + b));
+    std::vector<Tensor> out = mod.run({x});
+    const bool first = (a > 4 && b > 2) || a == 2, second = !(a > 6) && a != b;
+    testing::expect_near_tensors(out[0], first ? add(x, Scalar(1)) : mul(x, Scalar(3)), 1e-6);
+    testing::expect_near_tensors(out[1], second ? sin(x) : cos(x), 1e-6);
+  }
+  // No NotSupportedError any more: the instructions hold the margins' min / max.
+  size_t junctions = 0;
+  const auto& plan = pte_of(*art).pte.plans.at(0);
+  for (const auto& in : plan.instructions) {
+    if (in.kind != executorch::Instruction::Kind::Kernel) continue;
+    const std::string& name = plan.operators.at(size_t(in.index)).name;
+    junctions += name == "executorch_prim::sym_min" || name == "executorch_prim::sym_max";
+  }
+  EXPECT_GE(junctions, 2u);
+}
+
+// A map over a leading size that may be 0: the test is at the top of the loop, so 0 rows
+// run the body zero times and the outputs are empty with their other sizes ([0, cols] with
+// the call's cols). Longer and shorter calls alternate with empty ones on one loaded
+// method (the outputs are reset to 0 rows at every run).
+TEST(ExecutorchSeedPrograms, MapOverAPossiblyEmptyLeadingSize) {
+  SKIP_WITHOUT_VENV();
+  auto fn = [](const Tensor& xs, const Tensor& y) {
+    TensorList out = map(
+        [](const TensorList& in) {
+          return TensorList{add(mul(in[0], Scalar(2)), in[1]), sum(in[0])};
+        },
+        {xs}, {y});
+    return std::tuple{out[0], out[1]};
+  };
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"xs": {"0": {"name": "n", "min": 0, "max": 6},
+                                     "1": {"name": "m", "min": 1, "max": 5}},
+                              "y": {"0": {"name": "m", "min": 1, "max": 5}}})";
+  std::vector<std::vector<Tensor>> sets;
+  for (auto [n, m] : std::vector<std::pair<int64_t, int64_t>>{{3, 4}, {0, 4}, {6, 2}, {0, 5},
+                                                              {1, 3}, {0, 1}})
+    sets.push_back({rand_tensor({n, m}, uint32_t(n * 7 + m)), rand_tensor({m}, uint32_t(m))});
+  auto art = check_program("map_empty", nullptr, fn,
+                           std::tuple{rand_tensor({3, 4}, 1), rand_tensor({4}, 2)}, c,
+                           {"xs", "y"}, sets, 0.0, 1e-5);
+  runtime::ProgramModule mod(pte_of(*art).program);
+  std::vector<Tensor> empty = mod.run({rand_tensor({0, 5}, 3), rand_tensor({5}, 4)});
+  EXPECT_EQ(empty.at(0).sizes(), (IntShape{0, 5}));
+  EXPECT_EQ(empty.at(1).sizes(), (IntShape{0}));
+}
+
+// nonzero: a data-dependent size planned for its bound (every element of the input) and
+// resized by the portable nonzero.out kernel. Seed 001's program (check() settles the
+// branch; the assert is not emitted), then a program that reads the count back as a size
+// (a view of 2 * count elements) at several counts including 0, with a dynamic input.
+TEST(ExecutorchSeedPrograms, DataDependentSizesFromNonzero) {
+  SKIP_WITHOUT_VENV();
+  auto seed = testing::nonzero_then_branch;
+  Tensor x = where(gt(rand_tensor({3, 2}, 1), Scalar(0.5)), rand_tensor({3, 2}, 1), zeros({3, 2}));
+  auto art = check_program("nonzero_seed", nullptr, seed, std::tuple{x}, ExecutorchConfig(), {"x"},
+                           {{x}, {ones({3, 2})}, {where(gt(rand_tensor({3, 2}, 2), Scalar(0)),
+                                                         ones({3, 2}), zeros({3, 2}))}});
+  // The rows' bound is 3 * 2 elements: [6, 2] int64 planned.
+  const auto& plan = pte_of(*art).pte.plans.at(0);
+  bool bounded = false;
+  for (const auto& v : plan.values) {
+    const auto* t = std::get_if<executorch::TensorValue>(&v);
+    bounded |= t && t->scalar_type == executorch::pte::ScalarType::Long &&
+               t->sizes == std::vector<int32_t>{6, 2} &&
+               t->dynamism == executorch::pte::Dynamism::DynamicBound;
+  }
+  EXPECT_TRUE(bounded);
+
+  auto flat = [](const Tensor& t) {
+    Tensor idx = nonzero(t);
+    return std::tuple{idx, add(reshape(idx, {idx.sym_size(0) * SymInt(2)}), Scalar(1))};
+  };
+  ExecutorchConfig c;
+  c.dynamic_shapes_json = R"({"t": {"0": {"name": "rows", "min": 1, "max": 5}}})";
+  auto some = [](int64_t rows, uint32_t seed) {
+    return where(gt(rand_tensor({rows, 2}, seed), Scalar(0.3)), ones({rows, 2}), zeros({rows, 2}));
+  };
+  check_program("nonzero_sizes", nullptr, flat, std::tuple{some(4, 1)}, c, {"t"},
+                {{some(4, 2)}, {zeros({3, 2})}, {ones({5, 2})}, {some(1, 3)}, {zeros({5, 2})},
+                 {some(3, 4)}});
+}
+
+// What is still not supported is a clear error naming the size, not a .pte: a
+// data-dependent size without an upper bound (item() not bounded by check()).
+TEST(ExecutorchSeedPrograms, UnboundedDataDependentSizeIsAClearError) {
+  auto unbounded = [](const Tensor& x, const Tensor& k) {
+    SymInt n = item_int(k);
+    check_is_size(n);
+    return expand(slice(x, 0, 0, 1), {n, SymInt(2)});  // [1, 2] -> [n, 2]
+  };
   try {
-    ExecutorchExporter().export_fn(nullptr, fn, std::tuple{rand_tensor({6, 3}, 1)}, c, {"x"});
+    ExecutorchExporter().export_fn(nullptr, unbounded,
+                                   std::tuple{rand_tensor({5, 2}, 1), Tensor::scalar(int64_t(3))},
+                                   ExecutorchConfig(), {"x", "k"});
     FAIL() << "expected NotSupportedError";
   } catch (const NotSupportedError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("'cond'"), std::string::npos) << what;
-    EXPECT_NE(what.find("and / or"), std::string::npos) << what;
+    EXPECT_NE(what.find("has no upper bound"), std::string::npos) << what;
+    EXPECT_NE(what.find("u0"), std::string::npos) << what;
   }
-  // A map over a size that may be 0 (the loop body runs at least once).
-  auto mapped = [](const Tensor& xs) {
-    return map([](const TensorList& in) { return TensorList{add(in[0], Scalar(1))}; }, {xs})[0];
+}
+
+// scaled_dot_product_attention left in a program (a torch.export archive in the training
+// dialect is never traced by ingot, so the trace-time patch does not replace it) is
+// composed of portable kernels (kernels_attention.cpp). The program here is traced
+// without the ExecuTorch patches and lowered: grouped kv heads with an additive mask,
+// is_causal with a scale, and a bool mask with a fully masked query row (zeros, as
+// ingot's kernel gives), at three dynamic lengths.
+TEST(ExecutorchSeedPrograms, AttentionLeftInTheProgramIsComposedOfPortableKernels) {
+  SKIP_WITHOUT_VENV();
+  auto fn = [](const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& bias,
+               const Tensor& keep) {
+    return std::tuple{scaled_dot_product_attention(q, k, v, bias, false, std::nullopt, true),
+                      scaled_dot_product_attention(q, k, v, std::nullopt, true, 0.3, true),
+                      scaled_dot_product_attention(q, k, v, keep, false, std::nullopt, true)};
   };
-  ExecutorchConfig zero;
-  zero.dynamic_shapes_json = R"({"xs": {"0": {"name": "n", "min": 0, "max": 8}}})";
-  try {
-    ExecutorchExporter().export_fn(nullptr, mapped, std::tuple{rand_tensor({3, 2}, 1)}, zero,
-                                   {"xs"});
-    FAIL() << "expected NotSupportedError";
-  } catch (const NotSupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("may be 0"), std::string::npos) << e.what();
+  auto inputs = [](int64_t len, uint32_t seed) {
+    Tensor keep = gt(rand_tensor({1, 1, len, len}, seed + 4), Scalar(-0.5));
+    keep = contiguous(clone(keep));
+    for (int64_t j = 0; j < len; ++j) keep.data<bool>()[j] = false;  // query row 0: no key
+    return std::vector<Tensor>{rand_tensor({1, 4, len, 8}, seed), rand_tensor({1, 2, len, 8}, seed + 1),
+                               rand_tensor({1, 2, len, 8}, seed + 2),
+                               rand_tensor({1, 1, len, len}, seed + 3), keep};
+  };
+  ExportOptions o;
+  o.input_names = {"q", "k", "v", "bias", "keep"};
+  const std::string len = R"({"name": "len", "min": 1, "max": 8})";
+  o.dynamic_shapes = DynamicShapes::from_json(
+      "[{\"2\": " + len + "}, {\"2\": " + len + "}, {\"2\": " + len + "}, {\"2\": " + len +
+          ", \"3\": " + len + "}, {\"2\": " + len + ", \"3\": " + len + "}]",
+      "test");
+  const std::vector<Tensor> example = inputs(5, 1);
+  ExportedProgram ep = ingot::export_(
+      nullptr, fn, std::tuple{example[0], example[1], example[2], example[3], example[4]}, o);
+  size_t attention = 0;
+  for (const ir::Node& n : ep.graph->nodes()) attention += n.target == "scaled_dot_product_attention";
+  ASSERT_EQ(attention, 3u) << ep.print();
+  runtime::ProgramModule mod(ep);
+  auto artifact = ExecutorchExporter().lower(std::move(ep), ExecutorchConfig());
+  ExecutorchProgram& p = pte_of(*artifact);
+  et::ScratchDir dir("sdpa_mapped");
+  const fs::path file = dir.path() / "model.pte";
+  p.save(file.string());
+  et::Cases cases(dir.path() / "cases");
+  for (auto [length, seed] : {std::pair<int64_t, uint32_t>{5, 10}, {1, 20}, {8, 30}}) {
+    const std::vector<Tensor> in = inputs(length, seed);
+    std::vector<Tensor> outs = mod.run(in);
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (size_t i = 0; i < in.size(); ++i) feeds.push_back({p.input_names.at(i), in[i]});
+    std::vector<std::pair<size_t, std::pair<std::string, Tensor>>> want;
+    for (size_t j = 0; j < outs.size(); ++j)
+      want.push_back({j, {p.output_names.at(j), contiguous(outs[j])}});
+    // (the fully masked row really is zeros on the ingot side)
+    testing::expect_near_tensors(select(select(outs[2], 2, 0), 0, 0), zeros({4, 8}), 0.0);
+    cases.add(feeds, want);
   }
+  nlohmann::json summary = cases.run(file, 1e-5, 0.0);
+  EXPECT_TRUE(summary.value("ok", false)) << summary.dump();
 }
 
 // --- fixture architectures (ExecuTorch's runtime as the judge) -----------------------------

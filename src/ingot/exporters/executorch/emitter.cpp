@@ -186,6 +186,7 @@ void Emitter::emit_nodes(const ir::Graph& g) {
     if (n.target == "assert") continue;  // runtime asserts: not expressible (noted)
     if (emit_control_flow(g, n)) continue;
     current_ = &n;
+    bound_data_dependent_sizes(g, n);
     current_outputs_.clear();
     for (ir::ValueId o : n.outputs) {
       const ir::ValueInfo& info = g.value(o);
@@ -202,6 +203,7 @@ void Emitter::emit_nodes(const ir::Graph& g) {
     }
     KernelContext k(*this, g, n);
     if (o_.backend == "xnnpack" && xnnpack::lower_to_delegate(k)) {
+      record_symbol_sources(g, n);
       current_ = nullptr;
       continue;
     }
@@ -216,7 +218,32 @@ void Emitter::emit_nodes(const ir::Graph& g) {
                   "(docs/executorch.md)",
                   n.target, n.source.str(), n.target, n.target);
     (*fn)(k);
+    record_symbol_sources(g, n);
     current_ = nullptr;
+  }
+}
+
+void Emitter::bound_data_dependent_sizes(const ir::Graph& g, const ir::Node& n) {
+  const SizeBoundsFn* bounds = find_size_bounds(n.target);
+  if (bounds == nullptr) return;
+  KernelContext k(*this, g, n);
+  for (const auto& [size, hi] : (*bounds)(k)) {
+    if (!size.is_symbol()) continue;  // (a size the tracer already knows)
+    auto [it, fresh] = data_dependent_bounds_.try_emplace(size.name(), hi);
+    if (!fresh) it->second = std::min(it->second, hi);
+  }
+}
+
+void Emitter::record_symbol_sources(const ir::Graph& g, const ir::Node& n) {
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    auto t = tensors_.find(n.outputs[k]);
+    if (t == tensors_.end()) continue;
+    const ir::ValueInfo& info = g.value(n.outputs[k]);
+    for (size_t d = 0; d < info.sizes.size(); ++d) {
+      const sym::Expr& e = info.sizes[d];
+      if (e.is_symbol() && !symbol_sources_.contains(e.name()) && !ints_.contains(e.str()))
+        symbol_sources_[e.name()] = {t->second, int64_t(d)};
+    }
   }
 }
 
@@ -498,6 +525,9 @@ int32_t KernelContext::out(size_t k) {
 }
 int32_t KernelContext::temp(DType dtype, const std::vector<sym::Expr>& sizes) {
   return e_.new_tensor(dtype, sizes, true);
+}
+int64_t KernelContext::upper_bound(const sym::Expr& size) const {
+  return e_.bound_of(size);
 }
 const Tensor* KernelContext::constant(size_t i) {
   const auto* t = i < n_.args.size() ? std::get_if<ir::TensorRef>(&n_.args[i]) : nullptr;

@@ -7,18 +7,19 @@
 //
 //   cond(pred, T, F, ops):      JumpFalse(pred -> F) | T | Move(T's results -> outs)
 //                               | JumpFalse(False -> end) | F: F | Move(F's results -> outs)
-//   map(f, xs, args):           n = size 0 of xs[0]; i = 0
-//                               top: xs_k[i] -> slice_k (select_copy) | f
+//   map(f, xs, args):           n = size 0 of xs[0]; out_j = zeros([0, ...]); i = 0
+//                               top: more = (i < n) | JumpFalse(more -> end)
+//                               | xs_k[i] -> slice_k (select_copy) | f
 //                               | et_copy_index(out_j, f's result j, i) | i += 1
-//                               | done = (i == n) | JumpFalse(done -> top)
+//                               | JumpFalse(False -> top)
 //   while_loop(c, body, init):  carry = clone(init)
 //                               top: c(carry) | JumpFalse(c's result -> end) | body(carry)
 //                               | carry = clone(body's results) | JumpFalse(False -> top)
 //
 // A cond's outputs are tensors without memory of their own: the taken branch's Move makes
 // them its results (the memory planner keeps those alive while the outputs are used). A
-// map's outputs are planned DYNAMIC_BOUND tensors that et_copy_index grows by one row per
-// iteration; a while_loop's carried values are planned tensors copied in place. The
+// map's outputs are planned DYNAMIC_BOUND tensors, made empty before the loop, that
+// et_copy_index grows by one row per iteration; a while_loop's carried values are planned tensors copied in place. The
 // memory planner keeps every value a loop reads or writes across iterations alive for the
 // whole loop (Emitter::loops_).
 #include <fmt/format.h>
@@ -58,9 +59,11 @@ std::vector<int32_t> Emitter::emit_subgraph(const ir::Graph& g,
               "[executorch] a subgraph takes {} inputs, its node passes {}", g.inputs.size(),
               inputs.size());
   // The subgraph's value ids are its own: a fresh scope, and run-time integers computed
-  // inside (which run only when the subgraph runs) are not reused after it.
+  // inside (which run only when the subgraph runs) and the tensors that size symbols are
+  // read from are not reused after it.
   std::map<ir::ValueId, int32_t> outer = std::move(tensors_);
   std::map<std::string, int32_t> outer_ints = ints_;
+  std::map<std::string, std::pair<int32_t, int64_t>> outer_sources = symbol_sources_;
   tensors_.clear();
   for (size_t i = 0; i < inputs.size(); ++i) tensors_[g.inputs[i]] = inputs[i];
   emit_nodes(g);
@@ -68,6 +71,7 @@ std::vector<int32_t> Emitter::emit_subgraph(const ir::Graph& g,
   for (ir::ValueId o : g.outputs) outs.push_back(tensors_.at(o));
   tensors_ = std::move(outer);
   ints_ = std::move(outer_ints);
+  symbol_sources_ = std::move(outer_sources);
   return outs;
 }
 
@@ -89,39 +93,75 @@ bool Emitter::emit_control_flow(const ir::Graph& g, const ir::Node& n) {
   return true;
 }
 
-int32_t Emitter::bool_of(const sym::Expr& e, bool& negated, const ir::Node& n) {
-  auto compare = [&](const char* prim) {
-    const int32_t r = add(BoolValue{false});
-    call(prim, {int_of(e->args[0]), int_of(e->args[1]), r});
-    return r;
-  };
+namespace {
+
+// An integer expression that is positive exactly when the predicate `e` holds, so a
+// predicate combining comparisons is one executorch_prim::lt.Scalar(0, margin) (the prim
+// ops have no and / or / not). Every operand is an integer, so "holds" means margin >= 1
+// and "fails" margin <= 0, which `not` (1 - m) and the junctions (min / max) keep:
+//   x < y: y - x    x <= y: y - x + 1    x == y: 1 - (x - y)^2    x != y: (x - y)^2
+//   not p: 1 - m(p)    p and q: min(m(p), m(q))    p or q: max(m(p), m(q))    True: 1, False: 0
+sym::Expr margin_of(const sym::Expr& e) {
+  auto diff = [&] { return sym::sub(e->args[0], e->args[1]); };
   switch (e.kind()) {
     case sym::Kind::Boolean:
-      negated = false;
+      return sym::integer(e.value() != 0 ? 1 : 0);
+    case sym::Kind::Lt:
+      return sym::sub(e->args[1], e->args[0]);
+    case sym::Kind::Le:
+      return sym::add(sym::sub(e->args[1], e->args[0]), sym::integer(1));
+    case sym::Kind::Eq:
+      return sym::sub(sym::integer(1), sym::mul(diff(), diff()));
+    case sym::Kind::Ne:
+      return sym::mul(diff(), diff());
+    case sym::Kind::Not:
+      return sym::sub(sym::integer(1), margin_of(e->args[0]));
+    case sym::Kind::And:
+    case sym::Kind::Or: {
+      sym::Expr m = margin_of(e->args.at(0));
+      for (size_t i = 1; i < e->args.size(); ++i)
+        m = e.kind() == sym::Kind::And ? sym::min(m, margin_of(e->args[i]))
+                                       : sym::max(m, margin_of(e->args[i]));
+      return m;
+    }
+    default:
+      INGOT_THROW(InternalError, "[executorch] '{}' is not a predicate", e.str());
+  }
+}
+
+}  // namespace
+
+int32_t Emitter::bool_of(const sym::Expr& e, bool& negated, const ir::Node& n) {
+  auto compare = [&](const char* prim, const sym::Expr& a, const sym::Expr& b) {
+    const int32_t r = add(BoolValue{false});
+    call(prim, {int_of(a), int_of(b), r});
+    return r;
+  };
+  negated = false;
+  switch (e.kind()) {
+    case sym::Kind::Boolean:
       return add(BoolValue{e.value() != 0});
     case sym::Kind::Eq:
-      negated = false;
-      return compare("executorch_prim::eq.Scalar");
+      return compare("executorch_prim::eq.Scalar", e->args[0], e->args[1]);
     case sym::Kind::Lt:
-      negated = false;
-      return compare("executorch_prim::lt.Scalar");
+      return compare("executorch_prim::lt.Scalar", e->args[0], e->args[1]);
     case sym::Kind::Le:
-      negated = false;
-      return compare("executorch_prim::le.Scalar");
+      return compare("executorch_prim::le.Scalar", e->args[0], e->args[1]);
     case sym::Kind::Ne:
       negated = true;  // (no ne prim op: Eq, with the branches swapped)
-      return compare("executorch_prim::eq.Scalar");
+      return compare("executorch_prim::eq.Scalar", e->args[0], e->args[1]);
     case sym::Kind::Not: {
       const int32_t r = bool_of(e->args[0], negated, n);
       negated = !negated;
       return r;
     }
+    case sym::Kind::And:
+    case sym::Kind::Or:
+      return compare("executorch_prim::lt.Scalar", sym::integer(0), margin_of(e));
     default:
-      INGOT_THROW(NotSupportedError,
-                  "[executorch] the predicate '{}' of '{}' (called at {}) combines conditions "
-                  "with and / or, which ExecuTorch's prim ops cannot compute. Branch on each "
-                  "condition with its own cond, or compute the predicate as a bool tensor "
-                  "(logical_and / logical_or of comparisons)",
+      INGOT_THROW(InternalError,
+                  "[executorch] the predicate '{}' of '{}' (called at {}) is not a boolean "
+                  "expression",
                   e.str(), n.target, n.source.str());
   }
 }
@@ -161,32 +201,29 @@ void Emitter::emit_cond(const ir::Graph& g, const ir::Node& n) {
 }
 
 // map: args [num_xs, xs..., args..., captures...]; subgraph {f} taking one slice of each
-// xs (dim 0) then the rest; outputs [n, ...] stack f's results.
+// xs (dim 0) then the rest; outputs [n, ...] stack f's results. The test is at the top, so
+// n = 0 runs the body zero times; each output is first made empty ([0, its other sizes],
+// computed at run time), which is what it is then (an unrun body would otherwise leave it
+// at its bound or the previous call's rows), and what et_copy_index grows one row per
+// iteration from on every run.
 void Emitter::emit_map(const ir::Graph& g, const ir::Node& n) {
   current_ = &n;
   const size_t num_xs = size_t(std::get<sym::Expr>(n.args.at(0)).value());
   const std::vector<int32_t> all = node_tensors(n, 1);
   const ir::ValueInfo& x0 = g.value(std::get<ir::TensorRef>(n.args.at(1)).id);
-  const sym::Expr& length = x0.sizes.at(0);
-  // The loop body runs at least once (a do-while): an empty leading dim has no loop.
-  const sym::ValueRange r =
-      length.is_integer() ? sym::ValueRange::exactly(length.value())
-                          : sym::bound(length, [this](const sym::Expr& s) { return range_of(s); });
-  INGOT_CHECK(r.lo >= 1, NotSupportedError,
-              "[executorch] map (called at {}) over a leading size '{}' that may be 0: the "
-              "ExecuTorch loop runs its body at least once. Give the Dim a min of 1",
-              n.source.str(), length.str());
+  const int32_t count = int_of(x0.sizes.at(0));
   std::vector<int32_t> results;
   for (ir::ValueId o : n.outputs) {
     const ir::ValueInfo& info = g.value(o);
     const int32_t v = new_tensor(info.dtype, info.sizes, true);
-    // et_copy_index resizes its target to i + 1 rows as it goes.
     std::get<TensorValue>(plan_.values[size_t(v)]).dynamism = pte::Dynamism::DynamicBound;
+    IntListValue empty{{int_const(0)}};
+    for (size_t d = 1; d < info.sizes.size(); ++d) empty.items.push_back(int_of(info.sizes[d]));
+    call("aten::zeros.out", {add(std::move(empty)), v, v});
     tensors_[o] = v;
     produced_.insert(v);
     results.push_back(v);
   }
-  const int32_t count = int_of(length);
   const int32_t i = add(IntValue{0});
   call("executorch_prim::mul.Scalar", {i, int_const(0), i});  // i = 0 at every run
   std::vector<int32_t> inputs;
@@ -196,6 +233,9 @@ void Emitter::emit_map(const ir::Graph& g, const ir::Node& n) {
   }
   inputs.insert(inputs.end(), all.begin() + long(num_xs), all.end());
   const int32_t top = here();
+  const int32_t more = add(BoolValue{false});
+  call("executorch_prim::lt.Scalar", {i, count, more});
+  const size_t exit = jump_false(more);
   for (size_t k = 0; k < num_xs; ++k)
     call("aten::select_copy.int_out", {all[k], int_const(0), i, inputs[k], inputs[k]});
   const std::vector<int32_t> outs = emit_subgraph(*n.subgraphs.at(0), inputs);
@@ -203,10 +243,9 @@ void Emitter::emit_map(const ir::Graph& g, const ir::Node& n) {
   for (size_t j = 0; j < outs.size(); ++j)
     call("executorch_prim::et_copy_index.tensor", {results[j], outs[j], i});
   call("executorch_prim::add.Scalar", {i, int_const(1), i});
-  const int32_t done = add(BoolValue{false});
-  call("executorch_prim::eq.Scalar", {i, count, done});
-  jump_false(done, top);
+  jump_false(add(BoolValue{false}), top);
   loops_.emplace_back(top, here() - 1);
+  patch_jump(exit, here());
 }
 
 // while_loop: args [num_carried, carried..., additional..., captures...]; subgraphs

@@ -3,6 +3,7 @@
 // jumps and moves). Internal to the ExecuTorch backend.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -102,13 +103,19 @@ class Emitter {
     plan_.instructions.push_back(std::move(in));
   }
   const EmitOptions& options() const { return o_; }
+  int64_t bound_of(const sym::Expr& size) const { return upper_bound(size); }
   void drop_constants_moved_into_delegates();
 
  private:
+  // A symbol's range: the program's range constraints, narrowed by the bound a kernel
+  // mapping gives a data-dependent size (nonzero's rows <= its input's elements).
   sym::ValueRange range_of(const sym::Expr& symbol) const {
     auto it = p_.range_constraints.find(symbol.name());
-    if (it == p_.range_constraints.end()) return sym::ValueRange::at_least(0);
-    return it->second.range;
+    sym::ValueRange r =
+        it == p_.range_constraints.end() ? sym::ValueRange::at_least(0) : it->second.range;
+    if (auto b = data_dependent_bounds_.find(symbol.name()); b != data_dependent_bounds_.end())
+      r.hi = std::min(r.hi, b->second);
+    return r;
   }
   int64_t upper_bound(const sym::Expr& e) const {
     if (e.is_integer()) return e.value();
@@ -127,6 +134,12 @@ class Emitter {
   }
   void bind_inputs();
   void emit_nodes(const ir::Graph& g);
+  // Before node `n`'s outputs are made: the upper bounds its kernel mapping gives its
+  // data-dependent sizes (INGOT_EXECUTORCH_SIZE_BOUNDS).
+  void bound_data_dependent_sizes(const ir::Graph& g, const ir::Node& n);
+  // After `n` is emitted: a size symbol first seen on one of its output tensors (an
+  // unbacked size, nonzero's rows) is read from that tensor by aten::sym_size.int.
+  void record_symbol_sources(const ir::Graph& g, const ir::Node& n);
   void bind_outputs();
   void plan_memory_of_method(EmitSummary& s);
 
@@ -158,6 +171,7 @@ class Emitter {
   std::map<std::string, int32_t> ints_;  // expression -> Int value (by its text)
   std::map<int64_t, int32_t> int_consts_;
   std::map<std::string, std::pair<int32_t, int64_t>> symbol_sources_;  // -> (tensor, dim)
+  std::map<std::string, int64_t> data_dependent_bounds_;  // symbol -> upper bound
   int32_t none_ = -1;
   std::set<int32_t> planned_;    // tensors the memory plan places
   std::set<int32_t> whole_run_;  // planned tensors live for the whole method (state)

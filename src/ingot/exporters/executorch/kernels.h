@@ -85,6 +85,8 @@ class KernelContext {
   // dtype; and a DelegateCall of backend `id` on `payload` with `args` (the inputs, then
   // the outputs) in place of a kernel call.
   const Tensor* constant(size_t i);
+  // The upper bound of a size (the program's ranges; what memory is planned for).
+  int64_t upper_bound(const sym::Expr& size) const;
   std::vector<int64_t> bound_sizes(int32_t tensor) const;
   void delegate_call(const std::string& id, DelegateBlob payload, const std::vector<int32_t>& args);
 
@@ -100,6 +102,16 @@ void register_kernel(const std::string& op, KernelFn fn,
 const KernelFn* find_kernel(const std::string& op);
 std::vector<std::string> mapped_ops();
 
+// A data-dependent output size (an unbacked symbol: nonzero's row count) is planned for
+// its upper bound. When the program's range constraints leave it open (ingot's tracer
+// does not bound it; torch.export does), the op's size bounds give it from the inputs':
+// fn(k) returns (size symbol, bound) pairs; it runs before the node's outputs exist, so
+// it reads only the node and its inputs (k.in_info, k.upper_bound).
+using SizeBoundsFn = std::function<std::vector<std::pair<sym::Expr, int64_t>>(KernelContext&)>;
+void register_size_bounds(const std::string& op, SizeBoundsFn fn,
+                          std::source_location where = std::source_location::current());
+const SizeBoundsFn* find_size_bounds(const std::string& op);
+
 }  // namespace ingot::exporters::executorch
 
 #define INGOT_ET_CONCAT_(a, b) a##b
@@ -108,4 +120,9 @@ std::vector<std::string> mapped_ops();
   static const bool INGOT_ET_CONCAT(kEtKernel_, id) = [] {            \
     ::ingot::exporters::executorch::register_kernel(op, __VA_ARGS__); \
     return true;                                                      \
+  }()
+#define INGOT_EXECUTORCH_SIZE_BOUNDS(id, op, ...)                           \
+  static const bool INGOT_ET_CONCAT(kEtSizeBounds_, id) = [] {             \
+    ::ingot::exporters::executorch::register_size_bounds(op, __VA_ARGS__); \
+    return true;                                                           \
   }()

@@ -106,6 +106,18 @@ INGOT_EXECUTORCH_KERNEL(item, "item", [](KernelContext& k) {
   k.call_prim("aten::_local_scalar_dense", {k.tensor(0), k.out()});
 });
 
+// nonzero(self) -> nonzero.out(self, out): the kernel counts the non-zero elements and
+// resizes its out to [count, rank] (a DYNAMIC_BOUND tensor). The count is planned for its
+// bound, every element of self.
+INGOT_EXECUTORCH_KERNEL(nonzero, "nonzero", [](KernelContext& k) {
+  k.call("aten::nonzero.out", {k.tensor(0)}, {k.out()});
+});
+INGOT_EXECUTORCH_SIZE_BOUNDS(nonzero, "nonzero", [](KernelContext& k) {
+  int64_t elements = 1;
+  for (const Expr& s : k.in_info(0).sizes) elements *= k.upper_bound(s);
+  return std::vector<std::pair<Expr, int64_t>>{{k.out_info(0).sizes.at(0), elements}};
+});
+
 // silu(x) = x * sigmoid(x) (the portable set has no silu kernel).
 INGOT_EXECUTORCH_KERNEL(silu, "silu", [](KernelContext& k) {
   const ir::ValueInfo& x = k.in_info(0);
