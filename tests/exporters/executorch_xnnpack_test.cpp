@@ -255,7 +255,7 @@ struct Mlp : nn::Module {
   Tensor *w1, *b1, *w2, *w3, *b3;
 };
 
-// A gated MLP with residual and a softmax head: 3 linears and 16 elementwise
+// A gated MLP with residual and a softmax head: 3 linears and 17 elementwise
 // nodes in one DelegateCall; nothing is left on the portable kernels.
 TEST(ExecutorchXnnpackFusion, ChainOfLinearsAndElementwiseIsOneDelegateCall) {
   Mlp m;
