@@ -58,7 +58,8 @@ struct Batch {
 // outputs (the user outputs and the mutated inputs, output.<name>) by position == ingot's
 // outputs and the inputs it updated in place.
 void prepare_components(const std::string& model, Artifacts& components,
-                        const ComponentCases& cases, const fs::path& root, Batch& batch) {
+                        const ComponentCases& cases, const fs::path& root, Batch& batch,
+                        const std::string& backend) {
   for (const auto& [name, inputs] : cases) {
     SCOPED_TRACE(model + "/" + name);
     ASSERT_TRUE(components.contains(name)) << "no component " << name;
@@ -93,8 +94,15 @@ void prepare_components(const std::string& model, Artifacts& components,
       EXPECT_EQ(k, outs.size()) << name << ": ingot's user outputs and the method's differ";
       c.add(feeds, want);
     }
-    batch.runs.push_back(c.batch_run(model + "/" + name, file, kAtol));
-    batch.tags.push_back(model + "/" + name);
+    const std::string tag = model + "/" + name + (backend == "portable" ? "" : "/" + backend);
+    if (backend == "xnnpack") {
+      size_t delegates = 0;
+      for (const auto& ins : p.pte.plans.at(0).instructions)
+        delegates += ins.kind == executorch::Instruction::Kind::Delegate;
+      std::cout << tag << ": " << delegates << " XNNPACK delegate calls\n";
+    }
+    batch.runs.push_back(c.batch_run(tag, file, kAtol));
+    batch.tags.push_back(tag);
   }
 }
 
@@ -129,10 +137,12 @@ std::map<std::string, Tensor> seed_decode_case(const models::PretrainedModel& mo
 // decode takes seed 003's ExecuTorch layout (ids, mask, positions, cache; Qwen2-VL's
 // rope delta added to the positions) instead of the native one.
 void prepare_model(const std::string& name, const std::string& folder, int64_t len, size_t count,
-                   const fs::path& root, Batch& batch) {
+                   const fs::path& root, Batch& batch,
+                   const std::string& backend = "portable") {
   auto model = models::from_pretrained(folder);
-  auto components =
-      ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), cache_len(len));
+  ExecutorchConfig config;
+  config.backend = backend;
+  auto components = ExecutorchExporter().export_for_generation(*model, config, cache_len(len));
   ASSERT_EQ(components.size(), count) << name;
   ComponentCases cases;
   const Tensor ids = name == "llava" || name == "qwen2_vl"
@@ -152,7 +162,7 @@ void prepare_model(const std::string& name, const std::string& folder, int64_t l
   } else {
     cases = testing::t5_component_cases(*model, folder, len);
   }
-  prepare_components(name, components, cases, root, batch);
+  prepare_components(name, components, cases, (root / backend), batch, backend);
 }
 
 TEST(ExecutorchComponents, VisionLanguageAndEncoderDecoderComponentsInExecutorchEqualIngot) {
@@ -164,6 +174,29 @@ TEST(ExecutorchComponents, VisionLanguageAndEncoderDecoderComponentsInExecutorch
   for (const char* t5 : {"t5", "t5_gated"})
     prepare_model(t5, testing::fixture_path(std::string("encdec/") + t5), 32, 3, dir.path(), batch);
   prepare_model("whisper", testing::fixture_path("whisper/whisper"), 32, 3, dir.path(), batch);
+  ASSERT_FALSE(batch.runs.empty());
+  const nlohmann::json results = et::run_batch(dir.path(), batch.runs);
+  for (const std::string& tag : batch.tags) {
+    ASSERT_TRUE(results.contains(tag)) << tag << " did not run";
+    EXPECT_TRUE(results[tag].value("ok", false)) << tag << ": " << results[tag].dump();
+  }
+  EXPECT_EQ(results.size(), batch.tags.size());
+}
+
+// The same components and cases with backend="xnnpack" (linear / matmul partitions with
+// the elementwise ops between them in XNNPACK delegates, the rest portable).
+TEST(ExecutorchComponents, ComponentsOnXnnpackEqualIngot) {
+  SKIP_WITHOUT_VENV();
+  et::ScratchDir dir("components_xnnpack");
+  Batch batch;
+  prepare_model("llava", testing::fixture_path("vlm/llava"), 64, 5, dir.path(), batch, "xnnpack");
+  prepare_model("qwen2_vl", testing::fixture_path("vlm/qwen2_vl"), 160, 4, dir.path(), batch,
+                "xnnpack");
+  for (const char* t5 : {"t5", "t5_gated"})
+    prepare_model(t5, testing::fixture_path(std::string("encdec/") + t5), 32, 3, dir.path(), batch,
+                  "xnnpack");
+  prepare_model("whisper", testing::fixture_path("whisper/whisper"), 32, 3, dir.path(), batch,
+                "xnnpack");
   ASSERT_FALSE(batch.runs.empty());
   const nlohmann::json results = et::run_batch(dir.path(), batch.runs);
   for (const std::string& tag : batch.tags) {

@@ -4,6 +4,7 @@
 
 #include "ingot/ops/functional/arithmetic.h"
 #include "ingot/ops/functional/comparison.h"
+#include "ingot/ops/functional/conv.h"
 #include "ingot/ops/functional/creation.h"
 #include "ingot/ops/functional/indexing.h"
 #include "ingot/ops/functional/inplace.h"

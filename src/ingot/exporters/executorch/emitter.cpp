@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <variant>
@@ -12,7 +13,7 @@
 #include "ingot/exporters/executorch/emitter_internal.h"
 #include "ingot/exporters/executorch/kernels.h"
 #include "ingot/exporters/executorch/memory_planner.h"
-#include "ingot/exporters/executorch/xnnpack_delegate.h"
+#include "ingot/exporters/executorch/xnnpack_partition.h"
 #include "ingot/sym/value_ranges.h"
 
 namespace ingot::exporters::executorch {
@@ -182,8 +183,12 @@ void Emitter::bind_inputs() {
 }
 
 void Emitter::emit_nodes(const ir::Graph& g) {
+  // backend="xnnpack": neighbouring delegable nodes gathered into one DelegateCall.
+  std::optional<xnnpack::Partition> partition;
+  if (o_.backend == "xnnpack") partition.emplace(*this, g);
   for (const ir::Node& n : g.nodes()) {
     if (n.target == "assert") continue;  // runtime asserts: not expressible (noted)
+    if (partition && !n.subgraphs.empty()) partition->close();
     if (emit_control_flow(g, n)) continue;
     current_ = &n;
     bound_data_dependent_sizes(g, n);
@@ -202,10 +207,13 @@ void Emitter::emit_nodes(const ir::Graph& g) {
       current_outputs_.push_back(v);
     }
     KernelContext k(*this, g, n);
-    if (o_.backend == "xnnpack" && xnnpack::lower_to_delegate(k)) {
-      record_symbol_sources(g, n);
-      current_ = nullptr;
-      continue;
+    if (partition) {
+      if (partition->add(k)) {
+        record_symbol_sources(g, n);
+        current_ = nullptr;
+        continue;
+      }
+      partition->before(n);
     }
     const KernelFn* fn = find_kernel(n.target);
     if (fn == nullptr)
@@ -221,6 +229,7 @@ void Emitter::emit_nodes(const ir::Graph& g) {
     record_symbol_sources(g, n);
     current_ = nullptr;
   }
+  if (partition) partition->close();
 }
 
 void Emitter::bound_data_dependent_sizes(const ir::Graph& g, const ir::Node& n) {

@@ -29,8 +29,9 @@ struct EmitOptions {
   bool alloc_graph_input = true;
   bool alloc_graph_output = true;
   bool alloc_mutable_buffers = true;
-  // "portable": every node a kernel call; "xnnpack": linear / matmul nodes XNNPACK can
-  // run become delegate calls (xnnpack_delegate.h), the rest kernel calls.
+  // "portable": every node a kernel call; "xnnpack": runs of nodes XNNPACK can run
+  // (linear / matmul / conv and the elementwise ops between them) become one delegate
+  // call each (xnnpack_partition.h), the rest kernel calls.
   std::string backend = "portable";
 };
 

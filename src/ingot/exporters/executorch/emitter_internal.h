@@ -105,6 +105,11 @@ class Emitter {
   const EmitOptions& options() const { return o_; }
   int64_t bound_of(const sym::Expr& size) const { return upper_bound(size); }
   void drop_constants_moved_into_delegates();
+  // For the XNNPACK partition (xnnpack_partition.cpp): a result internal to a delegate
+  // leaves the memory plan; the node whose source line the next instructions carry.
+  void unplan(int32_t tensor) { planned_.erase(tensor); }
+  const ir::Node* current_node() const { return current_; }
+  void set_current_node(const ir::Node* n) { current_ = n; }
 
  private:
   // A symbol's range: the program's range constraints, narrowed by the bound a kernel

@@ -23,8 +23,8 @@ struct ExecutorchConfig : NativeExportConfig {
   }
   std::string to_json() const override;
 
-  // "portable": every node a portable `.out` kernel. "xnnpack": linear / mm / bmm nodes in
-  // XNNPACK delegates (xnnpack_delegate.h), the rest portable kernels.
+  // "portable": every node a portable `.out` kernel. "xnnpack": linear / mm / bmm / conv
+  // partitions in XNNPACK delegates (xnnpack_partition.h), the rest portable kernels.
   std::string backend = "portable";
   // Seed 003's meaning: memory-plan the method's inputs / outputs / mutable buffers. With
   // false, the caller binds them (set_input shares the data; set_output_data_ptr), which

@@ -24,7 +24,7 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
   // ── Stage 7: backend preparation: the delegate and quantizer this config asks for ──
   INGOT_CHECK(c.backend == "portable" || c.backend == "xnnpack", ValueError,
               "[executorch] backend \"{}\" is unknown: use \"portable\" (every node a portable "
-              "kernel) or \"xnnpack\" (linear / matmul in XNNPACK delegates)",
+              "kernel) or \"xnnpack\" (linear / matmul / conv partitions in XNNPACK delegates)",
               c.backend);
   // The quantizer ran as the shared quantize stage: its quantized_linear nodes have no
   // portable kernel, so decomposition below turns them into dequantise + linear (the
@@ -51,7 +51,7 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
         "executorch: {} runtime assert(s) not emitted (the .pte checks only the shape bounds)",
         asserts));
   if (c.backend == "xnnpack")
-    notes.push_back(fmt::format("executorch: {} node(s) in XNNPACK delegates",
+    notes.push_back(fmt::format("executorch: {} XNNPACK delegate call(s)",
                                 a->pte.plans.back().delegates.size()));
   notes.push_back(fmt::format("executorch: memory plan {} bytes for {} tensors ({} without reuse)",
                               s.planned_bytes, s.planned_tensors, s.unplanned_bytes_if_no_reuse));
