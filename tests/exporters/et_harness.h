@@ -14,8 +14,10 @@
 
 #include "et_cpp_judge.h"
 #include "ingot/core/tensor.h"
+#include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/functional/views.h"
+#include "ingot/runtime/program_module.h"
 
 namespace ingot::testing::et {
 
@@ -80,6 +82,22 @@ class Cases : CaseDirs {
     return r.summary.is_object() ? r.summary : nlohmann::json::object();
   }
 };
+
+// Adds one case per input set of `p`'s method (inputs by position) whose expected outputs
+// are ingot's runtime's on the same program: the ExecuTorch == ingot judge.
+inline void add_ingot_cases(Cases& cases, const exporters::ExecutorchProgram& p,
+                            const std::vector<std::vector<Tensor>>& input_sets) {
+  runtime::ProgramModule mod(p.program);
+  for (const auto& inputs : input_sets) {
+    const std::vector<Tensor> outs = mod.run(inputs);
+    std::vector<std::pair<std::string, Tensor>> in;
+    for (size_t i = 0; i < inputs.size(); ++i) in.push_back({p.input_names.at(i), inputs[i]});
+    std::vector<std::pair<size_t, std::pair<std::string, Tensor>>> want;
+    for (size_t k = 0; k < outs.size(); ++k)
+      want.push_back({k, {p.output_names.at(k), contiguous(outs[k])}});
+    cases.add(in, want);
+  }
+}
 
 // Runs several programs' cases (Cases::batch_run) in one Python process, so torch and the
 // runtime load once; returns {tag: {"ok", "worst"}} (empty when the tool failed to run).

@@ -205,17 +205,8 @@ std::unique_ptr<ExportArtifact> check_program(const std::string& name, nn::Modul
   et::ScratchDir dir(name);
   const fs::path file = dir.path() / "model.pte";
   p.save(file.string());
-  auto mod = runtime::ProgramModule(p.program);
   et::Cases cases(dir.path() / "cases");
-  for (const auto& inputs : input_sets) {
-    std::vector<Tensor> outs = mod.run(inputs);
-    std::vector<std::pair<std::string, Tensor>> in;
-    for (size_t i = 0; i < inputs.size(); ++i) in.push_back({p.input_names.at(i), inputs[i]});
-    std::vector<std::pair<size_t, std::pair<std::string, Tensor>>> want;
-    for (size_t k = 0; k < outs.size(); ++k)
-      want.push_back({k, {p.output_names.at(k), contiguous(outs[k])}});
-    cases.add(in, want);
-  }
+  et::add_ingot_cases(cases, p, input_sets);
   nlohmann::json summary = cases.run(file, atol, rtol);
   EXPECT_TRUE(summary.value("ok", false)) << name << ": " << summary.dump();
   return artifact;
