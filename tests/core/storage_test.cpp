@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "ingot/core/huge_pages.h"
 #include "ingot/core/tensor.h"
 
 namespace ingot {
@@ -52,6 +54,54 @@ TEST(Storage, OwnedBytesAreTracked) {
     EXPECT_EQ(static_cast<uint8_t*>(s->data())[999], 0);
   }
   EXPECT_EQ(Storage::live_owned_bytes(), before);
+}
+
+// The AnonHugePages kB of this process's mapping that contains `p` (/proc/self/smaps).
+int64_t anon_huge_kb_at(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) {  // a mapping's header line
+      inside = lo <= addr && addr < hi;
+      continue;
+    }
+    long kb = 0;
+    if (inside && std::sscanf(line.c_str(), "AnonHugePages: %ld kB", &kb) == 1) return kb;
+  }
+  return 0;
+}
+
+// Whether the kernel grants MADV_HUGEPAGE requests ("[always]" or "[madvise]").
+bool kernel_grants_huge_pages() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(f, mode);
+  return mode.find("[always]") != std::string::npos ||
+         mode.find("[madvise]") != std::string::npos;
+}
+
+TEST(Storage, LargeBuffersAreZeroedHugePageMappings) {
+  const size_t nbytes = 3 * kHugePageBytes + 100;
+  const int64_t before = Storage::live_owned_bytes();
+  {
+    auto s = Storage::allocate(nbytes, /*zero_fill=*/true);
+    EXPECT_TRUE(s->on_huge_pages());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(s->data()) % kHugePageBytes, 0u);
+    EXPECT_EQ(Storage::live_owned_bytes() - before, int64_t(nbytes));
+    auto* bytes = static_cast<uint8_t*>(s->data());
+    for (size_t i = 0; i < nbytes; i += 4093) ASSERT_EQ(bytes[i], 0) << i;
+    EXPECT_EQ(bytes[nbytes - 1], 0);
+    std::memset(bytes, 7, nbytes);  // the whole range is writable
+    if (kernel_grants_huge_pages() && huge_pages_enabled()) {
+      // The three whole 2 MiB blocks are huge pages (the kernel may fall back to small
+      // pages when memory is fragmented; this machine's tests run with memory free).
+      EXPECT_GE(anon_huge_kb_at(s->data()), 2048) << "no huge page backs the buffer";
+    }
+  }
+  EXPECT_EQ(Storage::live_owned_bytes(), before);
+  EXPECT_FALSE(Storage::allocate(kHugePageBytes - 64)->on_huge_pages());  // heap
 }
 
 }  // namespace

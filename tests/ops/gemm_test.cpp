@@ -200,6 +200,21 @@ TEST_F(GemmTest, SmallMStreamsTheWeights) {
   }
 }
 
+// m = 1 in the linear layout (decode): the one-row-at-a-time GEMV kernels. k covers
+// their 64-element steps, the 16- / 32-element remainder steps and the masked tail; n
+// several threads' rows; A f32 (bf16 B: x split in two bf16 halves) and bf16 (one half).
+TEST_F(GemmTest, DecodeRowKernels) {
+  for (GemmIsa isa : isas()) {
+    set_gemm_isa(isa);
+    for (int64_t k : {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129, 1030})
+      for (int64_t n : {1, 3, 300})
+        for (DType at : {DType::F32, DType::BF16})
+          for (DType bt : kFloatTypes)
+            run_case({1, n, k, at, bt, DType::F32, Layout::RowMajor, Layout::ColMajor, 1.0f, 0.0f},
+                     rng);
+  }
+}
+
 TEST_F(GemmTest, AlphaBeta) {
   for (GemmIsa isa : isas()) {
     set_gemm_isa(isa);

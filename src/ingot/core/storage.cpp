@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "ingot/core/error.h"
+#include "ingot/core/huge_pages.h"
 
 namespace ingot {
 namespace {
@@ -41,6 +42,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
       INGOT_THROW(IoError, "[MappedFile] cannot map '{}': {}", path, std::strerror(err));
     }
     file->data_ = static_cast<const uint8_t*>(p);
+    advise_huge_pages(p, file->size_);  // weights are streamed whole (huge_pages.h)
   }
   ::close(fd);
   return file;
@@ -56,9 +58,17 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, bool zero_fill) {
   // data() is never null (size-0 tensors still get a valid pointer).
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
-  s->data_ = std::aligned_alloc(kAlignment, rounded);
-  INGOT_CHECK(s->data_ != nullptr, Error, "[Storage] out of memory allocating {} bytes", nbytes);
-  if (zero_fill) std::memset(s->data_, 0, rounded);
+  if (rounded >= kHugePageBytes) {
+    // Large buffers (weights, caches, pooled activations) on huge pages; already zero.
+    s->data_ = map_huge_pages(rounded);
+    s->huge_mapped_ = s->data_ != nullptr;
+  }
+  if (s->data_ == nullptr) {
+    s->data_ = std::aligned_alloc(kAlignment, rounded);
+    INGOT_CHECK(s->data_ != nullptr, Error, "[Storage] out of memory allocating {} bytes",
+                nbytes);
+    if (zero_fill) std::memset(s->data_, 0, rounded);
+  }
   s->nbytes_ = nbytes;
   s->owned_ = true;
   g_live_owned_bytes += int64_t(nbytes);
@@ -92,7 +102,11 @@ std::shared_ptr<Storage> Storage::from_external(void* data, size_t nbytes,
 
 Storage::~Storage() {
   if (owned_) {
-    std::free(data_);
+    if (huge_mapped_) {
+      unmap_huge_pages(data_, (nbytes_ + kAlignment - 1) / kAlignment * kAlignment);
+    } else {
+      std::free(data_);
+    }
     g_live_owned_bytes -= int64_t(nbytes_);
   }
 }

@@ -1,6 +1,7 @@
 // Storage: a reference-counted byte buffer that tensors view.
 //
-// Either owned (64-byte aligned heap memory, zero-filled on request) or borrowed from
+// Either owned (64-byte aligned heap memory, zero-filled on request; buffers of 2 MiB and
+// more are huge-page mappings, see huge_pages.h) or borrowed from
 // something that keeps it alive: a read-only mmap of a file region (weights, artifacts),
 // or caller-provided memory. Borrowed read-only storage is never written: kernels that
 // write check writable() through Tensor::check_writable().
@@ -53,6 +54,8 @@ class Storage {
   size_t nbytes() const { return nbytes_; }
   bool writable() const { return writable_; }
   bool is_mapped() const { return mapped_ != nullptr; }
+  // Owned memory from map_huge_pages (huge_pages.h) rather than the heap.
+  bool on_huge_pages() const { return huge_mapped_; }
 
   // Bytes currently held by owned storages in this process (for memory tests).
   static int64_t live_owned_bytes();
@@ -68,6 +71,7 @@ class Storage {
   size_t nbytes_ = 0;
   bool writable_ = true;
   bool owned_ = false;
+  bool huge_mapped_ = false;  // owned memory from map_huge_pages, not the heap
   std::shared_ptr<MappedFile> mapped_;
   std::shared_ptr<void> owner_;
 };

@@ -15,6 +15,7 @@
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/fuse_silu_mul.h"
+#include "ingot/runtime/huge_page_weights.h"
 #include "ingot/runtime/last_position_logits.h"
 
 namespace ingot::runtime {
@@ -48,6 +49,10 @@ void last_row(const Tensor& logits, std::vector<float>& row) {
 
 Generator::Generator(std::map<std::string, ExportedProgram> components,
                      std::optional<int64_t> max_cache_len) {
+  // Every component runs on huge-page copies of its large mapped weights, shared between
+  // components (runtime/huge_page_weights.h).
+  HugePageWeights weights;
+  for (auto& [name, program] : components) program = weights.apply(program);
   auto decode = components.find("decode");
   INGOT_CHECK(decode != components.end(), ValueError,
               "[Generator] the components have no 'decode' program (got {} components)",

@@ -240,12 +240,44 @@ INGOT_TARGET_AVX512 inline void gemv_rows_block(int64_t k, const float* x, int64
     for (int r = 0; r < R; ++r) out[i * ldo + j + r] = _mm512_reduce_add_ps(acc[i][r]);
 }
 
+// m = 1 (decode): one weight row at a time, so a thread's range of rows is one
+// sequential read. This EPYC's prefetchers follow that far better than rows read side by
+// side: in the real decode (Qwen3-0.6B shape, bf16, 2 threads, interleaved A/B) one row
+// at a time on huge pages gave 21.5 tok/s where 8 rows side by side gave 12.5 (see
+// docs/runtime.md). Four accumulators split k so the FMA latency chain is not the limit.
+template <DType D>
+INGOT_TARGET_AVX512 inline void gemv_row(int64_t k, const float* x, const void* w, int64_t ldw,
+                                         int64_t n, float* out) {
+  constexpr int A = 4;
+  __m512 acc[A];
+  for (int a = 0; a < A; ++a) acc[a] = _mm512_setzero_ps();
+  const int64_t row = n * ldw;
+  int64_t p = 0;
+  for (; p + 16 * A <= k; p += 16 * A)
+    for (int a = 0; a < A; ++a)
+      acc[a] = _mm512_fmadd_ps(_mm512_loadu_ps(x + p + 16 * a), load16<D>(w, row + p + 16 * a),
+                               acc[a]);
+  for (; p + 16 <= k; p += 16)
+    acc[0] = _mm512_fmadd_ps(_mm512_loadu_ps(x + p), load16<D>(w, row + p), acc[0]);
+  if (p < k) {
+    const __mmask16 mask = __mmask16((1u << (k - p)) - 1u);
+    acc[0] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + p),
+                             load16_masked<D>(w, row + p, mask), acc[0]);
+  }
+  *out = _mm512_reduce_add_ps(
+      _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+}
+
 template <DType D, int M>
 INGOT_TARGET_AVX512 void gemv_dot_t(int64_t k, const float* x, int64_t ldx, const void* w,
                                     int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
-  // Eight weight rows in flight keep more DRAM reads outstanding per core than four
-  // (measured: ~90% vs ~80% of the probe for m = 1); M * R accumulators must fit in
-  // the 32 zmm registers next to the R weight vectors.
+  if constexpr (M == 1) {
+    for (int64_t n = n0; n < n1; ++n) gemv_row<D>(k, x, w, ldw, n, out + (n - n0));
+    return;
+  }
+  // m > 1 (a short prefill in groups of rows of x, W re-read from L2): R weight rows per
+  // step so each x load feeds R FMAs; M * R accumulators must fit in the 32 zmm
+  // registers next to the R weight vectors.
   constexpr int R = M <= 2 ? 8 : 4;
   int64_t n = n0;
   for (; n + R <= n1; n += R) gemv_rows_block<D, M, R>(k, x, ldx, w, ldw, n, out, ldo, n - n0);
@@ -311,10 +343,46 @@ INGOT_TARGET_AVX512 inline void gemv_bf16_block(int64_t k, const uint16_t* xh, c
     for (int r = 0; r < R; ++r) out[i * ldo + j + r] = _mm512_reduce_add_ps(acc[i][r]);
 }
 
+// m = 1 with vdpbf16ps: one weight row at a time, as gemv_row. Two accumulators split k
+// and the low halves of x accumulate apart from the high halves, so no vdpbf16ps waits
+// for the previous one.
+template <bool Split>
+INGOT_TARGET_AVX512 inline void gemv_bf16_row(int64_t k, const uint16_t* xh, const uint16_t* xl,
+                                              const uint16_t* w, int64_t ldw, int64_t n,
+                                              float* out) {
+  __m512 hi[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  __m512 lo[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+  const uint16_t* row = w + n * ldw;
+  auto step = [&](int64_t p, int a, __mmask32 mask) INGOT_TARGET_AVX512 {
+    const __m512bh wv = (__m512bh)_mm512_maskz_loadu_epi16(mask, row + p);
+    hi[a] = _mm512_dpbf16_ps(hi[a], wv, (__m512bh)_mm512_loadu_si512(xh + p));
+    if constexpr (Split) lo[a] = _mm512_dpbf16_ps(lo[a], wv, (__m512bh)_mm512_loadu_si512(xl + p));
+  };
+  int64_t p = 0;
+  for (; p + 64 <= k; p += 64) {
+    step(p, 0, ~__mmask32(0));
+    step(p + 32, 1, ~__mmask32(0));
+  }
+  for (; p + 32 <= k; p += 32) step(p, 0, ~__mmask32(0));
+  if (p < k) step(p, 0, __mmask32((uint64_t(1) << (k - p)) - 1));
+  *out = _mm512_reduce_add_ps(
+      _mm512_add_ps(_mm512_add_ps(hi[0], hi[1]), _mm512_add_ps(lo[0], lo[1])));
+}
+
 template <int M>
 INGOT_TARGET_AVX512 void gemv_bf16_t(int64_t k, const uint16_t* xh, const uint16_t* xl, int64_t ldx,
                                      const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1,
                                      float* out, int64_t ldo) {
+  if constexpr (M == 1) {
+    for (int64_t n = n0; n < n1; ++n) {
+      if (xl == nullptr) {
+        gemv_bf16_row<false>(k, xh, xl, w, ldw, n, out + (n - n0));
+      } else {
+        gemv_bf16_row<true>(k, xh, xl, w, ldw, n, out + (n - n0));
+      }
+    }
+    return;
+  }
   constexpr int R = M <= 2 ? 8 : 4;
   int64_t n = n0;
   if (xl == nullptr) {

@@ -1,0 +1,38 @@
+// The weights a Generator runs on, moved into huge-page memory once.
+//
+// A decode step reads every weight once, so weight streaming speed is decode speed.
+// Weights viewed from a mapped file (an .ingot archive, a safetensors checkpoint) live in
+// the kernel's page cache and are mapped with 4 KiB pages unless the file happens to be
+// cached in 2 MiB folios (it often is not: it depends on how the file was written and
+// read before). Streaming from 4 KiB pages is slower (core/huge_pages.h), so the
+// runtime copies each large mapped weight into huge-page memory
+// when it builds a Generator. Exported programs and their files are untouched; memory
+// stays at one copy of the weights (the mapped pages are released as they are copied).
+// INGOT_HUGE_PAGES=0 keeps the mapped weights as they are.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "ingot/export/program.h"
+
+namespace ingot::runtime {
+
+class HugePageWeights {
+ public:
+  // `program` with every state and constant tensor that views at least kHugePageBytes of
+  // a mapped file re-pointed at a huge-page copy of its storage. Tensors sharing a
+  // storage share its copy, across all programs passed to this object (a decode and a
+  // prefill program of one model end up on the same copies).
+  ExportedProgram apply(const ExportedProgram& program);
+  // Bytes copied so far.
+  int64_t copied_bytes() const { return copied_bytes_; }
+
+ private:
+  Tensor moved(const Tensor& t);
+  std::map<const Storage*, std::shared_ptr<Storage>> copies_;
+  int64_t copied_bytes_ = 0;
+};
+
+}  // namespace ingot::runtime
