@@ -39,6 +39,7 @@
 #include "ingot/models/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
+#include "ingot/runtime/huge_page_weights.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/runtime/program_module.h"
@@ -93,6 +94,10 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
                                                   : ingot::cpu::QuantActivations::Float);
   s.programs = ingot::exporters::programs_of(
       ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o));
+  // The driver keeps its programs (for `logits`): on the same huge-page weights as the
+  // Generator's, so the weights are in memory once (runtime/huge_page_weights.h).
+  ingot::runtime::HugePageWeights huge_pages;
+  for (auto& [name, program] : s.programs) program = huge_pages.apply(program);
   s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
   s.cache_len = cache_len;
   // The bytes a decode step streams: the program's parameters but the embedding table

@@ -8,7 +8,9 @@
 // runtime copies each large mapped weight into huge-page memory
 // when it builds a Generator. Exported programs and their files are untouched; memory
 // stays at one copy of the weights (the mapped pages are released as they are copied).
-// INGOT_HUGE_PAGES=0 keeps the mapped weights as they are.
+// A caller that keeps its own copy of the programs (and runs them too) applies a
+// HugePageWeights to them first: the Generator then finds nothing left to copy and both
+// share one set of weights. INGOT_HUGE_PAGES=0 keeps the mapped weights as they are.
 #pragma once
 
 #include <cstdint>
