@@ -148,7 +148,8 @@ void gemm_shapes(benchmark::internal::Benchmark* b) {
 }
 // K, N
 void gemv_shapes(benchmark::internal::Benchmark* b) {
-  b->Args({4096, 14336})->Args({1024, 3072});
+  // An 8B model's MLP, a 0.6B model's MLP (in L3) and its LM head (622 MB of f32).
+  b->Args({4096, 14336})->Args({1024, 3072})->Args({1024, 151936});
   b->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(1.0);
 }
 

@@ -1,7 +1,10 @@
-// AVX2 + FMA kernels: a 6x16 f32 micro-kernel and the GEMV row streamer. Packing uses the
-// generic packers. Every function carries INGOT_TARGET_AVX2 and is only reached after
-// the run-time CPU check in gemm.cpp.
+// AVX2 + FMA kernels: a 6x16 f32 micro-kernel, the transposing packers for operands
+// contiguous along k (A rows, B in the linear layout; 16-bit data converted on the way)
+// and the GEMV row streamer. Every function carries INGOT_TARGET_AVX2 and is only reached
+// after the run-time CPU check in gemm.cpp.
 #include <immintrin.h>
+
+#include <algorithm>
 
 #include "ingot/ops/cpu/gemm_internal.h"
 
@@ -70,6 +73,119 @@ INGOT_TARGET_AVX2 inline float hsum8(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
+// ---- packing of operands contiguous along k ------------------------------------------
+
+// In-register transpose of an 8x8 f32 block: r[i][j] -> r[j][i].
+INGOT_TARGET_AVX2 inline void transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
+    r[j + 4] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
+  }
+}
+
+// Lanes [0, count) set, for maskstore.
+INGOT_TARGET_AVX2 inline __m256i lane_mask(int64_t count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Transposes a strip of `valid` (<= 8) source lines, each running along k (line j at
+// base + j * ld), into out[p * out_stride + lane] for p < kc and lanes < `store` (lanes
+// >= valid get zeros). 16-bit data is converted on the way; a k tail shorter than 8 is
+// read element by element (no read past a line's end).
+template <DType D>
+INGOT_TARGET_AVX2 void transpose_strip(const void* base, int64_t ld, int64_t valid, int64_t kc,
+                                       float* out, int64_t out_stride, int64_t store) {
+  constexpr int64_t kEsize = D == DType::F32 ? 4 : 2;
+  const __m256i mask = lane_mask(store);
+  for (int64_t p0 = 0; p0 < kc; p0 += 8) {
+    const int64_t kv = std::min<int64_t>(8, kc - p0);
+    __m256 r[8];
+    for (int j = 0; j < 8; ++j) {
+      if (j >= valid) {
+        r[j] = _mm256_setzero_ps();
+        continue;
+      }
+      const int64_t off = j * ld + p0;
+      if (kv == 8) {
+        // Lines are read in short runs; ask for a later part of each one early.
+        _mm_prefetch(static_cast<const char*>(base) + (off + 8) * kEsize + 64, _MM_HINT_T0);
+        r[j] = load8<D>(base, off);
+      } else {
+        alignas(32) float tail[8] = {};
+        for (int64_t p = 0; p < kv; ++p) tail[p] = load_as_float(base, D, off + p);
+        r[j] = _mm256_load_ps(tail);
+      }
+    }
+    transpose8(r);
+    for (int64_t p = 0; p < kv; ++p) {
+      float* dst = out + (p0 + p) * out_stride;
+      if (store == 8)
+        _mm256_storeu_ps(dst, r[p]);
+      else
+        _mm256_maskstore_ps(dst, mask, r[p]);
+    }
+  }
+}
+
+// Packs `lines` source lines (line j at base + j * ld, contiguous along k) into panels of
+// width w (layout in gemm_internal.h): A with rows contiguous along k, or B in the
+// linear layout. A strip may read up to 7 lines past its panel (never past `lines`).
+template <DType D>
+INGOT_TARGET_AVX2 void pack_lines(const void* base, int64_t ld, int64_t lines, int64_t kc, int w,
+                                  float* out) {
+  constexpr int64_t kEsize = D == DType::F32 ? 4 : 2;
+  for (int64_t q0 = 0; q0 < lines; q0 += w) {
+    float* panel = out + (q0 / w) * kc * w;
+    for (int h = 0; h < w; h += 8) {
+      const int64_t first = q0 + h;
+      const int64_t valid = std::clamp<int64_t>(lines - first, 0, 8);
+      const void* src = static_cast<const char*>(base) + first * ld * kEsize;
+      transpose_strip<D>(src, ld, valid, kc, panel + h, w, std::min(8, w - h));
+    }
+  }
+}
+
+void pack_lines_any(DType dt, const void* base, int64_t ld, int64_t lines, int64_t kc, int w,
+                    float* out) {
+  switch (dt) {
+    case DType::F32:
+      return pack_lines<DType::F32>(base, ld, lines, kc, w, out);
+    case DType::BF16:
+      return pack_lines<DType::BF16>(base, ld, lines, kc, w, out);
+    default:
+      return pack_lines<DType::F16>(base, ld, lines, kc, w, out);
+  }
+}
+
+// B in the linear layout (stride_row == 1): B's columns are W's rows.
+void pack_b_avx2(const MatrixView& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, int nr,
+                 float* out) {
+  if (b.stride_row != 1) return pack_b_generic(b, k0, kc, n0, nc, nr, out);
+  pack_lines_any(b.dtype, elem_ptr(b.data, b.dtype, k0 + n0 * b.stride_col), b.stride_col, nc, kc,
+                 nr, out);
+}
+
+// A with rows contiguous along k (stride_col == 1), the usual activation layout.
+void pack_a_avx2(const MatrixView& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, int mr,
+                 float* out) {
+  if (a.stride_col != 1) return pack_a_generic(a, m0, mc, k0, kc, mr, out);
+  pack_lines_any(a.dtype, elem_ptr(a.data, a.dtype, m0 * a.stride_row + k0), a.stride_row, mc, kc,
+                 mr, out);
+}
+
+// ---- GEMV --------------------------------------------------------------------------------
+
 // R weight rows against M rows of x; the k tail (< 8) is done in scalar.
 template <DType D, int M, int R>
 INGOT_TARGET_AVX2 inline void gemv_rows_block(int64_t k, const float* x, int64_t ldx, const void* w,
@@ -95,10 +211,37 @@ INGOT_TARGET_AVX2 inline void gemv_rows_block(int64_t k, const float* x, int64_t
     }
 }
 
+// m = 1 (decode): one weight row at a time, so a thread's range of rows is one
+// sequential read that the hardware prefetchers follow (rows read side by side are
+// several short interleaved streams; docs/runtime.md). Four accumulators split k so the
+// FMA latency chain is not the limit.
+template <DType D>
+INGOT_TARGET_AVX2 inline float gemv_row(int64_t k, const float* x, const void* w, int64_t row) {
+  constexpr int A = 4;
+  __m256 acc[A];
+  for (int a = 0; a < A; ++a) acc[a] = _mm256_setzero_ps();
+  int64_t p = 0;
+  for (; p + 8 * A <= k; p += 8 * A)
+    for (int a = 0; a < A; ++a)
+      acc[a] = _mm256_fmadd_ps(_mm256_loadu_ps(x + p + 8 * a), load8<D>(w, row + p + 8 * a), acc[a]);
+  for (; p + 8 <= k; p += 8)
+    acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + p), load8<D>(w, row + p), acc[0]);
+  float s = hsum8(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+  for (; p < k; ++p) s += x[p] * load_as_float(w, D, row + p);
+  return s;
+}
+
 template <DType D, int M>
 INGOT_TARGET_AVX2 void gemv_dot_t(int64_t k, const float* x, int64_t ldx, const void* w,
                                   int64_t ldw, int64_t n0, int64_t n1, float* out, int64_t ldo) {
-  constexpr int R = 4;
+  if constexpr (M == 1) {
+    for (int64_t n = n0; n < n1; ++n) out[n - n0] = gemv_row<D>(k, x, w, n * ldw);
+    return;
+  }
+  // m > 1 (a short prefill in groups of rows of x, W re-read from L2): R weight rows per
+  // step so each x load feeds R FMAs; M * R accumulators, R weight vectors and one x
+  // vector must fit in the 16 ymm registers.
+  constexpr int R = M <= 2 ? 4 : M == 3 ? 3 : 2;
   int64_t n = n0;
   for (; n + R <= n1; n += R) gemv_rows_block<D, M, R>(k, x, ldx, w, ldw, n, out, ldo, n - n0, D);
   for (; n < n1; ++n) gemv_rows_block<D, M, 1>(k, x, ldx, w, ldw, n, out, ldo, n - n0, D);
@@ -141,8 +284,8 @@ const GemmKernels& avx2_kernels() {
                                  /*kc=*/256,
                                  /*nc=*/kNr * 256,
                                  micro_avx2<kMr, kNv>,
-                                 pack_a_generic,
-                                 pack_b_generic,
+                                 pack_a_avx2,
+                                 pack_b_avx2,
                                  gemv_dot_avx2};
   return table;
 }
