@@ -123,7 +123,7 @@ double max_abs(const std::vector<double>& v) {
 class Int8Activations : public ::testing::TestWithParam<std::tuple<Case, int64_t>> {};
 
 // The portable kernel computes the scheme's definition, stays within the activations'
-// rounding bound of the exact product, and the VNNI kernel equals it.
+// rounding bound of the exact product, and the AVX2 and VNNI kernels equal it.
 TEST_P(Int8Activations, KernelsMatchReference) {
   const auto [c, m] = GetParam();
   const Problem pr = make(c, m, uint32_t(c.k + m));
@@ -135,11 +135,16 @@ TEST_P(Int8Activations, KernelsMatchReference) {
     EXPECT_LE(std::abs(scalar[j] - ref.exact[j]), ref.bound[j] * 1.0001 + 2e-6 * scale)
         << "output " << j;
   }
-  if (!has_vnni())
-    GTEST_SKIP() << "this CPU has no AVX512-VNNI (the portable kernel is checked above)";
-  const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
-  for (size_t j = 0; j < vnni.size(); ++j)
-    EXPECT_NEAR(vnni[j], scalar[j], 2e-6 * scale) << "output " << j;
+  if (cpu_features().avx2_kernels()) {
+    const std::vector<float> avx2 = run(pr, QuantActivations::Int8, QuantIsa::Avx2);
+    for (size_t j = 0; j < avx2.size(); ++j)
+      EXPECT_NEAR(avx2[j], scalar[j], 2e-6 * scale) << "AVX2 output " << j;
+  }
+  if (has_vnni()) {
+    const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
+    for (size_t j = 0; j < vnni.size(); ++j)
+      EXPECT_NEAR(vnni[j], scalar[j], 2e-6 * scale) << "VNNI output " << j;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

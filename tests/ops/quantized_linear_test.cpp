@@ -86,7 +86,9 @@ class QuantizedKernels
 TEST_P(QuantizedKernels, MatchDequantiseMatmulReference) {
   const auto [scheme, m, isa] = GetParam();
   if (isa == cpu::QuantIsa::Avx512 && !cpu_features().avx512_kernels())
-    GTEST_SKIP() << "this CPU has no AVX-512 (the scalar cases cover the kernel)";
+    GTEST_SKIP() << "this CPU has no AVX-512 (the scalar and AVX2 cases cover the kernel)";
+  if (isa == cpu::QuantIsa::Avx2 && !cpu_features().avx2_kernels())
+    GTEST_SKIP() << "this CPU has no AVX2 + FMA + F16C (the scalar cases cover the kernel)";
   cpu::set_quant_isa(isa);
   std::mt19937 rng(7);
   const int64_t n = 70, k = scheme.bits == 8 ? 200 : 256;  // 200: a tail after 16-wide steps
@@ -104,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          Scheme{4, 64, true}, Scheme{4, 128, false},
                                          Scheme{4, 32, true}),
                        ::testing::Values(int64_t(1), int64_t(3), int64_t(9), int64_t(130)),
-                       ::testing::Values(cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx512)));
+                       ::testing::Values(cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2,
+                                         cpu::QuantIsa::Avx512)));
 
 // The decomposition (what backends without a kernel run) equals the kernel, with a bias
 // and batch dims.

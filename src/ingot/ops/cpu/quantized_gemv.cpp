@@ -56,9 +56,15 @@ std::atomic<int64_t>& panel_min_rows() {
   return rows;
 }
 
+// The widest kernel level the CPU runs.
+QuantIsa best_isa() {
+  if (cpu_features().avx512_kernels()) return QuantIsa::Avx512;
+  if (cpu_features().avx2_kernels()) return QuantIsa::Avx2;
+  return QuantIsa::Scalar;
+}
+
 std::atomic<QuantIsa>& active_isa() {
-  static std::atomic<QuantIsa> isa{cpu_features().avx512_kernels() ? QuantIsa::Avx512
-                                                                   : QuantIsa::Scalar};
+  static std::atomic<QuantIsa> isa{best_isa()};
   return isa;
 }
 
@@ -79,7 +85,7 @@ QuantIsa quant_isa() {
 }
 
 QuantIsa set_quant_isa(QuantIsa isa) {
-  if (isa == QuantIsa::Avx512 && !cpu_features().avx512_kernels()) isa = QuantIsa::Scalar;
+  isa = std::min(isa, best_isa());
   active_isa().store(isa);
   return isa;
 }
@@ -103,15 +109,25 @@ int64_t set_quant_panel_min_rows(int64_t rows) {
 
 bool int8_activations_apply(const PackedWeight& w) {
   if (!detail::int8_activation_layout(w)) return false;
-  return quant_isa() == QuantIsa::Scalar || cpu_features().avx512vnni;
+  return quant_isa() != QuantIsa::Avx512 || cpu_features().avx512vnni;
 }
 
 namespace {
 
+void dequantize(QuantIsa isa, const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
+  if (isa == QuantIsa::Avx512)
+    detail::dequantize_rows_avx512(w, r0, r1, out);
+  else if (isa == QuantIsa::Avx2)
+    detail::dequantize_rows_avx2(w, r0, r1, out);
+  else
+    detail::dequantize_rows_scalar(w, r0, r1, out);
+}
+
 // Int8 activations: quantise the x rows once, then per block of W rows every x row.
 void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
                             int64_t ldy) {
-  const bool vnni = quant_isa() == QuantIsa::Avx512;
+  const QuantIsa isa = quant_isa();
+  const bool vnni = isa == QuantIsa::Avx512;
   if (vnni && m >= quant_panel_min_rows()) {
     detail::PanelActivations pa;
     detail::quantize_activation_panels(x, ldx, m, w, pa);
@@ -119,7 +135,7 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
     return;
   }
   detail::Int8Activations a;
-  detail::quantize_activations(x, ldx, m, w.k, w.bits, vnni, a);
+  detail::quantize_activations(x, ldx, m, w.k, w.bits, isa != QuantIsa::Scalar, a);
   // One x row: the whole chunk at once (the kernel streams it as four sequences).
   const int64_t block = m == 1 ? w.n : kInt8BlockRows;
   parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
@@ -128,6 +144,8 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
       for (int64_t i = 0; i < m; ++i) {
         if (vnni)
           detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
+        else if (isa == QuantIsa::Avx2)
+          detail::int8act_rows_avx2(a, i, w, b, e, y + i * ldy);
         else
           detail::int8act_rows_scalar(a, i, w, b, e, y + i * ldy);
       }
@@ -139,10 +157,7 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
 
 void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
   check_layout(w);
-  if (quant_isa() == QuantIsa::Avx512)
-    detail::dequantize_rows_avx512(w, r0, r1, out);
-  else
-    detail::dequantize_rows_scalar(w, r0, r1, out);
+  dequantize(quant_isa(), w, r0, r1, out);
 }
 
 void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
@@ -151,10 +166,10 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
   if (m == 0 || w.n == 0) return;
   if (quant_activations() == QuantActivations::Int8 && int8_activations_apply(w))
     return int8_activation_matmul(x, ldx, m, w, y, ldy);
-  const bool avx512 = quant_isa() == QuantIsa::Avx512;
+  const QuantIsa isa = quant_isa();
   if (m <= kMaxStreamRows) {
     // [m, k] x [n, k]^T, one pass over W per x row, rows of W split over threads.
-    std::vector<float> permuted(avx512 && w.bits == 4 ? size_t(w.k) : 0);
+    std::vector<float> permuted(isa != QuantIsa::Scalar && w.bits == 4 ? size_t(w.k) : 0);
     for (int64_t i = 0; i < m; ++i) {
       const float* xi = x + i * ldx;
       if (!permuted.empty()) {
@@ -163,8 +178,10 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
       }
       float* yi = y + i * ldy;
       parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
-        if (avx512)
+        if (isa == QuantIsa::Avx512)
           detail::quantized_gemv_rows_avx512(xi, w, r0, r1, yi);
+        else if (isa == QuantIsa::Avx2)
+          detail::quantized_gemv_rows_avx2(xi, w, r0, r1, yi);
         else
           detail::quantized_gemv_rows_scalar(x + i * ldx, w, r0, r1, yi);
       });
@@ -177,10 +194,7 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
     std::vector<float> block(size_t(kBlockRows * w.k));
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t r0 = b * kBlockRows, r1 = std::min(w.n, r0 + kBlockRows);
-      if (avx512)
-        detail::dequantize_rows_avx512(w, r0, r1, block.data());
-      else
-        detail::dequantize_rows_scalar(w, r0, r1, block.data());
+      dequantize(isa, w, r0, r1, block.data());
       GemmArgs g;
       g.m = m;
       g.n = r1 - r0;

@@ -14,7 +14,7 @@
 //
 // Small m (decode) streams each packed row once per x row and dequantises in registers;
 // larger m (prefill) dequantises blocks of rows into f32 and runs cpu::gemm on them.
-// Both spread rows of W over the thread pool. AVX-512 code is picked at run time.
+// Both spread rows of W over the thread pool. AVX-512 or AVX2 code is picked at run time.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +43,9 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
 // The f32 weights of rows [r0, r1): out[(r - r0) * k + c] = W[r, c].
 void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
 
-// Kernel selection for tests and benchmarks: AVX-512 when the CPU has it, else scalar.
-enum class QuantIsa { Scalar, Avx512 };
+// Kernel selection for tests and benchmarks: AVX-512 when the CPU has it, else AVX2 (with
+// FMA and F16C), else scalar.
+enum class QuantIsa { Scalar, Avx2, Avx512 };
 QuantIsa quant_isa();
 QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
 
@@ -55,15 +56,17 @@ QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
 //    conformance checks compare with).
 //  - Int8: each x row is quantised to int8 in blocks of 32 along k (s = max|x| / 127,
 //    q = round(x / s): llama.cpp's Q8_0 activations) and multiplied with integer dot
-//    products (AVX512-VNNI vpdpbusd); per 32-block the int32 sum is scaled by s_x * s_w.
-//    Up to a few x rows (decode) a per-row kernel streams W; from quant_panel_min_rows()
-//    rows (prefill) a GEMM with 16 x rows per register reads W once per 16-32 x rows.
+//    products (AVX512-VNNI vpdpbusd, or AVX2 vpmaddubsw + vpmaddwd); per 32-block the int32
+//    sum is scaled by s_x * s_w.
+//    Up to a few x rows (decode) a per-row kernel streams W; on AVX512-VNNI, from
+//    quant_panel_min_rows() rows (prefill) a GEMM with 16 x rows per register reads W once
+//    per 16-32 x rows (AVX2 runs the per-row kernel over blocks of W rows that stay in L1).
 //    Faster, and off the exact result by the activations' rounding (at most
 //    sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity). Layouts it covers:
 //    bits 8 with one group per row (G == k) and no zero points (what the export packs), bits 4 with
 //    G in {32, 64} or a multiple of 128, with or without zero points. Other layouts, and an AVX-512
 //    CPU without VNNI, run the Float path; QuantIsa::Scalar runs the portable int8 kernel (the
-//    reference the VNNI kernel is tested against).
+//    reference the VNNI and AVX2 kernels are tested against).
 enum class QuantActivations { Float, Int8 };
 QuantActivations quant_activations();
 QuantActivations set_quant_activations(QuantActivations a);  // returns the previous one

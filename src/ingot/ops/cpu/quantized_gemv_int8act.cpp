@@ -35,8 +35,8 @@ void quantize_row(const float* x, int64_t k, int8_t* q, float* scales) {
   }
 }
 
-// The VNNI arrays of row i (layout: quantized_gemv_internal.h).
-void vnni_layout_row(Int8Activations& a, int64_t i) {
+// The lane-layout arrays of row i (quantized_gemv_internal.h).
+void lane_layout_row(Int8Activations& a, int64_t i) {
   const int8_t* q = a.q.data() + i * a.k;
   const float* xs = a.block_scales.data() + i * a.blocks;
   int8_t* p = a.packed.data() + i * a.kp;
@@ -73,7 +73,7 @@ bool int8_activation_layout(const PackedWeight& w) {
 }
 
 void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int bits,
-                          bool vnni_layout, Int8Activations& a) {
+                          bool lane_layout, Int8Activations& a) {
   a.bits = bits;
   a.m = m;
   a.k = k;
@@ -83,7 +83,7 @@ void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int
   a.lanes = a.kp / (bits == 8 ? 4 : 8);
   a.q.resize(size_t(m * k));
   a.block_scales.resize(size_t(m * a.blocks));
-  if (vnni_layout) {
+  if (lane_layout) {
     a.packed.resize(size_t(m * a.kp));
     a.lane_scales.resize(size_t(m * a.lanes));
     a.lane_sums.resize(size_t(m * a.lanes));
@@ -91,7 +91,7 @@ void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int
   }
   for (int64_t i = 0; i < m; ++i) {
     quantize_row(x + i * ldx, k, a.q.data() + i * k, a.block_scales.data() + i * a.blocks);
-    if (vnni_layout) vnni_layout_row(a, i);
+    if (lane_layout) lane_layout_row(a, i);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #define INGOT_TARGET_AVX512_QUANT \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma,f16c")))
+#define INGOT_TARGET_AVX2_QUANT __attribute__((target("avx2,fma,f16c")))
 #define INGOT_TARGET_AVX512_VNNI \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,fma,f16c")))
 
@@ -22,14 +23,18 @@ void permute_int4_activations(const float* x, int64_t k, float* out);
 // bits 4: x permuted by permute_int4_activations.
 void quantized_gemv_rows_avx512(const float* x, const PackedWeight& w, int64_t r0, int64_t r1,
                                 float* y);
+// bits 4: x permuted by permute_int4_activations (as for AVX-512).
+void quantized_gemv_rows_avx2(const float* x, const PackedWeight& w, int64_t r0, int64_t r1,
+                              float* y);
 void dequantize_rows_scalar(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
+void dequantize_rows_avx2(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
 void dequantize_rows_avx512(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
 
 // --- Int8 activations (QuantActivations::Int8) ---------------------------------------
 //
 // x rows [m, k] quantised per block of 32 along k: xs[b] = max|x in b| / 127,
-// q[c] = round(x[c] / xs[b]) in [-127, 127] (the last block may be short). The VNNI
-// kernels read the same integers in their dot-product order, as 32-bit lanes (4 bytes per
+// q[c] = round(x[c] / xs[b]) in [-127, 127] (the last block may be short). The VNNI and
+// AVX2 kernels read the same integers in their dot-product order, as 32-bit lanes (4 bytes per
 // lane per vpdpbusd operand):
 //  - bits 8: packed = q padded with zeros to kp (a multiple of 64); lane L holds
 //    q[4L .. 4L + 3].
@@ -44,22 +49,25 @@ struct Int8Activations {
   int64_t m = 0, k = 0, blocks = 0, kp = 0, lanes = 0;
   std::vector<int8_t> q;            // [m, k]
   std::vector<float> block_scales;  // [m, blocks]
-  std::vector<int8_t> packed;       // [m, kp]     (VNNI layout only)
-  std::vector<float> lane_scales;   // [m, lanes]  (VNNI layout only)
-  std::vector<int32_t> lane_sums;   // [m, lanes]  (VNNI layout only)
-  std::vector<int32_t> lane_init;   // [m, lanes]  (VNNI layout only)
+  std::vector<int8_t> packed;       // [m, kp]     (lane layout only)
+  std::vector<float> lane_scales;   // [m, lanes]  (lane layout only)
+  std::vector<int32_t> lane_sums;   // [m, lanes]  (lane layout only)
+  std::vector<int32_t> lane_init;   // [m, lanes]  (lane layout only)
 };
 
 // Whether the int8-activation kernels cover w's layout (see QuantActivations).
 bool int8_activation_layout(const PackedWeight& w);
-// Quantises x rows (ldx apart) for weights of `bits`; `vnni_layout` adds the VNNI arrays.
+// Quantises x rows (ldx apart) for weights of `bits`; `lane_layout` adds the arrays of the
+// VNNI / AVX2 kernels.
 void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int bits,
-                          bool vnni_layout, Int8Activations& out);
+                          bool lane_layout, Int8Activations& out);
 // y[r] for r in [r0, r1) from activation row i: sum over 32-blocks b (group g of b) of
 // xs[b] * s[r, g] * sum_{c in b} (q_w[r, c] - z[r, g]) * q_x[c].
 void int8act_rows_scalar(const Int8Activations& a, int64_t i, const PackedWeight& w, int64_t r0,
                          int64_t r1, float* y);
 void int8act_rows_vnni(const Int8Activations& a, int64_t i, const PackedWeight& w, int64_t r0,
+                       int64_t r1, float* y);
+void int8act_rows_avx2(const Int8Activations& a, int64_t i, const PackedWeight& w, int64_t r0,
                        int64_t r1, float* y);
 
 // --- Prefill GEMM with int8 activations (quantized_gemm_vnni.cpp) ---------------------
