@@ -134,8 +134,17 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
     detail::int8act_gemm_vnni(pa, w, y, ldy);
     return;
   }
-  detail::Int8Activations a;
+  // Reused: no allocation per call once sized. (A reference, so that the pool's tasks read
+  // this thread's buffers, not their own thread_local ones.)
+  thread_local detail::Int8Activations reused;
+  detail::Int8Activations& a = reused;
   detail::quantize_activations(x, ldx, m, w.k, w.bits, isa != QuantIsa::Scalar, a);
+  if (isa == QuantIsa::Avx2) {  // the kernel visits every x row per W row itself
+    parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
+      detail::int8act_rows_avx2(a, w, r0, r1, y, ldy);
+    });
+    return;
+  }
   // One x row: the whole chunk at once (the kernel streams it as four sequences).
   const int64_t block = m == 1 ? w.n : kInt8BlockRows;
   parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
@@ -144,8 +153,6 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
       for (int64_t i = 0; i < m; ++i) {
         if (vnni)
           detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
-        else if (isa == QuantIsa::Avx2)
-          detail::int8act_rows_avx2(a, i, w, b, e, y + i * ldy);
         else
           detail::int8act_rows_scalar(a, i, w, b, e, y + i * ldy);
       }
@@ -169,7 +176,8 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
   const QuantIsa isa = quant_isa();
   if (m <= kMaxStreamRows) {
     // [m, k] x [n, k]^T, one pass over W per x row, rows of W split over threads.
-    std::vector<float> permuted(isa != QuantIsa::Scalar && w.bits == 4 ? size_t(w.k) : 0);
+    thread_local std::vector<float> permuted;  // reused: no allocation per call once sized
+    permuted.resize(isa != QuantIsa::Scalar && w.bits == 4 ? size_t(w.k) : 0);
     for (int64_t i = 0; i < m; ++i) {
       const float* xi = x + i * ldx;
       if (!permuted.empty()) {

@@ -47,93 +47,123 @@ INGOT_TARGET_AVX2_QUANT inline __m256i load_partial(const uint8_t* p, int64_t va
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(buf));
 }
 
-// One 32-block t (8 lanes) of an 8-bit weight row (its bytes wv): acc += the block's lane
-// sums times the activation scales.
-INGOT_TARGET_AVX2_QUANT inline void block_int8(const int8_t* xq, const float* xs, int64_t t,
-                                              __m256i wv, __m256& acc) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 32 * t));
-  const __m256 sv = _mm256_loadu_ps(xs + 8 * t);
+// Kernels over M activation rows i0 .. i0 + M against one weight row r: the weight bytes
+// are loaded and prepared once per step and used for every x row; out[m] = y[i0 + m, r].
+// M = 1 (decode) keeps U steps in flight, each into its own accumulator (the FMA chain's
+// latency, not the loads, would otherwise bound a single row); M = 4 (prefill) has four
+// independent chains already.
+
+// One 32-block t (8 lanes) of 8-bit weights wv: acc[m] += the block's lane sums for x row
+// i0 + m times its activation scales.
+template <int M>
+INGOT_TARGET_AVX2_QUANT inline void block_int8(const Int8Activations& a, int64_t i0, int64_t t,
+                                              __m256i wv, __m256* acc) {
   const __m256i sw = _mm256_xor_si256(wv, _mm256_set1_epi8(char(0x80)));  // w - 128, signed
-  const __m256i p16 = _mm256_maddubs_epi16(_mm256_abs_epi8(sw), _mm256_sign_epi8(xv, sw));
-  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(p16, ones)), sv, acc);
+  const __m256i aw = _mm256_abs_epi8(sw);
+  for (int m = 0; m < M; ++m) {
+    const __m256i xv = load32(a.packed.data() + (i0 + m) * a.kp + 32 * t);
+    const __m256 sv = _mm256_loadu_ps(a.lane_scales.data() + (i0 + m) * a.lanes + 8 * t);
+    const __m256i p16 = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(xv, sw));
+    acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1))),
+                             sv, acc[m]);
+  }
 }
 
-// 8-bit weights, one scale per row, fixed zero 128: row r. U blocks in flight, each into
-// its own accumulator (the FMA chain's latency, not the loads, would otherwise bound it).
-template <int U>
-INGOT_TARGET_AVX2_QUANT float row_int8(const Int8Activations& a, int64_t i, const PackedWeight& w,
-                                       int64_t r) {
-  const int8_t* xq = a.packed.data() + i * a.kp;
-  const float* xs = a.lane_scales.data() + i * a.lanes;
+// 8-bit weights, one scale per row, fixed zero 128.
+template <int M, int U>
+INGOT_TARGET_AVX2_QUANT void row_int8(const Int8Activations& a, int64_t i0, const PackedWeight& w,
+                                      int64_t r, float* out) {
   const uint8_t* row = w.q + r * w.k;
-  __m256 acc[U];
-  for (int u = 0; u < U; ++u) acc[u] = _mm256_setzero_ps();
+  __m256 acc[U][M];
+  for (int u = 0; u < U; ++u)
+    for (int m = 0; m < M; ++m) acc[u][m] = _mm256_setzero_ps();
   const int64_t full = w.k / 32, tail = w.k % 32;
   int64_t t = 0;
   for (; t + U <= full; t += U)
-    for (int u = 0; u < U; ++u) block_int8(xq, xs, t + u, load32(row + 32 * (t + u)), acc[u]);
-  for (; t < full; ++t) block_int8(xq, xs, t, load32(row + 32 * t), acc[0]);
+    for (int u = 0; u < U; ++u) block_int8<M>(a, i0, t + u, load32(row + 32 * (t + u)), acc[u]);
+  for (; t < full; ++t) block_int8<M>(a, i0, t, load32(row + 32 * t), acc[0]);
   // x is zero-padded; the weights' padding is 128 (zero after the flip)
-  if (tail) block_int8(xq, xs, full, load_partial(row + 32 * full, tail, 0x80), acc[0]);
-  for (int u = 1; u < U; ++u) acc[0] = _mm256_add_ps(acc[0], acc[u]);
-  return w.scales[r] * hsum(acc[0]);
+  if (tail) block_int8<M>(a, i0, full, load_partial(row + 32 * full, tail, 0x80), acc[0]);
+  for (int m = 0; m < M; ++m) {
+    for (int u = 1; u < U; ++u) acc[0][m] = _mm256_add_ps(acc[0][m], acc[u][m]);
+    out[m] = w.scales[r] * hsum(acc[0][m]);
+  }
+}
+
+// [p[0], p[1], 0, 0] (kTwo) or [p[0], 0, 0, 0].
+template <bool kTwo>
+INGOT_TARGET_AVX2_QUANT inline __m128 scale_pair(const float* p) {
+  return kTwo ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))) : _mm_load_ss(p);
 }
 
 // 4-bit weights, taken in steps of 64 weights (32 bytes): step c (weights c .. c + 63) is
 // half h = (c / 64) % 2 of chunk t = c / 128 of the lane layout, so its low nibbles meet
 // packed x [128t + 32h, + 32) (the even weights), its high nibbles packed x
-// [128t + 64 + 32h, + 32) (the odd ones), and lane l of the step (lane 16t + 8h + l of the
+// [128t + 64 + 32h, + 32) (the odd ones), and lane l of the step (lane c / 8 + l of the
 // layout) covers weights c + 8l .. c + 8l + 7. A lane lies inside one group (G a multiple
 // of 32): with kG32 a full step spans groups g (lanes 0-3) and g + 1 (lanes 4-7), else
 // only group g. kShort: the row's last 32 weights (k % 64 == 32), lanes 4-7 padding (zero
-// activations and scales; the weight bytes are not read past the row). acc += the step's
-// lane sums times the activation and weight scales.
-template <bool kG32, bool kZeros, bool kShort>
-INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t i,
+// activations and scales; the weight bytes are not read past the row). acc[m] += the
+// step's lane sums for x row i0 + m times the activation and weight scales.
+template <int M, bool kG32, bool kZeros, bool kShort>
+INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t i0,
                                              const PackedWeight& w, int64_t r, int64_t c,
-                                             int64_t g, __m256& acc) {
-  const int64_t t = c / 128, h = (c / 64) % 2, lane = i * a.lanes + 16 * t + 8 * h;
-  const int8_t* xh = a.packed.data() + i * a.kp + 128 * t + 32 * h;
+                                             int64_t g, __m256* acc) {
+  const int64_t x_at = 128 * (c / 128) + 32 * ((c / 64) % 2), lane = c / 8;
   const __m256i low = _mm256_set1_epi8(0x0F);
   const uint8_t* bytes = w.q + r * (w.k / 2) + c / 2;
   const __m256i b = kShort ? load_partial(bytes, 16, 0) : load32(bytes);
   const __m256i lo = _mm256_and_si256(b, low);
   const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), low);
-  const __m256i p16 = _mm256_add_epi16(_mm256_maddubs_epi16(lo, load32(xh)),
-                                       _mm256_maddubs_epi16(hi, load32(xh + 64)));
   const float* sc = w.scales + r * w.groups();
   constexpr bool kTwo = kG32 && !kShort;  // lanes 4-7 belong to group g + 1
-  __m256 s;                               // the weight scale of each lane
-  if constexpr (kTwo)
-    s = _mm256_set_m128(_mm_set1_ps(sc[g + 1]), _mm_set1_ps(sc[g]));
-  else if constexpr (kShort)
-    s = _mm256_set_m128(_mm_setzero_ps(), _mm_set1_ps(sc[g]));
+  // G 32: the groups are the activation blocks, so each lane's scale s_w * s_x is one of
+  // two products [s_w[g] s_x[g], s_w[g+1] s_x[g+1]] spread over lanes 0-3 and 4-7 (a short
+  // step: the second product is 0). Otherwise s_w[g] times the lanes' activation scales.
+  const __m256i pair = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+  __m128 ws_pair;
+  __m256 ws;
+  if constexpr (kG32)
+    ws_pair = scale_pair<kTwo>(sc + g);
   else
-    s = _mm256_set1_ps(sc[g]);
-  __m256i start;  // -z * (the lane's activation sum)
+    ws = _mm256_set1_ps(sc[g]);
+  __m256i z;  // the zero point of each lane
   if constexpr (kZeros) {
     const uint8_t* zp = w.zeros + r * w.groups();
-    const __m256i z = kTwo ? _mm256_set_m128i(_mm_set1_epi32(zp[g + 1]), _mm_set1_epi32(zp[g]))
-                           : _mm256_set1_epi32(zp[g]);
-    start = _mm256_sub_epi32(_mm256_setzero_si256(),
-                             _mm256_mullo_epi32(z, load32(a.lane_sums.data() + lane)));
-  } else {
-    start = load32(a.lane_init.data() + lane);
+    z = kTwo ? _mm256_set_m128i(_mm_set1_epi32(zp[g + 1]), _mm_set1_epi32(zp[g]))
+             : _mm256_set1_epi32(zp[g]);
   }
-  const __m256i dot = _mm256_add_epi32(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)), start);
-  acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot),
-                        _mm256_mul_ps(s, _mm256_loadu_ps(a.lane_scales.data() + lane)), acc);
+  for (int m = 0; m < M; ++m) {
+    const int8_t* xh = a.packed.data() + (i0 + m) * a.kp + x_at;
+    const int64_t l = (i0 + m) * a.lanes + lane;
+    const __m256i p16 = _mm256_add_epi16(_mm256_maddubs_epi16(lo, load32(xh)),
+                                         _mm256_maddubs_epi16(hi, load32(xh + 64)));
+    // Each lane starts from -z * (its activation sum).
+    const __m256i start =
+        kZeros ? _mm256_sub_epi32(_mm256_setzero_si256(),
+                                  _mm256_mullo_epi32(z, load32(a.lane_sums.data() + l)))
+               : load32(a.lane_init.data() + l);
+    const __m256i dot = _mm256_add_epi32(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)), start);
+    __m256 scale;
+    if constexpr (kG32)
+      scale = _mm256_permutevar8x32_ps(
+          _mm256_castps128_ps256(
+              _mm_mul_ps(ws_pair, scale_pair<kTwo>(a.block_scales.data() + (i0 + m) * a.blocks + g))),
+          pair);
+    else
+      scale = _mm256_mul_ps(ws, _mm256_loadu_ps(a.lane_scales.data() + l));
+    acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), scale, acc[m]);
+  }
 }
 
-// 4-bit weights: row r, U steps in flight (as for row_int8). The group of each step is
-// counted rather than divided: g = 64 st / G advances by 2 per step for G 32, by 1 every
-// G / 64 steps otherwise.
-template <int U, bool kG32, bool kZeros>
-INGOT_TARGET_AVX2_QUANT float row_int4(const Int8Activations& a, int64_t i, const PackedWeight& w,
-                                       int64_t r) {
-  __m256 acc[U];
-  for (int u = 0; u < U; ++u) acc[u] = _mm256_setzero_ps();
+// 4-bit weights. The group of each step is counted rather than divided: g = 64 st / G
+// advances by 2 per step for G 32, by 1 every G / 64 steps otherwise.
+template <int M, int U, bool kG32, bool kZeros>
+INGOT_TARGET_AVX2_QUANT void row_int4(const Int8Activations& a, int64_t i0, const PackedWeight& w,
+                                      int64_t r, float* out) {
+  __m256 acc[U][M];
+  for (int u = 0; u < U; ++u)
+    for (int m = 0; m < M; ++m) acc[u][m] = _mm256_setzero_ps();
   const int64_t steps_per_group = kG32 ? 1 : w.group / 64;
   int64_t g = 0, left = steps_per_group;
   const auto advance = [&]() {
@@ -146,34 +176,52 @@ INGOT_TARGET_AVX2_QUANT float row_int4(const Int8Activations& a, int64_t i, cons
   int64_t st = 0;
   for (; st + U <= full; st += U)
     for (int u = 0; u < U; ++u) {
-      step_int4<kG32, kZeros, false>(a, i, w, r, 64 * (st + u), g, acc[u]);
+      step_int4<M, kG32, kZeros, false>(a, i0, w, r, 64 * (st + u), g, acc[u]);
       advance();
     }
   for (; st < full; ++st) {
-    step_int4<kG32, kZeros, false>(a, i, w, r, 64 * st, g, acc[0]);
+    step_int4<M, kG32, kZeros, false>(a, i0, w, r, 64 * st, g, acc[0]);
     advance();
   }
-  if (w.k % 64) step_int4<kG32, kZeros, true>(a, i, w, r, 64 * full, g, acc[0]);
-  for (int u = 1; u < U; ++u) acc[0] = _mm256_add_ps(acc[0], acc[u]);
-  return hsum(acc[0]);
+  if (w.k % 64) step_int4<M, kG32, kZeros, true>(a, i0, w, r, 64 * full, g, acc[0]);
+  for (int m = 0; m < M; ++m) {
+    for (int u = 1; u < U; ++u) acc[0][m] = _mm256_add_ps(acc[0][m], acc[u][m]);
+    out[m] = hsum(acc[0][m]);
+  }
+}
+
+template <int M, int U>
+INGOT_TARGET_AVX2_QUANT void row(const Int8Activations& a, int64_t i0, const PackedWeight& w,
+                                 int64_t r, float* out) {
+  const bool g32 = w.group == 32;
+  if (w.bits == 8)
+    row_int8<M, U>(a, i0, w, r, out);
+  else if (w.zeros)
+    g32 ? row_int4<M, U, true, true>(a, i0, w, r, out) : row_int4<M, U, false, true>(a, i0, w, r, out);
+  else
+    g32 ? row_int4<M, U, true, false>(a, i0, w, r, out)
+        : row_int4<M, U, false, false>(a, i0, w, r, out);
 }
 
 }  // namespace
 
-// One row at a time with four blocks in flight: each thread reads one sequential stream
-// (on Zen 3 faster than interleaving rows; measured with BM_QuantizedGemv).
-INGOT_TARGET_AVX2_QUANT void int8act_rows_avx2(const Int8Activations& a, int64_t i,
-                                               const PackedWeight& w, int64_t r0, int64_t r1,
-                                               float* y) {
-  constexpr int U = 4;
-  const bool g32 = w.group == 32;
+// Each W row once, against the x rows four at a time (one at a time with four steps in
+// flight for decode): a thread reads one sequential stream of weights (on Zen 3 faster
+// than interleaving rows; BM_QuantizedGemv), and the row's bytes stay in L1 while the x
+// rows pass.
+INGOT_TARGET_AVX2_QUANT void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w,
+                                               int64_t r0, int64_t r1, float* y, int64_t ldy) {
+  float out[4];
   for (int64_t r = r0; r < r1; ++r) {
-    if (w.bits == 8)
-      y[r] = row_int8<U>(a, i, w, r);
-    else if (w.zeros)
-      y[r] = g32 ? row_int4<U, true, true>(a, i, w, r) : row_int4<U, false, true>(a, i, w, r);
-    else
-      y[r] = g32 ? row_int4<U, true, false>(a, i, w, r) : row_int4<U, false, false>(a, i, w, r);
+    int64_t i = 0;
+    for (; i + 4 <= a.m; i += 4) {
+      row<4, 1>(a, i, w, r, out);
+      for (int m = 0; m < 4; ++m) y[(i + m) * ldy + r] = out[m];
+    }
+    for (; i < a.m; ++i) {
+      row<1, 4>(a, i, w, r, out);
+      y[i * ldy + r] = out[0];
+    }
   }
 }
 

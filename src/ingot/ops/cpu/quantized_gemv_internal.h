@@ -67,8 +67,9 @@ void int8act_rows_scalar(const Int8Activations& a, int64_t i, const PackedWeight
                          int64_t r1, float* y);
 void int8act_rows_vnni(const Int8Activations& a, int64_t i, const PackedWeight& w, int64_t r0,
                        int64_t r1, float* y);
-void int8act_rows_avx2(const Int8Activations& a, int64_t i, const PackedWeight& w, int64_t r0,
-                       int64_t r1, float* y);
+// Every x row of `a` at once: y[i, r] (rows ldy apart) for i < a.m, r in [r0, r1).
+void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w, int64_t r0, int64_t r1,
+                       float* y, int64_t ldy);
 
 // --- Prefill GEMM with int8 activations (quantized_gemm_vnni.cpp) ---------------------
 //
