@@ -18,6 +18,11 @@
 namespace ingot::cpu::attn {
 namespace {
 
+// The register tiles below are arrays indexed by small constant-trip loops; every such
+// loop carries `#pragma GCC unroll` so that the arrays become registers (GCC 12 does not
+// unroll an outer row loop around an unrolled inner one by itself, and then keeps the
+// accumulators in memory: a store per FMA).
+
 const uint16_t* bits(const Half* p) {
   return reinterpret_cast<const uint16_t*>(p);
 }
@@ -61,26 +66,35 @@ template <typename T, int R, int J>
 INGOT_AVX2_MATH void scores_tile(const float* q, int64_t e, const T* k, int64_t ks, float scale,
                                  float* sc, int64_t ldsc) {
   __m256 acc[R][J];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
     for (int u = 0; u < J; ++u) acc[r][u] = _mm256_setzero_ps();
   }
   const int64_t e8 = e & ~int64_t(7);
   for (int64_t c = 0; c < e8; c += 8) {
     __m256 kv[J];
+#pragma GCC unroll 8
     for (int u = 0; u < J; ++u) kv[u] = load8(k + u * ks + c);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256 qv = _mm256_loadu_ps(q + r * e + c);
+#pragma GCC unroll 8
       for (int u = 0; u < J; ++u) acc[r][u] = _mm256_fmadd_ps(qv, kv[u], acc[r][u]);
     }
   }
   if (e8 < e) {  // zero-filled tails on both sides, so stale lanes cannot make 0 * inf
     __m256 kv[J];
+#pragma GCC unroll 8
     for (int u = 0; u < J; ++u) kv[u] = load8_tail(k + u * ks + e8, e - e8);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256 qv = load8_tail(q + r * e + e8, e - e8);
+#pragma GCC unroll 8
       for (int u = 0; u < J; ++u) acc[r][u] = _mm256_fmadd_ps(qv, kv[u], acc[r][u]);
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     if constexpr (J == 4) {
       const __m128 s = hsum4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
@@ -117,33 +131,46 @@ template <typename T, int R, bool kFull>
 INGOT_AVX2_MATH void accumulate_strip(const float* p, int64_t ldp, const T* v, int64_t vs,
                                       int64_t nk, int64_t cols, float* acc, int64_t lda) {
   __m256i mk[4];
+#pragma GCC unroll 8
   for (int u = 0; u < 4; ++u) mk[u] = tail_mask8(cols - 8 * u);
   __m256 a[R][4];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
     for (int u = 0; u < 4; ++u) {
-      a[r][u] = kFull ? _mm256_loadu_ps(acc + r * lda + 8 * u)
-                      : _mm256_maskload_ps(acc + r * lda + 8 * u, mk[u]);
+      if constexpr (kFull) {
+        a[r][u] = _mm256_loadu_ps(acc + r * lda + 8 * u);
+      } else {
+        a[r][u] = _mm256_maskload_ps(acc + r * lda + 8 * u, mk[u]);
+      }
     }
   }
   for (int64_t j = 0; j < nk; ++j) {
     const T* vr = v + j * vs;
     __m256 vv[4];
+#pragma GCC unroll 8
     for (int u = 0; u < 4; ++u) {
-      const int64_t left = cols - 8 * u;
-      if (kFull || left >= 8) {
+      if constexpr (kFull) {
         vv[u] = load8(vr + 8 * u);
       } else {
-        vv[u] = left > 0 ? load8_tail(vr + 8 * u, left) : _mm256_setzero_ps();
+        const int64_t left = cols - 8 * u;
+        vv[u] = left >= 8  ? load8(vr + 8 * u)
+                : left > 0 ? load8_tail(vr + 8 * u, left)
+                           : _mm256_setzero_ps();
       }
     }
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const __m256 pb = _mm256_broadcast_ss(p + r * ldp + j);
+#pragma GCC unroll 8
       for (int u = 0; u < 4; ++u) a[r][u] = _mm256_fmadd_ps(pb, vv[u], a[r][u]);
     }
   }
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
     for (int u = 0; u < 4; ++u) {
-      if (kFull) {
+      if constexpr (kFull) {
         _mm256_storeu_ps(acc + r * lda + 8 * u, a[r][u]);
       } else {
         _mm256_maskstore_ps(acc + r * lda + 8 * u, mk[u], a[r][u]);
