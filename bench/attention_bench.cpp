@@ -10,6 +10,7 @@
 #include <random>
 
 #include "bench_common.h"
+#include "ingot/ops/cpu/attention.h"
 #include "ingot/ops/functional.h"
 
 namespace {
@@ -26,9 +27,13 @@ Tensor random_tensor(const ingot::IntShape& shape, DType t, uint32_t seed) {
   return ingot::to(f, t);
 }
 
+// generic: force the portable kernels (the path CPUs without AVX2 / AVX-512 take; the
+// baseline the ISA kernels are measured against).
 void run_attention(benchmark::State& state, DType t, int64_t lq, int64_t s, bool causal,
-                   int64_t kHq = 32) {
+                   int64_t kHq = 32, bool generic = false) {
   constexpr int64_t kHkv = 8, kE = 128;
+  ingot::cpu::set_attention_isa(generic ? ingot::cpu::AttentionIsa::Generic
+                                        : ingot::cpu::AttentionIsa::Auto);
   Tensor q = random_tensor({1, kHq, lq, kE}, t, 1);
   Tensor k = random_tensor({1, kHkv, s, kE}, t, 2);
   Tensor v = random_tensor({1, kHkv, s, kE}, t, 3);
@@ -38,6 +43,7 @@ void run_attention(benchmark::State& state, DType t, int64_t lq, int64_t s, bool
                                                      /*enable_gqa=*/true);
     benchmark::DoNotOptimize(out.raw_data());
   }
+  ingot::cpu::set_attention_isa(ingot::cpu::AttentionIsa::Auto);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
       double(state.iterations());
@@ -61,42 +67,53 @@ void BM_AttentionDecodeF32(benchmark::State& state) {
 void BM_AttentionDecodeBF16(benchmark::State& state) {
   run_attention(state, DType::BF16, 1, 4096, false);
 }
-// One Qwen3-0.6B decode step's attention over a cache of state.range(0) entries (the
-// 4-byte or 2-byte cache stays cache-resident here, as it does not in a 28-layer model).
+// One Qwen3-0.6B decode step's attention over a cache of S = state.range(0) entries (the
+// cache stays cache-resident here, as it does not in a 28-layer model); state.range(1)
+// = 1 forces the generic kernels.
 void BM_AttentionDecodeQwen3F32(benchmark::State& state) {
-  run_attention(state, DType::F32, 1, state.range(0), false, 16);
+  run_attention(state, DType::F32, 1, state.range(0), false, 16, state.range(1) != 0);
 }
 void BM_AttentionDecodeQwen3BF16(benchmark::State& state) {
-  run_attention(state, DType::BF16, 1, state.range(0), false, 16);
+  run_attention(state, DType::BF16, 1, state.range(0), false, 16, state.range(1) != 0);
 }
 void BM_AttentionDecodeQwen3F16(benchmark::State& state) {
-  run_attention(state, DType::F16, 1, state.range(0), false, 16);
+  run_attention(state, DType::F16, 1, state.range(0), false, 16, state.range(1) != 0);
 }
 void BM_AttentionPrefillCausalF32(benchmark::State& state) {
-  run_attention(state, DType::F32, 512, 512, true);
+  run_attention(state, DType::F32, 512, 512, true, 32, state.range(0) != 0);
 }
 void BM_AttentionPrefillCausalBF16(benchmark::State& state) {
-  run_attention(state, DType::BF16, 512, 512, true);
+  run_attention(state, DType::BF16, 512, 512, true, 32, state.range(0) != 0);
 }
 
 BENCHMARK(BM_AttentionDecodeF32)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AttentionDecodeBF16)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AttentionDecodeQwen3F32)
-    ->RangeMultiplier(2)
-    ->Range(64, 1024)
+    ->ArgsProduct({{64, 128, 256, 512, 1024}, {0, 1}})
+    ->ArgNames({"S", "generic"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AttentionDecodeQwen3BF16)
-    ->RangeMultiplier(2)
-    ->Range(64, 1024)
+    ->ArgsProduct({{64, 128, 256, 512, 1024}, {0, 1}})
+    ->ArgNames({"S", "generic"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_AttentionDecodeQwen3F16)
-    ->RangeMultiplier(2)
-    ->Range(64, 1024)
+    ->ArgsProduct({{64, 128, 256, 512, 1024}, {0, 1}})
+    ->ArgNames({"S", "generic"})
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_AttentionPrefillCausalF32)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_AttentionPrefillCausalBF16)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionPrefillCausalF32)
+    ->ArgName("generic")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AttentionPrefillCausalBF16)
+    ->ArgName("generic")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
