@@ -1,7 +1,10 @@
 #include "ingot/ops/cpu/attention.h"
 
+#include <cfloat>
 #include <limits>
 
+#include "ingot/core/cpu_features.h"
+#include "ingot/ops/cpu/attention_kernels.h"
 #include "ingot/ops/registry.h"
 #include "op_test_util.h"
 
@@ -103,6 +106,8 @@ const AttnCase kCases[] = {
     {1, 4, 1, 1, 1500, 32, 32},                         // decode long enough to split keys
     {1, 4, 1, 1, 1500, 32, 32, true},                   // decode + causal: only key 0 visible
     {1, 4, 2, 2, 1100, 32, 32, false, MaskKind::Bool},  // split keys with a mask
+    {1, 16, 8, 1, 300, 128, 128},                       // Qwen3-0.6B decode, S % 8 != 0
+    {1, 4, 2, 3, 101, 72, 44, false, MaskKind::Bool},   // E, Ev past a 32-column strip
 };
 
 Tensor make_input(const IntShape& shape, DType t, std::mt19937& rng, Layout layout) {
@@ -135,9 +140,16 @@ double attn_tolerance(DType t) {
   return t == DType::F32 ? 2e-5 : t == DType::F64 ? 1e-10 : 2 * testing::default_atol(t);
 }
 
+// Each kernel set the CPU has, forced (Auto is the widest); a set the CPU lacks is
+// skipped rather than silently run as Generic.
 class AttentionIsaTest : public ::testing::TestWithParam<cpu::AttentionIsa> {
  protected:
-  void SetUp() override { cpu::set_attention_isa(GetParam()); }
+  void SetUp() override {
+    const cpu::AttentionIsa isa = GetParam();
+    if (isa != cpu::AttentionIsa::Auto && cpu::resolved_attention_isa(isa) != isa)
+      GTEST_SKIP() << "this CPU lacks the kernel set";
+    cpu::set_attention_isa(isa);
+  }
   void TearDown() override { cpu::set_attention_isa(cpu::AttentionIsa::Auto); }
 };
 
@@ -223,10 +235,81 @@ TEST_P(AttentionIsaTest, HiddenKeyBlocksAreSkippedExactly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, AttentionIsaTest,
-                         ::testing::Values(cpu::AttentionIsa::Auto, cpu::AttentionIsa::Generic),
-                         [](const auto& info) {
-                           return info.param == cpu::AttentionIsa::Auto ? "Auto" : "Generic";
+                         ::testing::Values(cpu::AttentionIsa::Auto, cpu::AttentionIsa::Generic,
+                                           cpu::AttentionIsa::Avx2, cpu::AttentionIsa::Avx512),
+                         [](const auto& info) -> std::string {
+                           switch (info.param) {
+                             case cpu::AttentionIsa::Auto:
+                               return "Auto";
+                             case cpu::AttentionIsa::Avx2:
+                               return "Avx2";
+                             case cpu::AttentionIsa::Avx512:
+                               return "Avx512";
+                             default:
+                               return "Generic";
+                           }
                          });
+
+// Auto runs the widest kernel set the CPU has: an AVX2-only CPU (AMD Zen 1-3) must not
+// fall back to the portable kernels.
+TEST(Attention, AutoPicksTheWidestKernelSet) {
+  const CpuFeatures& f = cpu_features();
+  const cpu::AttentionIsa want = f.avx512_kernels() ? cpu::AttentionIsa::Avx512
+                                 : f.avx2_kernels() ? cpu::AttentionIsa::Avx2
+                                                    : cpu::AttentionIsa::Generic;
+  EXPECT_EQ(cpu::detected_attention_isa(), want);
+  EXPECT_EQ(cpu::resolved_attention_isa(cpu::AttentionIsa::Auto), want);
+  EXPECT_EQ(cpu::resolved_attention_isa(cpu::AttentionIsa::Generic), cpu::AttentionIsa::Generic);
+  EXPECT_EQ(cpu::resolved_attention_isa(cpu::AttentionIsa::Avx2),
+            f.avx2_kernels() ? cpu::AttentionIsa::Avx2 : cpu::AttentionIsa::Generic);
+}
+
+// The AVX2 online-softmax step against double exp, per element, at every tail length:
+// row 0 spreads scores over [-110, 0] under a running max of 0 (normal, subnormal and
+// underflowed weights, and -inf entries); row 1 has seen nothing and sees nothing (state
+// kept, weights 0, alpha 1); row 2 sees its first keys (alpha = exp(-inf) = 0).
+TEST(AttentionKernels, Avx2SoftmaxStepMatchesExp) {
+  if (!cpu::attn::cpu_has_avx2()) GTEST_SKIP() << "no AVX2 + FMA + F16C";
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  constexpr int64_t kLd = 80;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> wide(-110.0f, 0.0f), narrow(-5.0f, 5.0f);
+  for (int64_t nk = 1; nk <= 72; ++nk) {
+    std::vector<float> sc(3 * kLd, 123.0f);  // past nk: must stay untouched
+    for (int64_t j = 0; j < nk; ++j) {
+      sc[size_t(j)] = j % 11 == 3 ? kNegInf : wide(rng);
+      sc[size_t(kLd + j)] = kNegInf;
+      sc[size_t(2 * kLd + j)] = narrow(rng);
+    }
+    const std::vector<float> in = sc;
+    float run_max[3] = {0.0f, kNegInf, kNegInf}, run_sum[3] = {2.0f, 0.0f, 0.0f}, alpha[3];
+    cpu::attn::softmax_step_avx2(sc.data(), kLd, 3, nk, run_max, run_sum, alpha);
+    double mx2 = -INFINITY;
+    for (int64_t j = 0; j < nk; ++j) mx2 = std::max(mx2, double(in[size_t(2 * kLd + j)]));
+    double sum0 = 0, sum2 = 0;
+    for (int64_t j = 0; j < nk; ++j) {
+      const double want0 = std::exp(double(in[size_t(j)]));
+      // The kernel's argument is the float difference (rounded): the reference's too.
+      const double want2 = std::exp(double(in[size_t(2 * kLd + j)] - float(mx2)));
+      sum0 += want0, sum2 += want2;
+      // 3 float ulps at the weight's magnitude (absolute 2^-149 in the subnormals).
+      const double tol0 = 3 * std::ldexp(std::max(want0, double(FLT_MIN)), -23);
+      EXPECT_LE(std::abs(sc[size_t(j)] - want0), tol0) << "nk " << nk << " x " << in[size_t(j)];
+      EXPECT_LE(std::abs(sc[size_t(2 * kLd + j)] - want2), 3 * std::ldexp(want2, -23));
+      EXPECT_EQ(sc[size_t(kLd + j)], 0.0f);
+    }
+    for (int64_t j = nk; j < kLd; ++j) ASSERT_EQ(sc[size_t(j)], 123.0f) << "nk " << nk;
+    EXPECT_EQ(run_max[0], 0.0f);
+    EXPECT_EQ(alpha[0], 1.0f);
+    EXPECT_NEAR(run_sum[0], 2.0 + sum0, 1e-6 * (2.0 + sum0));
+    EXPECT_EQ(run_max[1], kNegInf);
+    EXPECT_EQ(run_sum[1], 0.0f);
+    EXPECT_EQ(alpha[1], 1.0f);
+    EXPECT_EQ(double(run_max[2]), mx2);
+    EXPECT_EQ(alpha[2], 0.0f);
+    EXPECT_NEAR(run_sum[2], sum2, 1e-6 * sum2);
+  }
+}
 
 TEST(Attention, LowerRanksAndBroadcastKvHeads) {
   std::mt19937 rng(8);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "ingot/ops/cpu/activation.h"
 #include "ingot/ops/functional/fused.h"
 #include "op_test_util.h"
 
@@ -70,6 +71,55 @@ TEST(SiluMul, FusedEqualsSiluTimesUpRoundedOnce) {
       for (size_t i = 0; i < gv.size(); ++i) want.push_back(silu_ref(gv[i]) * uv[i]);
       expect_within_ulps(values(silu_mul(g, u)), want, dtype, dtype == DType::F32 ? 5 : 1,
                          std::string("silu_mul ") + std::string(dtype_name(dtype)));
+    }
+  }
+}
+
+// The AVX2 kernels called directly (silu_mul prefers AVX-512 where present, so this covers
+// them on every machine with AVX2), with and without up, at every tail length and at
+// Qwen3-0.6B's MLP width: the bounds above, special values as torch, and nothing
+// written past element n.
+TEST(SiluMul, Avx2KernelsMatchTheReference) {
+  if (!cpu::activation::avx2_available()) GTEST_SKIP() << "no AVX2 + FMA + F16C";
+  const float inf = std::numeric_limits<float>::infinity();
+  constexpr float kSentinel = 1234.5f;
+  for (int64_t n = 1; n <= 3072 + 5; n = n < 40 ? n + 1 : n == 40 ? 3072 : n + 5) {
+    std::vector<double> gv = values(gate_values(n, DType::F32, uint32_t(n)));
+    const std::vector<double> specials = {-inf, -100.0, inf, std::nan(""), -0.0};
+    for (size_t i = 0; i < specials.size() && i < gv.size(); ++i)
+      gv[gv.size() - 1 - i] = specials[i];
+    std::mt19937 rng(uint32_t(n) + 1);
+    std::uniform_real_distribution<float> ud(-2.0f, 2.0f);
+    const size_t len = size_t(n);
+    std::vector<float> g(len), u(len), out(len + 8, kSentinel);
+    std::vector<uint16_t> gb(len), ub(len), outb(len + 8, 0x7777);
+    for (size_t i = 0; i < size_t(n); ++i) {
+      g[i] = float(gv[i]), u[i] = ud(rng);
+      gb[i] = BFloat16::round_from_float(g[i]), ub[i] = BFloat16::round_from_float(u[i]);
+    }
+    auto bf = [](uint16_t b) { return double(float(BFloat16::from_bits(b))); };
+    for (bool with_up : {false, true}) {
+      const std::string what = fmt::format("n {} up {}", n, with_up);
+      cpu::activation::silu_mul_f32_avx2(out.data(), g.data(), with_up ? u.data() : nullptr, n);
+      cpu::activation::silu_mul_bf16_avx2(outb.data(), gb.data(), with_up ? ub.data() : nullptr, n);
+      std::vector<double> got, want, got_b, want_b;
+      for (size_t i = 0; i < size_t(n); ++i) {
+        const double w = silu_ref(g[i]) * (with_up ? double(u[i]) : 1.0);
+        const double wb = silu_ref(bf(gb[i])) * (with_up ? bf(ub[i]) : 1.0);
+        if (std::isnan(w) || std::isinf(w)) {  // -inf -> NaN, NaN -> NaN, inf -> inf (x up)
+          EXPECT_TRUE(std::isnan(w) ? std::isnan(out[i]) : double(out[i]) == w) << what;
+          EXPECT_TRUE(std::isnan(wb) ? std::isnan(bf(outb[i])) : bf(outb[i]) == wb) << what;
+          continue;
+        }
+        got.push_back(out[i]), want.push_back(w);
+        got_b.push_back(bf(outb[i])), want_b.push_back(wb);
+      }
+      expect_within_ulps(got, want, DType::F32, with_up ? 5 : 4, "avx2 f32 " + what);
+      expect_within_ulps(got_b, want_b, DType::BF16, 1, "avx2 bf16 " + what);
+      for (size_t i = size_t(n); i < out.size(); ++i) {
+        ASSERT_EQ(out[i], kSentinel) << what;
+        ASSERT_EQ(outb[i], 0x7777) << what;
+      }
     }
   }
 }

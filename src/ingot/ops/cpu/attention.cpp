@@ -1,7 +1,8 @@
 // Fused attention driver: work decomposition, threading, masking and the online-softmax
 // bookkeeping shared by the ISA-specific block kernels (see attention.h for the
 // algorithm). The Generic kernels here are portable C++ (the compiler vectorises the
-// inner loops for the baseline ISA); the AVX-512 ones live in attention_avx512.cpp.
+// inner loops for the baseline ISA); the AVX-512 ones live in attention_avx512.cpp, the
+// AVX2 ones in attention_avx2.cpp.
 #include "ingot/ops/cpu/attention.h"
 
 #include <algorithm>
@@ -86,7 +87,7 @@ struct GenericKernels {
   }
 };
 
-// AVX-512 kernels read K/V in their stored dtype T (f32, f16, bf16).
+// The ISA kernels read K/V in their stored dtype T (f32, f16, bf16).
 template <typename T>
 struct Avx512Kernels {
   using KV = T;
@@ -103,6 +104,25 @@ struct Avx512Kernels {
   static void accumulate(const float* p, int64_t ldp, int64_t m, const T* v, int64_t vs, int64_t nk,
                          int64_t ev, float* acc) {
     attn::accumulate_avx512(p, ldp, m, v, vs, nk, ev, acc);
+  }
+};
+
+template <typename T>
+struct Avx2Kernels {
+  using KV = T;
+  static constexpr bool kConvertBlocks = false;
+
+  static void scores(const float* q, int64_t m, int64_t e, const T* k, int64_t ks, int64_t nk,
+                     float scale, float* sc, int64_t ldsc) {
+    attn::scores_avx2(q, m, e, k, ks, nk, scale, sc, ldsc);
+  }
+  static void softmax_step(float* sc, int64_t ldsc, int64_t m, int64_t nk, float* run_max,
+                           float* run_sum, float* alpha) {
+    attn::softmax_step_avx2(sc, ldsc, m, nk, run_max, run_sum, alpha);
+  }
+  static void accumulate(const float* p, int64_t ldp, int64_t m, const T* v, int64_t vs, int64_t nk,
+                         int64_t ev, float* acc) {
+    attn::accumulate_avx2(p, ldp, m, v, vs, nk, ev, acc);
   }
 };
 
@@ -398,6 +418,14 @@ void run(const AttentionProblem& p) {
                            [&](int64_t item) { merge_item<T, Acc>(p, pl, item, partials); });
 }
 
+// Runs p with storage dtype T on the resolved ISA's kernels (float accumulation).
+template <typename T>
+void run_float(const AttentionProblem& p, AttentionIsa isa) {
+  if (isa == AttentionIsa::Avx512) return run<T, Avx512Kernels<T>, float>(p);
+  if (isa == AttentionIsa::Avx2) return run<T, Avx2Kernels<T>, float>(p);
+  return run<T, GenericKernels<float>, float>(p);
+}
+
 }  // namespace
 
 void set_attention_isa(AttentionIsa isa) {
@@ -405,26 +433,38 @@ void set_attention_isa(AttentionIsa isa) {
 }
 
 AttentionIsa detected_attention_isa() {
-  static const bool has = attn::cpu_has_avx512();
-  return has ? AttentionIsa::Avx512 : AttentionIsa::Generic;
+  static const AttentionIsa isa = attn::cpu_has_avx512() ? AttentionIsa::Avx512
+                                  : attn::cpu_has_avx2() ? AttentionIsa::Avx2
+                                                         : AttentionIsa::Generic;
+  return isa;
+}
+
+AttentionIsa resolved_attention_isa(AttentionIsa requested) {
+  static const bool avx512 = attn::cpu_has_avx512(), avx2 = attn::cpu_has_avx2();
+  switch (requested) {
+    case AttentionIsa::Auto:
+      return detected_attention_isa();
+    case AttentionIsa::Avx512:
+      return avx512 ? requested : AttentionIsa::Generic;
+    case AttentionIsa::Avx2:
+      return avx2 ? requested : AttentionIsa::Generic;
+    default:
+      return AttentionIsa::Generic;
+  }
 }
 
 void scaled_dot_product_attention(const AttentionProblem& p) {
   if (p.batch == 0 || p.hq == 0 || p.lq == 0 || p.ev == 0) return;
-  AttentionIsa isa = g_isa.load();
-  if (isa == AttentionIsa::Auto || isa == AttentionIsa::Avx512) isa = detected_attention_isa();
+  const AttentionIsa isa = resolved_attention_isa(g_isa.load());
   switch (p.dtype) {
     case DType::F64:
       return run<double, GenericKernels<double>, double>(p);
     case DType::F32:
-      if (isa == AttentionIsa::Avx512) return run<float, Avx512Kernels<float>, float>(p);
-      return run<float, GenericKernels<float>, float>(p);
+      return run_float<float>(p, isa);
     case DType::F16:
-      if (isa == AttentionIsa::Avx512) return run<Half, Avx512Kernels<Half>, float>(p);
-      return run<Half, GenericKernels<float>, float>(p);
+      return run_float<Half>(p, isa);
     case DType::BF16:
-      if (isa == AttentionIsa::Avx512) return run<BFloat16, Avx512Kernels<BFloat16>, float>(p);
-      return run<BFloat16, GenericKernels<float>, float>(p);
+      return run_float<BFloat16>(p, isa);
     default:
       INGOT_THROW(DTypeError, "[scaled_dot_product_attention] unsupported dtype {}", p.dtype);
   }

@@ -44,12 +44,15 @@ struct AttentionProblem {
 
 void scaled_dot_product_attention(const AttentionProblem& p);
 
-// Which code path the kernel uses. Auto picks AVX-512 when the CPU has it; tests force
-// Generic to cover the portable path on any machine. Avx512 on a CPU without it runs
-// Generic. float64 always runs Generic (accumulating in double).
-enum class AttentionIsa : uint8_t { Auto, Generic, Avx512 };
+// Which code path the kernel uses. Auto picks AVX-512 when the CPU has it, else AVX2
+// (+ FMA, F16C), else Generic; tests force each path to cover it on any machine that
+// has it. A forced Avx512 or Avx2 on a CPU without it runs Generic. float64 always runs
+// Generic (accumulating in double).
+enum class AttentionIsa : uint8_t { Auto, Generic, Avx512, Avx2 };
 void set_attention_isa(AttentionIsa isa);
-// The path Auto resolves to on this CPU (Avx512 or Generic).
+// The path Auto resolves to on this CPU (Avx512, Avx2 or Generic).
 AttentionIsa detected_attention_isa();
+// The path a request runs on this CPU (never Auto).
+AttentionIsa resolved_attention_isa(AttentionIsa requested);
 
 }  // namespace ingot::cpu

@@ -1,7 +1,9 @@
-// Block kernels of the fused attention (cpu/attention.cpp), AVX-512 versions.
+// Block kernels of the fused attention (cpu/attention.cpp), AVX-512 and AVX2 versions.
 //
-// Defined in attention_avx512.cpp with target attributes; call them only when
-// cpu_has_avx512() is true. Q tiles, scores and accumulators are float, row-major:
+// Defined in attention_avx512.cpp / attention_avx2.cpp with target attributes; call them
+// only when cpu_has_avx512() / cpu_has_avx2() is true. Both sets compute the same thing
+// (up to summation order) under the contracts below. Q tiles, scores and accumulators are float,
+// row-major:
 //   q   [M, E]          (row stride E)
 //   k   [nk, E]         rows `ks` elements apart, unit element stride
 //   sc  [M, ldsc]       scores, overwritten by the softmax weights p
@@ -40,5 +42,23 @@ void accumulate_avx512(const float* p, int64_t ldp, int64_t m, const Half* v, in
                        int64_t nk, int64_t ev, float* acc);
 void accumulate_avx512(const float* p, int64_t ldp, int64_t m, const BFloat16* v, int64_t vs,
                        int64_t nk, int64_t ev, float* acc);
+
+// True when the CPU supports AVX2 + FMA + F16C, what the *_avx2 kernels use.
+bool cpu_has_avx2();
+
+void scores_avx2(const float* q, int64_t m, int64_t e, const float* k, int64_t ks, int64_t nk,
+                 float scale, float* sc, int64_t ldsc);
+void scores_avx2(const float* q, int64_t m, int64_t e, const Half* k, int64_t ks, int64_t nk,
+                 float scale, float* sc, int64_t ldsc);
+void scores_avx2(const float* q, int64_t m, int64_t e, const BFloat16* k, int64_t ks, int64_t nk,
+                 float scale, float* sc, int64_t ldsc);
+void softmax_step_avx2(float* sc, int64_t ldsc, int64_t m, int64_t nk, float* run_max,
+                       float* run_sum, float* alpha);
+void accumulate_avx2(const float* p, int64_t ldp, int64_t m, const float* v, int64_t vs, int64_t nk,
+                     int64_t ev, float* acc);
+void accumulate_avx2(const float* p, int64_t ldp, int64_t m, const Half* v, int64_t vs, int64_t nk,
+                     int64_t ev, float* acc);
+void accumulate_avx2(const float* p, int64_t ldp, int64_t m, const BFloat16* v, int64_t vs,
+                     int64_t nk, int64_t ev, float* acc);
 
 }  // namespace ingot::cpu::attn
