@@ -201,6 +201,7 @@ BENCHMARK(BM_QuantizedGemv)
     ->ArgsProduct({{0, 8, 4}, {1024}, {3072}, {0}, {1, 64}})
     ->ArgsProduct({{8, 4}, {3072}, {1024}, {1}, {1, 64}})
     ->ArgsProduct({{8, 4}, {1024}, {3072}, {1}, {1, 64}})
+    ->ArgsProduct({{0, 8, 4}, {151936}, {1024}, {1}, {1}})  // the LM head: weights in DRAM
     ->UseRealTime();
 // Prefill with int8 activations: the panel GEMM (1) against the per-row kernel (2),
 // (--benchmark_repetitions=N --benchmark_enable_random_interleaving=true interleaves them).

@@ -221,7 +221,7 @@ INGOT_TARGET_AVX2_QUANT void row(const Int8Activations& a, int64_t i0, const Pac
 // faster than interleaving rows; BM_QuantizedGemv).
 INGOT_TARGET_AVX2_QUANT void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w,
                                                int64_t r0, int64_t r1, float* y, int64_t ldy) {
-  constexpr int64_t kRowBlock = 16;
+  constexpr int64_t kRowBlock = 32;
   float out[4];
   for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
     const int64_t re = std::min(r1, rb + kRowBlock);
