@@ -102,12 +102,11 @@ TEST_P(QuantizedKernels, MatchDequantiseMatmulReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Schemes, QuantizedKernels,
-    ::testing::Combine(::testing::Values(Scheme{8, 0, false}, Scheme{4, 32, false},
-                                         Scheme{4, 64, true}, Scheme{4, 128, false},
-                                         Scheme{4, 32, true}),
-                       ::testing::Values(int64_t(1), int64_t(3), int64_t(9), int64_t(130)),
-                       ::testing::Values(cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2,
-                                         cpu::QuantIsa::Avx512)));
+    ::testing::Combine(
+        ::testing::Values(Scheme{8, 0, false}, Scheme{4, 32, false}, Scheme{4, 64, true},
+                          Scheme{4, 128, false}, Scheme{4, 32, true}),
+        ::testing::Values(int64_t(1), int64_t(3), int64_t(9), int64_t(130)),
+        ::testing::Values(cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2, cpu::QuantIsa::Avx512)));
 
 // The decomposition (what backends without a kernel run) equals the kernel, with a bias
 // and batch dims.

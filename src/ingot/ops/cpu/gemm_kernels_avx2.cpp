@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ingot/ops/cpu/avx2_math.h"
 #include "ingot/ops/cpu/gemm_internal.h"
 
 namespace ingot::cpu::detail {
@@ -66,13 +67,6 @@ INGOT_TARGET_AVX2 inline __m256 load8(const void* base, int64_t i) {
   }
 }
 
-INGOT_TARGET_AVX2 inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-
 // ---- packing of operands contiguous along k ------------------------------------------
 
 // In-register transpose of an 8x8 f32 block: r[i][j] -> r[j][i].
@@ -96,7 +90,8 @@ INGOT_TARGET_AVX2 inline void transpose8(__m256 r[8]) {
 
 // Lanes [0, count) set, for maskstore.
 INGOT_TARGET_AVX2 inline __m256i lane_mask(int64_t count) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 // Transposes a strip of `valid` (<= 8) source lines, each running along k (line j at
@@ -205,7 +200,7 @@ INGOT_TARGET_AVX2 inline void gemv_rows_block(int64_t k, const float* x, int64_t
   }
   for (int i = 0; i < M; ++i)
     for (int r = 0; r < R; ++r) {
-      float s = hsum8(acc[i][r]);
+      float s = hsum256(acc[i][r]);
       for (int64_t q = p; q < k; ++q) s += x[i * ldx + q] * load_as_float(w, dt, (n + r) * ldw + q);
       out[i * ldo + j + r] = s;
     }
@@ -223,10 +218,11 @@ INGOT_TARGET_AVX2 inline float gemv_row(int64_t k, const float* x, const void* w
   int64_t p = 0;
   for (; p + 8 * A <= k; p += 8 * A)
     for (int a = 0; a < A; ++a)
-      acc[a] = _mm256_fmadd_ps(_mm256_loadu_ps(x + p + 8 * a), load8<D>(w, row + p + 8 * a), acc[a]);
+      acc[a] =
+          _mm256_fmadd_ps(_mm256_loadu_ps(x + p + 8 * a), load8<D>(w, row + p + 8 * a), acc[a]);
   for (; p + 8 <= k; p += 8)
     acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + p), load8<D>(w, row + p), acc[0]);
-  float s = hsum8(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+  float s = hsum256(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
   for (; p < k; ++p) s += x[p] * load_as_float(w, D, row + p);
   return s;
 }

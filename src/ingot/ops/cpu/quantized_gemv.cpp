@@ -140,9 +140,8 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Packed
   detail::Int8Activations& a = reused;
   detail::quantize_activations(x, ldx, m, w.k, w.bits, isa != QuantIsa::Scalar, a);
   if (isa == QuantIsa::Avx2) {  // the kernel visits every x row per W row itself
-    parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
-      detail::int8act_rows_avx2(a, w, r0, r1, y, ldy);
-    });
+    parallel_for(0, w.n, kGemvGrain,
+                 [&](int64_t r0, int64_t r1) { detail::int8act_rows_avx2(a, w, r0, r1, y, ldy); });
     return;
   }
   // One x row: the whole chunk at once (the kernel streams it as four sequences).

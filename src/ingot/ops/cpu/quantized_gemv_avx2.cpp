@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "ingot/ops/cpu/avx2_math.h"
 #include "ingot/ops/cpu/quantized_gemv_internal.h"
 
 namespace ingot::cpu::detail {
@@ -16,12 +17,6 @@ namespace {
 INGOT_TARGET_AVX2_QUANT inline __m256 widen8(const uint8_t* p, __m256i z) {
   const __m256i b = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   return _mm256_cvtepi32_ps(_mm256_sub_epi32(b, z));
-}
-
-INGOT_TARGET_AVX2_QUANT inline float hsum(__m256 v) {
-  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 h = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
 }
 
 // One row of an 8-bit weight: sum over groups of s_g * sum (q - z) * x.
@@ -51,7 +46,7 @@ INGOT_TARGET_AVX2_QUANT float row_int8(const float* x, const PackedWeight& w, in
     acc = _mm256_fmadd_ps(sum, _mm256_set1_ps(s[g]), acc);
     tail += part * s[g];
   }
-  return hsum(acc) + tail;
+  return hsum256(acc) + tail;
 }
 
 // One row of a 4-bit weight (group a multiple of 32). `xp` is x with each 32-block
@@ -68,7 +63,7 @@ INGOT_TARGET_AVX2_QUANT float row_int4(const float* xp, const PackedWeight& w, i
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
     for (int64_t c = c0; c < c0 + w.group; c += 32) {
       const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + c / 2));
-      const __m256i b0 = _mm256_cvtepu8_epi32(bytes);                      // bytes 0..7
+      const __m256i b0 = _mm256_cvtepu8_epi32(bytes);                     // bytes 0..7
       const __m256i b1 = _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8));  // bytes 8..15
       const __m256i lo0 = _mm256_sub_epi32(_mm256_and_si256(b0, mask), zv);
       const __m256i lo1 = _mm256_sub_epi32(_mm256_and_si256(b1, mask), zv);
@@ -83,7 +78,7 @@ INGOT_TARGET_AVX2_QUANT float row_int4(const float* xp, const PackedWeight& w, i
     acc0 = _mm256_fmadd_ps(a0, sv, acc0);
     acc1 = _mm256_fmadd_ps(a1, sv, acc1);
   }
-  return hsum(_mm256_add_ps(acc0, acc1));
+  return hsum256(_mm256_add_ps(acc0, acc1));
 }
 
 }  // namespace

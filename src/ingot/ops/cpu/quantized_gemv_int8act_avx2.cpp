@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ingot/ops/cpu/avx2_math.h"
 #include "ingot/ops/cpu/quantized_gemv_internal.h"
 
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -31,12 +32,6 @@ namespace {
 // Bytes ahead of the decode kernels' weight reads to prefetch (measured: +5-10% decode
 // tok/s on Zen 3 for int8 and int4 at 1024 over none).
 constexpr int64_t kPrefetchAhead = 1024;
-
-INGOT_TARGET_AVX2_QUANT inline float hsum(__m256 v) {
-  const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  const __m128 h = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
-}
 
 INGOT_TARGET_AVX2_QUANT inline __m256i load32(const void* p) {
   return _mm256_loadu_si256(static_cast<const __m256i*>(p));
@@ -60,15 +55,15 @@ INGOT_TARGET_AVX2_QUANT inline __m256i load_partial(const uint8_t* p, int64_t va
 // i0 + m times its activation scales.
 template <int M>
 INGOT_TARGET_AVX2_QUANT inline void block_int8(const Int8Activations& a, int64_t i0, int64_t t,
-                                              __m256i wv, __m256* acc) {
+                                               __m256i wv, __m256* acc) {
   const __m256i sw = _mm256_xor_si256(wv, _mm256_set1_epi8(char(0x80)));  // w - 128, signed
   const __m256i aw = _mm256_abs_epi8(sw);
   for (int m = 0; m < M; ++m) {
     const __m256i xv = load32(a.packed.data() + (i0 + m) * a.kp + 32 * t);
     const __m256 sv = _mm256_loadu_ps(a.lane_scales.data() + (i0 + m) * a.lanes + 8 * t);
     const __m256i p16 = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(xv, sw));
-    acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1))),
-                             sv, acc[m]);
+    acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1))), sv,
+                             acc[m]);
   }
 }
 
@@ -94,7 +89,7 @@ INGOT_TARGET_AVX2_QUANT void row_int8(const Int8Activations& a, int64_t i0, cons
   if (tail) block_int8<M>(a, i0, full, load_partial(row + 32 * full, tail, 0x80), acc[0]);
   for (int m = 0; m < M; ++m) {
     for (int u = 1; u < U; ++u) acc[0][m] = _mm256_add_ps(acc[0][m], acc[u][m]);
-    out[m] = w.scales[r] * hsum(acc[0][m]);
+    out[m] = w.scales[r] * hsum256(acc[0][m]);
   }
 }
 
@@ -115,8 +110,8 @@ INGOT_TARGET_AVX2_QUANT inline __m128 scale_pair(const float* p) {
 // step's lane sums for x row i0 + m times the activation and weight scales.
 template <int M, bool kG32, bool kZeros, bool kShort>
 INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t i0,
-                                             const PackedWeight& w, int64_t r, int64_t c,
-                                             int64_t g, __m256* acc) {
+                                              const PackedWeight& w, int64_t r, int64_t c,
+                                              int64_t g, __m256* acc) {
   const int64_t x_at = 128 * (c / 128) + 32 * ((c / 64) % 2), lane = c / 8;
   const __m256i low = _mm256_set1_epi8(0x0F);
   const uint8_t* bytes = w.q + r * (w.k / 2) + c / 2;
@@ -156,8 +151,8 @@ INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t 
     __m256 scale;
     if constexpr (kG32)
       scale = _mm256_permutevar8x32_ps(
-          _mm256_castps128_ps256(
-              _mm_mul_ps(ws_pair, scale_pair<kTwo>(a.block_scales.data() + (i0 + m) * a.blocks + g))),
+          _mm256_castps128_ps256(_mm_mul_ps(
+              ws_pair, scale_pair<kTwo>(a.block_scales.data() + (i0 + m) * a.blocks + g))),
           pair);
     else
       scale = _mm256_mul_ps(ws, _mm256_loadu_ps(a.lane_scales.data() + l));
@@ -195,7 +190,7 @@ INGOT_TARGET_AVX2_QUANT void row_int4(const Int8Activations& a, int64_t i0, cons
   if (w.k % 64) step_int4<M, kG32, kZeros, true>(a, i0, w, r, 64 * full, g, acc[0]);
   for (int m = 0; m < M; ++m) {
     for (int u = 1; u < U; ++u) acc[0][m] = _mm256_add_ps(acc[0][m], acc[u][m]);
-    out[m] = hsum(acc[0][m]);
+    out[m] = hsum256(acc[0][m]);
   }
 }
 
@@ -206,7 +201,8 @@ INGOT_TARGET_AVX2_QUANT void row(const Int8Activations& a, int64_t i0, const Pac
   if (w.bits == 8)
     row_int8<M, U>(a, i0, w, r, out);
   else if (w.zeros)
-    g32 ? row_int4<M, U, true, true>(a, i0, w, r, out) : row_int4<M, U, false, true>(a, i0, w, r, out);
+    g32 ? row_int4<M, U, true, true>(a, i0, w, r, out)
+        : row_int4<M, U, false, true>(a, i0, w, r, out);
   else
     g32 ? row_int4<M, U, true, false>(a, i0, w, r, out)
         : row_int4<M, U, false, false>(a, i0, w, r, out);
@@ -221,7 +217,7 @@ INGOT_TARGET_AVX2_QUANT void row(const Int8Activations& a, int64_t i0, const Pac
 // faster than interleaving rows; BM_QuantizedGemv).
 INGOT_TARGET_AVX2_QUANT void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w,
                                                int64_t r0, int64_t r1, float* y, int64_t ldy) {
-  constexpr int64_t kRowBlock = 32;
+  constexpr int64_t kRowBlock = 16;
   float out[4];
   for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
     const int64_t re = std::min(r1, rb + kRowBlock);
