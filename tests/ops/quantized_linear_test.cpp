@@ -11,6 +11,7 @@
 #include "ingot/ops/cpu/quantize_pack.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional/quantized.h"
+#include "ingot/ops/registry.h"
 #include "op_test_util.h"
 
 namespace ingot {
@@ -177,6 +178,65 @@ TEST(QuantizedLinear, BadLayoutsAreClearErrors) {
     EXPECT_NE(std::string(e.what()).find("in_features 64"), std::string::npos) << e.what();
   }
   EXPECT_THROW(quantized_linear(x, to(q, DType::I8), s, Tensor(), Tensor(), 4, 32), DTypeError);
+}
+
+// ingot::quantized_linear2 / 3 (what runtime/fuse_sibling_linears writes): each output is
+// bit for bit its own quantized_linear's, for row counts that split unevenly over the
+// threads, both activation modes, every ISA level the CPU has, decode and prefill m.
+TEST(QuantizedLinearSiblings, EachOutputEqualsItsOwnLinear) {
+  const OpHandle linear2("ingot::quantized_linear2"), linear3("ingot::quantized_linear3");
+  std::mt19937 rng(11);
+  for (const Scheme& scheme : {Scheme{8, 0, false}, Scheme{4, 32, false}, Scheme{4, 64, true}}) {
+    const int64_t k = 256;
+    std::vector<Quantised> w;
+    for (int64_t n : {70, 33, 40})
+      w.push_back(quantise(random_tensor({n, k}, DType::F32, rng, -0.5, 0.5), scheme));
+    const int64_t bits = scheme.bits, group = scheme.group ? scheme.group : k;
+    const auto zeros = [&](size_t j) { return scheme.zeros ? Value(w[j].zeros) : Value(); };
+    for (cpu::QuantIsa isa : {cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2, cpu::QuantIsa::Avx512}) {
+      if (cpu::set_quant_isa(isa) != isa) continue;  // not on this CPU
+      for (cpu::QuantActivations mode :
+           {cpu::QuantActivations::Float, cpu::QuantActivations::Int8}) {
+        cpu::ScopedQuantActivations scoped(mode);
+        for (int64_t m : {1, 3, 9}) {
+          const Tensor x = random_tensor({1, m, k}, DType::F32, rng, -1.0, 1.0);
+          const std::vector<Tensor> three =
+              linear3({x, w[0].q, w[0].scales, zeros(0), w[1].q, w[1].scales, zeros(1), w[2].q,
+                       w[2].scales, zeros(2), bits, group});
+          const std::vector<Tensor> two = linear2(
+              {x, w[0].q, w[0].scales, zeros(0), w[1].q, w[1].scales, zeros(1), bits, group});
+          ASSERT_EQ(three.size(), 3u);
+          ASSERT_EQ(two.size(), 2u);
+          for (size_t j = 0; j < 3; ++j) {
+            const Tensor own =
+                quantized_linear(x, w[j].q, w[j].scales, w[j].zeros, Tensor(), bits, group);
+            ASSERT_EQ(three[j].sizes(), (IntShape{1, m, w[j].w.n}));
+            EXPECT_EQ(values(three[j]), values(own))
+                << "bits " << bits << " isa " << int(isa) << " int8 act "
+                << (mode == cpu::QuantActivations::Int8) << " m " << m << " output " << j;
+            if (j < 2) EXPECT_EQ(values(two[j]), values(own)) << "quantized_linear2 output " << j;
+          }
+        }
+      }
+    }
+  }
+  cpu::set_quant_isa(cpu::QuantIsa::Avx512);  // back to the widest the CPU has
+}
+
+// Weights that do not share a layout are a clear error naming the op.
+TEST(QuantizedLinearSiblings, MismatchedWeightsAreClearErrors) {
+  const OpHandle linear2("ingot::quantized_linear2");
+  std::mt19937 rng(12);
+  const Quantised a = quantise(random_tensor({8, 64}, DType::F32, rng, -1, 1), {4, 32, true});
+  const Quantised b = quantise(random_tensor({8, 64}, DType::F32, rng, -1, 1), {4, 32, false});
+  const Quantised c = quantise(random_tensor({8, 128}, DType::F32, rng, -1, 1), {4, 32, true});
+  const Tensor x = random_tensor({1, 64}, DType::F32, rng, -1, 1);
+  EXPECT_THROW(
+      linear2({x, a.q, a.scales, a.zeros, b.q, b.scales, Value(), int64_t(4), int64_t(32)}),
+      ValueError);
+  EXPECT_THROW(
+      linear2({x, a.q, a.scales, a.zeros, c.q, c.scales, c.zeros, int64_t(4), int64_t(32)}),
+      ShapeError);
 }
 
 }  // namespace

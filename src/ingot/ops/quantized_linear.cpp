@@ -67,25 +67,44 @@ std::vector<OutputMeta> quantized_linear_shape(const OpArgs& a) {
   return {OutputMeta{x.dtype(), out}};
 }
 
-void quantized_linear_kernel(const OpArgs& a, std::span<const Tensor> out) {
-  const Tensor &x = a.tensor(0), &q = a.tensor(1), &s = a.tensor(2);
-  const Tensor z = a.optional_tensor(3), bias = a.optional_tensor(4);
-  const Tensor qc = contiguous(q), sc = contiguous(s);
-  const Tensor zc = z.defined() ? contiguous(z) : Tensor();
+// The packed weight (q, s, z) as the CPU kernels read it; `keep` holds contiguous copies
+// where the tensors were not.
+cpu::PackedWeight packed_weight(const Tensor& q, const Tensor& s, const Tensor& z, int64_t bits,
+                                int64_t group, std::vector<Tensor>& keep) {
+  keep.push_back(contiguous(q));
+  keep.push_back(contiguous(s));
+  keep.push_back(z.defined() ? contiguous(z) : Tensor());
+  const Tensor &qc = keep[keep.size() - 3], &sc = keep[keep.size() - 2], &zc = keep.back();
   cpu::PackedWeight w;
   w.q = qc.data<uint8_t>();
   w.scales = sc.data<float>();
   w.zeros = zc.defined() ? zc.data<uint8_t>() : nullptr;
-  w.bits = int(a.int_(5));
+  w.bits = int(bits);
   w.n = q.size(0);
   w.k = w.bits == 4 ? q.size(1) * 2 : q.size(1);
-  w.group = a.int_(6);
-  // x as f32 rows [m, k]; y as f32 rows [m, n] (a temporary for 16-bit outputs).
+  w.group = group;
+  return w;
+}
+
+// Where the kernel writes output `out` as f32 rows [m, n]: the output itself, or a
+// temporary that finish_output casts into it (16-bit or strided outputs).
+Tensor f32_rows(const Tensor& out, int64_t m, int64_t n) {
+  return out.dtype() == DType::F32 && out.is_contiguous() ? out : Tensor::empty({m, n}, DType::F32);
+}
+void finish_output(const Tensor& out, const Tensor& rows) {
+  if (!rows.is_same(out))
+    cpu::copy_cast(out, rows.as_strided(out.sizes(), contiguous_strides(out.sizes()), 0));
+}
+
+void quantized_linear_kernel(const OpArgs& a, std::span<const Tensor> out) {
+  const Tensor &x = a.tensor(0), bias = a.optional_tensor(4);
+  std::vector<Tensor> keep;
+  const cpu::PackedWeight w =
+      packed_weight(a.tensor(1), a.tensor(2), a.optional_tensor(3), a.int_(5), a.int_(6), keep);
+  // x as f32 rows [m, k]; y as f32 rows [m, n].
   const int64_t m = x.numel() / std::max<int64_t>(w.k, 1);
   Tensor xf = contiguous(x.dtype() == DType::F32 ? x : to(x, DType::F32));
-  Tensor yf = out[0].dtype() == DType::F32 && out[0].is_contiguous()
-                  ? out[0]
-                  : Tensor::empty({m, w.n}, DType::F32);
+  Tensor yf = f32_rows(out[0], m, w.n);
   cpu::quantized_matmul(xf.data<float>(), w.k, m, w, yf.data<float>(), w.n);
   if (bias.defined()) {
     const Tensor bf = contiguous(to(bias, DType::F32));
@@ -94,8 +113,7 @@ void quantized_linear_kernel(const OpArgs& a, std::span<const Tensor> out) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < w.n; ++j) y[i * w.n + j] += b[j];
   }
-  if (!yf.is_same(out[0]))
-    cpu::copy_cast(out[0], yf.as_strided(out[0].sizes(), contiguous_strides(out[0].sizes()), 0));
+  finish_output(out[0], yf);
 }
 
 std::vector<Tensor> quantized_linear_decomposition(const OpArgs& a) {
@@ -114,6 +132,84 @@ const OpRegistrar kQuantizedLinear(
         .decompose(quantized_linear_decomposition));
 
 const OpHandle kQuantizedLinearOp("ingot::quantized_linear");
+
+// ingot::quantized_linear{2,3}(input, qweight0, scales0, zeros0, ..., bits, group_size):
+// N quantised linears without bias on the same input (the q / k / v projections, gate and
+// up), one output each, computed in one pass of the thread pool
+// (cpu::quantized_matmul_siblings). Only the runtime's own rewrite writes them
+// (runtime/fuse_sibling_linears.h); exported programs keep the separate linears. Weight j
+// is args 1 + 3j .. 3 + 3j; all have zero points or none.
+template <int N>
+std::vector<OutputMeta> sibling_linears_shape(const OpArgs& a) {
+  const Tensor& x = a.tensor(0);
+  const int64_t bits = a.int_(1 + 3 * N), group = a.int_(2 + 3 * N);
+  INGOT_CHECK(is_floating(x.dtype()), DTypeError, "[{}] input must be floating, got {}", a.name(),
+              x.dtype());
+  const bool zeros = a.optional_tensor(3).defined();
+  std::vector<OutputMeta> out;
+  for (int j = 0; j < N; ++j) {
+    const Tensor &q = a.tensor(1 + 3 * j), &s = a.tensor(2 + 3 * j),
+                 z = a.optional_tensor(3 + 3 * j);
+    check_packed(a.name(), q, s, z, bits, group);
+    INGOT_CHECK(z.defined() == zeros, ValueError, "[{}] weight {} {} zero points where weight 0 {}",
+                a.name(), j, z.defined() ? "has" : "has no", zeros ? "has" : "has none");
+    INGOT_CHECK(x.dim() >= 1 && bool(x.sym_size(x.dim() - 1) == in_features(q, bits)), ShapeError,
+                "[{}] input of shape {} does not match weight {}'s in_features {}", a.name(),
+                x.shape_string(), j, in_features(q, bits).str());
+    Shape sizes(x.sym_sizes().begin(), x.sym_sizes().end() - 1);
+    sizes.push_back(q.sym_size(0));
+    out.push_back(OutputMeta{x.dtype(), sizes});
+  }
+  return out;
+}
+
+template <int N>
+void sibling_linears_kernel(const OpArgs& a, std::span<const Tensor> out) {
+  const Tensor& x = a.tensor(0);
+  const int64_t bits = a.int_(1 + 3 * N), group = a.int_(2 + 3 * N);
+  std::vector<Tensor> keep;
+  cpu::PackedWeight w[N];
+  for (int j = 0; j < N; ++j)
+    w[j] = packed_weight(a.tensor(1 + 3 * j), a.tensor(2 + 3 * j), a.optional_tensor(3 + 3 * j),
+                         bits, group, keep);
+  const int64_t m = x.numel() / std::max<int64_t>(w[0].k, 1);
+  Tensor xf = contiguous(x.dtype() == DType::F32 ? x : to(x, DType::F32));
+  Tensor yf[N];
+  float* y[N];
+  for (int j = 0; j < N; ++j) {
+    yf[j] = f32_rows(out[size_t(j)], m, w[j].n);
+    y[j] = yf[j].template data<float>();
+  }
+  cpu::quantized_matmul_siblings(xf.data<float>(), w[0].k, m, w, y);
+  for (int j = 0; j < N; ++j) finish_output(out[size_t(j)], yf[j]);
+}
+
+template <int N>
+std::vector<Tensor> sibling_linears_decomposition(const OpArgs& a) {
+  std::vector<Tensor> outs;
+  for (int j = 0; j < N; ++j)
+    outs.push_back(kQuantizedLinearOp({a.tensor(0), a.tensor(1 + 3 * j), a.tensor(2 + 3 * j),
+                                       a[size_t(3 + 3 * j)], Value(), a.int_(1 + 3 * N),
+                                       a.int_(2 + 3 * N)})[0]);
+  return outs;
+}
+
+const OpRegistrar kQuantizedLinear2(
+    define_op("ingot::quantized_linear2(Tensor input, Tensor qweight0, Tensor scales0, Tensor? "
+              "zeros0, Tensor qweight1, Tensor scales1, Tensor? zeros1, int bits, int "
+              "group_size) -> (Tensor out0, Tensor out1)")
+        .shape(sibling_linears_shape<2>)
+        .cpu(sibling_linears_kernel<2>)
+        .decompose(sibling_linears_decomposition<2>));
+
+const OpRegistrar kQuantizedLinear3(
+    define_op("ingot::quantized_linear3(Tensor input, Tensor qweight0, Tensor scales0, Tensor? "
+              "zeros0, Tensor qweight1, Tensor scales1, Tensor? zeros1, Tensor qweight2, Tensor "
+              "scales2, Tensor? zeros2, int bits, int group_size) -> (Tensor out0, Tensor out1, "
+              "Tensor out2)")
+        .shape(sibling_linears_shape<3>)
+        .cpu(sibling_linears_kernel<3>)
+        .decompose(sibling_linears_decomposition<3>));
 
 }  // namespace
 

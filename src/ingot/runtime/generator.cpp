@@ -14,6 +14,7 @@
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/fuse_sibling_linears.h"
 #include "ingot/runtime/fuse_silu_mul.h"
 #include "ingot/runtime/huge_page_weights.h"
 #include "ingot/runtime/last_position_logits.h"
@@ -111,17 +112,21 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
               "input_ids, key_cache.N, value_cache.N, cache_position; export it with "
               "exporters::Exporter::export_for_generation)");
   // Decode and prefill run copies with the gated MLP's silu * up fused
-  // (runtime/fuse_silu_mul.h).
-  decode_ = std::make_unique<ProgramModule>(fuse_silu_mul(ep));
+  // (runtime/fuse_silu_mul.h) and quantised linears on one input computed in one pass
+  // (runtime/fuse_sibling_linears.h).
+  const auto fused = [](const ExportedProgram& p) {
+    return fuse_silu_mul(fuse_sibling_linears(p));
+  };
+  decode_ = std::make_unique<ProgramModule>(fused(ep));
   // The prefill needs the last position's logits only: it runs a copy of its program with
   // the LM head applied to that position (runtime/last_position_logits.h), when the
   // program has that shape; decode steps (one token) keep their LM head.
   auto prefill = components.find("prefill");
   const ExportedProgram& prefill_program = prefill != components.end() ? prefill->second : ep;
   if (std::optional<ExportedProgram> last = last_position_logits(prefill_program)) {
-    prefill_ = std::make_unique<ProgramModule>(fuse_silu_mul(*last));
+    prefill_ = std::make_unique<ProgramModule>(fused(*last));
   } else if (prefill != components.end()) {
-    prefill_ = std::make_unique<ProgramModule>(fuse_silu_mul(prefill->second));
+    prefill_ = std::make_unique<ProgramModule>(fused(prefill->second));
   }
   step_ids_ = zeros({1, 1}, DType::I64);
   // The multimodal components wait for set_vision_language (which needs the table).

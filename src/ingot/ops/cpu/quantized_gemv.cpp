@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -123,79 +124,105 @@ void dequantize(QuantIsa isa, const PackedWeight& w, int64_t r0, int64_t r1, flo
     detail::dequantize_rows_scalar(w, r0, r1, out);
 }
 
+// Several weights that share x (quantized_matmul_siblings; one for quantized_matmul):
+// output j is y[j] with rows ldy[j] apart. Their rows are treated as one concatenated
+// range that the pool splits, so one fork / join and, per thread, one run of rows covers
+// all of them.
+struct Targets {
+  std::span<const PackedWeight> w;
+  std::span<float* const> y;
+  std::span<const int64_t> ldy;
+
+  int64_t rows() const {
+    int64_t n = 0;
+    for (const PackedWeight& wj : w) n += wj.n;
+    return n;
+  }
+  // fn(j, lo, hi) for each weight j with local rows [lo, hi) inside concatenated [r0, r1).
+  template <typename F>
+  void for_each_part(int64_t r0, int64_t r1, F&& fn) const {
+    int64_t offset = 0;
+    for (size_t j = 0; j < w.size(); ++j) {
+      const int64_t lo = std::max(r0, offset), hi = std::min(r1, offset + w[j].n);
+      if (lo < hi) fn(j, lo - offset, hi - offset);
+      offset += w[j].n;
+    }
+  }
+};
+
 // Int8 activations: quantise the x rows once, then per block of W rows every x row.
-void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
-                            int64_t ldy) {
+void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Targets& t) {
   const QuantIsa isa = quant_isa();
   const bool vnni = isa == QuantIsa::Avx512;
+  const PackedWeight& w0 = t.w[0];
   if (vnni && m >= quant_panel_min_rows()) {
-    detail::PanelActivations pa;
-    detail::quantize_activation_panels(x, ldx, m, w, pa);
-    detail::int8act_gemm_vnni(pa, w, y, ldy);
+    for (size_t j = 0; j < t.w.size(); ++j) {
+      detail::PanelActivations pa;
+      detail::quantize_activation_panels(x, ldx, m, t.w[j], pa);
+      detail::int8act_gemm_vnni(pa, t.w[j], t.y[j], t.ldy[j]);
+    }
     return;
   }
   // Reused: no allocation per call once sized. (A reference, so that the pool's tasks read
   // this thread's buffers, not their own thread_local ones.)
   thread_local detail::Int8Activations reused;
   detail::Int8Activations& a = reused;
-  detail::quantize_activations(x, ldx, m, w.k, w.bits, isa != QuantIsa::Scalar, a);
-  if (isa == QuantIsa::Avx2) {  // the kernel visits every x row per W row itself
-    parallel_for(0, w.n, kGemvGrain,
-                 [&](int64_t r0, int64_t r1) { detail::int8act_rows_avx2(a, w, r0, r1, y, ldy); });
-    return;
-  }
-  // One x row: the whole chunk at once (the kernel streams it as four sequences).
-  const int64_t block = m == 1 ? w.n : kInt8BlockRows;
-  parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
-    for (int64_t b = r0; b < r1; b += block) {
-      const int64_t e = std::min(r1, b + block);
-      for (int64_t i = 0; i < m; ++i) {
-        if (vnni)
-          detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
-        else
-          detail::int8act_rows_scalar(a, i, w, b, e, y + i * ldy);
+  detail::quantize_activations(x, ldx, m, w0.k, w0.bits, isa != QuantIsa::Scalar, a);
+  // One x row: the whole chunk at once (the VNNI kernel streams it as four sequences).
+  const int64_t block = m == 1 ? t.rows() : kInt8BlockRows;
+  parallel_for(0, t.rows(), kGemvGrain, [&](int64_t r0, int64_t r1) {
+    t.for_each_part(r0, r1, [&](size_t j, int64_t lo, int64_t hi) {
+      const PackedWeight& w = t.w[j];
+      float* y = t.y[j];
+      const int64_t ldy = t.ldy[j];
+      if (isa == QuantIsa::Avx2)  // the kernel visits every x row per W row itself
+        return detail::int8act_rows_avx2(a, w, lo, hi, y, ldy);
+      for (int64_t b = lo; b < hi; b += block) {
+        const int64_t e = std::min(hi, b + block);
+        for (int64_t i = 0; i < m; ++i) {
+          if (vnni)
+            detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
+          else
+            detail::int8act_rows_scalar(a, i, w, b, e, y + i * ldy);
+        }
       }
-    }
+    });
   });
 }
 
-}  // namespace
-
-void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
-  check_layout(w);
-  dequantize(quant_isa(), w, r0, r1, out);
+// f32 activations, decode-sized m: [m, k] x [n, k]^T, one pass over W per x row, the
+// rows of W split over threads.
+void float_stream_matmul(const float* x, int64_t ldx, int64_t m, const Targets& t) {
+  const QuantIsa isa = quant_isa();
+  const PackedWeight& w0 = t.w[0];
+  thread_local std::vector<float> permuted;  // reused: no allocation per call once sized
+  permuted.resize(isa != QuantIsa::Scalar && w0.bits == 4 ? size_t(w0.k) : 0);
+  for (int64_t i = 0; i < m; ++i) {
+    const float* xi = x + i * ldx;
+    const float* xk = xi;  // what the vector kernels read (4-bit: permuted)
+    if (!permuted.empty()) {
+      detail::permute_int4_activations(xi, w0.k, permuted.data());
+      xk = permuted.data();
+    }
+    parallel_for(0, t.rows(), kGemvGrain, [&](int64_t r0, int64_t r1) {
+      t.for_each_part(r0, r1, [&](size_t j, int64_t lo, int64_t hi) {
+        float* yi = t.y[j] + i * t.ldy[j];
+        if (isa == QuantIsa::Avx512)
+          detail::quantized_gemv_rows_avx512(xk, t.w[j], lo, hi, yi);
+        else if (isa == QuantIsa::Avx2)
+          detail::quantized_gemv_rows_avx2(xk, t.w[j], lo, hi, yi);
+        else
+          detail::quantized_gemv_rows_scalar(xi, t.w[j], lo, hi, yi);
+      });
+    });
+  }
 }
 
-void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
-                      int64_t ldy) {
-  check_layout(w);
-  if (m == 0 || w.n == 0) return;
-  if (quant_activations() == QuantActivations::Int8 && int8_activations_apply(w))
-    return int8_activation_matmul(x, ldx, m, w, y, ldy);
+// f32 activations, prefill: blocks of W rows dequantised to f32 [rows, k], then
+// y[:, block] = x · block^T.
+void float_block_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
+                        int64_t ldy) {
   const QuantIsa isa = quant_isa();
-  if (m <= kMaxStreamRows) {
-    // [m, k] x [n, k]^T, one pass over W per x row, rows of W split over threads.
-    thread_local std::vector<float> permuted;  // reused: no allocation per call once sized
-    permuted.resize(isa != QuantIsa::Scalar && w.bits == 4 ? size_t(w.k) : 0);
-    for (int64_t i = 0; i < m; ++i) {
-      const float* xi = x + i * ldx;
-      if (!permuted.empty()) {
-        detail::permute_int4_activations(xi, w.k, permuted.data());
-        xi = permuted.data();
-      }
-      float* yi = y + i * ldy;
-      parallel_for(0, w.n, kGemvGrain, [&](int64_t r0, int64_t r1) {
-        if (isa == QuantIsa::Avx512)
-          detail::quantized_gemv_rows_avx512(xi, w, r0, r1, yi);
-        else if (isa == QuantIsa::Avx2)
-          detail::quantized_gemv_rows_avx2(xi, w, r0, r1, yi);
-        else
-          detail::quantized_gemv_rows_scalar(x + i * ldx, w, r0, r1, yi);
-      });
-    }
-    return;
-  }
-  // Prefill: blocks of W rows dequantised to f32 [rows, k], then y[:, block] = x · block^T.
   const int64_t blocks = (w.n + kBlockRows - 1) / kBlockRows;
   parallel_for(0, blocks, 1, [&](int64_t b0, int64_t b1) {
     std::vector<float> block(size_t(kBlockRows * w.k));
@@ -214,6 +241,44 @@ void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight
       gemm(g);  // inline: we are inside a pool task
     }
   });
+}
+
+void matmul_targets(const float* x, int64_t ldx, int64_t m, const Targets& t) {
+  for (const PackedWeight& w : t.w) {
+    check_layout(w);
+    INGOT_CHECK(w.k == t.w[0].k && w.bits == t.w[0].bits && w.group == t.w[0].group &&
+                    (w.zeros == nullptr) == (t.w[0].zeros == nullptr),
+                ValueError,
+                "[quantized_matmul_siblings] the weights must share in_features, bits, group "
+                "size and zero points or their absence");
+  }
+  if (m == 0 || t.rows() == 0) return;
+  if (quant_activations() == QuantActivations::Int8 && int8_activations_apply(t.w[0]))
+    return int8_activation_matmul(x, ldx, m, t);
+  if (m <= kMaxStreamRows) return float_stream_matmul(x, ldx, m, t);
+  for (size_t j = 0; j < t.w.size(); ++j) float_block_matmul(x, ldx, m, t.w[j], t.y[j], t.ldy[j]);
+}
+
+}  // namespace
+
+void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
+  check_layout(w);
+  dequantize(quant_isa(), w, r0, r1, out);
+}
+
+void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
+                      int64_t ldy) {
+  matmul_targets(x, ldx, m, Targets{{&w, 1}, {&y, 1}, {&ldy, 1}});
+}
+
+void quantized_matmul_siblings(const float* x, int64_t ldx, int64_t m,
+                               std::span<const PackedWeight> w, std::span<float* const> y) {
+  INGOT_CHECK(!w.empty() && w.size() == y.size() && w.size() <= kMaxSiblings, ValueError,
+              "[quantized_matmul_siblings] 1 to {} weights with one output each, got {} and {}",
+              kMaxSiblings, w.size(), y.size());
+  int64_t ldy[kMaxSiblings];
+  for (size_t j = 0; j < w.size(); ++j) ldy[j] = w[j].n;
+  matmul_targets(x, ldx, m, Targets{w, y, {ldy, w.size()}});
 }
 
 }  // namespace ingot::cpu

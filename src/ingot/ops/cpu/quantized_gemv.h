@@ -17,7 +17,9 @@
 // Both spread rows of W over the thread pool. AVX-512 or AVX2 code is picked at run time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace ingot::cpu {
 
@@ -39,6 +41,15 @@ struct PackedWeight {
 // on a layout that breaks the invariants above.
 void quantized_matmul(const float* x, int64_t ldx, int64_t m, const PackedWeight& w, float* y,
                       int64_t ldy);
+
+// Several weights applied to the same x (the q / k / v projections of one input, or gate
+// and up): y[j] [m, n_j] (contiguous) = x · dequant(W_j)^T, each equal to
+// quantized_matmul's result for W_j, in one pass of the thread pool over all their rows
+// (one fork / join, x quantised once in Int8 mode). The weights must share k, bits, group
+// size and whether they have zero points; 1 to kMaxSiblings of them.
+inline constexpr size_t kMaxSiblings = 4;
+void quantized_matmul_siblings(const float* x, int64_t ldx, int64_t m,
+                               std::span<const PackedWeight> w, std::span<float* const> y);
 
 // The f32 weights of rows [r0, r1): out[(r - r0) * k + c] = W[r, c].
 void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
