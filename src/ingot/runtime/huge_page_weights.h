@@ -1,4 +1,4 @@
-// The weights a Generator runs on, moved into huge-page memory once.
+// The weights a Generator runs on, moved into huge-page memory once, and held once.
 //
 // A decode step reads every weight once, so weight streaming speed is decode speed.
 // Weights viewed from a mapped file (an .ingot archive, a safetensors checkpoint) live in
@@ -8,6 +8,15 @@
 // runtime copies each large mapped weight into huge-page memory
 // when it builds a Generator. Exported programs and their files are untouched; memory
 // stays at one copy of the weights (the mapped pages are released as they are copied).
+//
+// One copy also when components come from different files: a generation directory's
+// prefill.ingot and decode.ingot each store the model's weights, so their mapped tensors
+// are distinct storages. A large mapped tensor whose name another program passed to this
+// object already has, with the same bytes, shares that one's memory instead of getting
+// its own (compared byte by byte; names alone never merge anything, so two tensors of
+// one program are never merged). This holds with INGOT_HUGE_PAGES=0 too, where the first
+// mapped storage is the one kept.
+//
 // A caller that keeps its own copy of the programs (and runs them too) applies a
 // HugePageWeights to them first: the Generator then finds nothing left to copy and both
 // share one set of weights. INGOT_HUGE_PAGES=0 keeps the mapped weights as they are.
@@ -16,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "ingot/export/program.h"
 
@@ -26,15 +36,24 @@ class HugePageWeights {
   // `program` with every state and constant tensor that views at least kHugePageBytes of
   // a mapped file re-pointed at a huge-page copy of its storage. Tensors sharing a
   // storage share its copy, across all programs passed to this object (a decode and a
-  // prefill program of one model end up on the same copies).
+  // prefill program of one model end up on the same copies), and so do equal-named
+  // tensors of different programs with equal bytes (see above).
   ExportedProgram apply(const ExportedProgram& program);
   // Bytes copied so far.
   int64_t copied_bytes() const { return copied_bytes_; }
+  // Bytes of mapped storages that matched an earlier program's same-named tensor and
+  // share its memory instead of a copy of their own.
+  int64_t shared_bytes() const { return shared_bytes_; }
 
  private:
-  Tensor moved(const Tensor& t);
+  // `key`: "state NAME" or "constant NAME".
+  Tensor moved(const std::string& key, const Tensor& t);
+  // The memory a mapped storage is replaced with: by source storage, and by tensor name
+  // (the first storage seen under that key).
   std::map<const Storage*, std::shared_ptr<Storage>> copies_;
+  std::map<std::string, std::shared_ptr<Storage>> by_name_;
   int64_t copied_bytes_ = 0;
+  int64_t shared_bytes_ = 0;
 };
 
 }  // namespace ingot::runtime
