@@ -99,6 +99,9 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   ingot::runtime::HugePageWeights huge_pages;
   for (auto& [name, program] : s.programs) program = huge_pages.apply(program);
   s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
+  // `logits` runs these without their example inputs (a whole KV cache), as the
+  // Generator does.
+  for (auto& [name, program] : s.programs) program.example_inputs.clear();
   s.cache_len = cache_len;
   // The bytes a decode step streams: the program's parameters but the embedding table
   // (one row read per token; for int8 / int4 it stays float, tied to the packed lm_head).

@@ -108,6 +108,24 @@ TEST(Generator, CacheLimitsAndEmptyPrompt) {
   EXPECT_EQ(stats.stop_reason, "stop_token");
 }
 
+// A generation export's example inputs hold a whole KV cache; the runtime never reads
+// them, so the Generator keeps none: once its caller lets the programs go, that memory
+// is free (peak RSS during decode = weights + cache).
+TEST(Generator, KeepsNoExampleInputs) {
+  auto model = models::from_pretrained(testing::fixture_path("models/qwen3"));
+  GenerationExportOptions o;
+  o.max_cache_len = 64;
+  auto components = export_for_generation(*model, o);
+  std::vector<std::weak_ptr<Storage>> examples;
+  for (const auto& [name, program] : components)
+    for (const Tensor& t : program.example_inputs)
+      if (t.defined() && t.has_storage()) examples.push_back(t.storage());
+  ASSERT_GT(examples.size(), 2u) << "the export stores example inputs (ids and the cache)";
+  runtime::Generator gen(std::move(components));
+  for (const auto& e : examples) EXPECT_TRUE(e.expired()) << "an example input is still held";
+  EXPECT_EQ(gen.generate({1, 2, 3}, {}).empty(), false);
+}
+
 TEST(Generator, DecodeStepsAllocateNothingProportionalToTheCache) {
   auto model = models::from_pretrained(testing::fixture_path("models/llama"));
   GenerationExportOptions o;

@@ -25,6 +25,13 @@ namespace {
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
+
+// `p` without its example inputs (what the Generator keeps; see the constructor).
+ExportedProgram without_example_inputs(ExportedProgram p) {
+  p.example_inputs.clear();
+  return p;
+}
+
 }  // namespace
 
 int64_t argmax_last(const Tensor& logits) {
@@ -114,8 +121,12 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
   // Decode and prefill run copies with the gated MLP's silu * up fused
   // (runtime/fuse_silu_mul.h) and quantised linears on one input computed in one pass
   // (runtime/fuse_sibling_linears.h).
+  // The programs kept drop their example inputs: the runtime never reads them (they give
+  // export-time checks their shape hints, which the rewrites below still use), and a
+  // generation export's are a whole KV cache (235 MB for the Qwen3-0.6B shape at 1024
+  // f32 slots), freed here when no caller holds the programs.
   const auto fused = [](const ExportedProgram& p) {
-    return fuse_silu_mul(fuse_sibling_linears(p));
+    return without_example_inputs(fuse_silu_mul(fuse_sibling_linears(p)));
   };
   decode_ = std::make_unique<ProgramModule>(fused(ep));
   // The prefill needs the last position's logits only: it runs a copy of its program with
@@ -132,13 +143,13 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
   // The multimodal components wait for set_vision_language (which needs the table).
   for (const char* name : {"image_encoder", "multi_modal_projector", "language_model", "lm_head"}) {
     if (auto it = components.find(name); it != components.end())
-      vlm_programs_.emplace(name, it->second);
+      vlm_programs_.emplace(name, without_example_inputs(it->second));
   }
-  if (!vlm_programs_.empty()) vlm_programs_.emplace("decode", ep);
+  if (!vlm_programs_.empty()) vlm_programs_.emplace("decode", without_example_inputs(ep));
   // The encoder-decoder components wait for set_encoder_decoder.
   for (const char* name : {"encoder", "cross_kv"}) {
     if (auto it = components.find(name); it != components.end())
-      encdec_programs_.emplace(name, it->second);
+      encdec_programs_.emplace(name, without_example_inputs(it->second));
   }
 }
 
