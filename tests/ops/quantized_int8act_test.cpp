@@ -155,7 +155,10 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{4, 32, false, 224},  // a 96-weight tail chunk
                                          Case{4, 32, true, 160}, Case{4, 64, true, 192},
                                          Case{4, 64, false, 320}, Case{4, 128, false, 384},
-                                         Case{4, 128, true, 256}),
+                                         Case{4, 128, true, 256},
+                                         // G 32 decode: scales of four steps at once (two
+                                         // such runs, then one step; then a short one)
+                                         Case{4, 32, false, 576}, Case{4, 32, true, 544}),
                        // m < 5: the per-row kernel; from 5 the panel GEMM (one panel up to
                        // 16 rows, pairs of panels and a padded last panel beyond)
                        ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
