@@ -1,6 +1,6 @@
 // HugePageWeights (runtime/huge_page_weights.h): large weights viewed from a mapped file
-// move to huge-page copies with the same values and geometry; tensors sharing a storage
-// share one copy, also across programs; small or owned weights stay where they are.
+// move to huge-page copies with the same values and geometry (small ones to heap copies);
+// tensors sharing a storage share one copy, also across programs; owned weights stay.
 #include "ingot/runtime/huge_page_weights.h"
 
 #include <gtest/gtest.h>
@@ -50,7 +50,7 @@ TEST(HugePageWeights, MappedWeightsMoveToSharedHugePageCopies) {
   runtime::HugePageWeights weights;
   const ExportedProgram ma = weights.apply(a);
   const ExportedProgram mb = weights.apply(b);
-  EXPECT_EQ(weights.copied_bytes(), big * 4) << "one copy of the shared storage";
+  EXPECT_EQ(weights.copied_bytes(), (big + small) * 4) << "one copy of the shared storage";
 
   const Tensor& w = ma.state.at("w");
   EXPECT_FALSE(w.storage()->is_mapped());
@@ -66,7 +66,10 @@ TEST(HugePageWeights, MappedWeightsMoveToSharedHugePageCopies) {
   EXPECT_EQ(wt.storage_offset(), 2048);
   EXPECT_EQ(mb.state.at("lm_head").storage(), w.storage()) << "shared across programs";
 
-  EXPECT_EQ(ma.state.at("norm").storage(), small_region) << "small weights stay mapped";
+  const Tensor& norm = ma.state.at("norm");
+  EXPECT_FALSE(norm.storage()->is_mapped()) << "small weights are copied too (to the heap)";
+  EXPECT_FALSE(norm.storage()->on_huge_pages());
+  EXPECT_EQ(norm.data<float>()[small - 1], float(big + small - 1));
   EXPECT_EQ(ma.constants.at("owned").storage(), a.constants.at("owned").storage());
   // The source programs are untouched (and still read their mapped pages correctly
   // after the copy released them from memory).

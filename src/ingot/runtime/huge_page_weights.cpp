@@ -27,9 +27,7 @@ bool for_each_chunk(const Storage& source, Fn&& fn) {
 }  // namespace
 
 Tensor HugePageWeights::moved(const std::string& key, const Tensor& t) {
-  if (!t.defined() || !t.has_storage() || !t.storage()->is_mapped() ||
-      t.storage()->nbytes() < kHugePageBytes)
-    return t;
+  if (!t.defined() || !t.has_storage() || !t.storage()->is_mapped()) return t;
   const Storage* source = t.storage().get();
   auto [it, inserted] = copies_.try_emplace(source);
   if (inserted) {
@@ -43,7 +41,8 @@ Tensor HugePageWeights::moved(const std::string& key, const Tensor& t) {
       it->second = named->second;  // another component's copy of the same weight
       shared_bytes_ += int64_t(source->nbytes());
     } else if (huge_pages_enabled()) {
-      it->second = Storage::allocate(source->nbytes());  // huge pages (core/storage.h)
+      // From kHugePageBytes on huge pages, smaller ones on the heap (core/storage.h).
+      it->second = Storage::allocate(source->nbytes());
       auto* to = static_cast<uint8_t*>(it->second->data());
       for_each_chunk(*source, [&](size_t at, size_t bytes) {
         std::memcpy(to + at, from + at, bytes);
