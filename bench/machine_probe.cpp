@@ -26,10 +26,6 @@ struct Buffer {
   Buffer() { std::memset(data.get(), 1, kBytes); }  // fault every page in
 };
 
-Buffer& buffer() {
-  static Buffer b;
-  return b;
-}
 
 // Sums bytes [0, n) of p as `streams` equal segments read in lock step, one 64-byte line
 // of each per step (a GEMV over `streams` rows at once). 512-bit loads.
@@ -66,8 +62,8 @@ __attribute__((target("avx2"))) uint64_t sum256(const uint8_t* p, size_t n, int 
 }
 
 // One pass over the buffer, each pool thread its own contiguous block; seconds.
-double read_pass(int streams, uint64_t* sink) {
-  const uint8_t* p = buffer().data.get();
+double read_pass(const Buffer& buffer, int streams, uint64_t* sink) {
+  const uint8_t* p = buffer.data.get();
   const int threads = num_threads();
   const bool avx512 = __builtin_cpu_supports("avx512f");
   std::vector<uint64_t> partial(size_t(threads) * 8, 0);
@@ -141,10 +137,13 @@ volatile float g_sink;
 ReadProbe read_probe(int passes) {
   ReadProbe r;
   uint64_t sink = 0;
-  read_pass(8, &sink);  // warm-up (and the first touch of the buffer)
+  // Freed on return: a process that probes and then measures its peak RSS (the
+  // side-by-side driver) does not carry the 1 GiB along.
+  const Buffer buffer;
+  read_pass(buffer, 8, &sink);  // warm-up
   for (int streams : {1, 4, 8, 16}) {
     double best = 1e30;
-    for (int i = 0; i < passes; ++i) best = std::min(best, read_pass(streams, &sink));
+    for (int i = 0; i < passes; ++i) best = std::min(best, read_pass(buffer, streams, &sink));
     const double gbs = double(kBytes) / best / 1e9;
     r.gbs_by_streams[streams] = gbs;
     if (gbs > r.best_gbs) {
