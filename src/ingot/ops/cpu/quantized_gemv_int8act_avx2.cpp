@@ -124,6 +124,11 @@ INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t 
   // G 32: the groups are the activation blocks, so each lane's scale s_w * s_x is one of
   // two products [s_w[g] s_x[g], s_w[g+1] s_x[g+1]] spread over lanes 0-3 and 4-7 (a short
   // step: the second product is 0). Otherwise s_w[g] times the lanes' activation scales.
+  // Several x rows (prefill, G 32): the pair spread over the lanes once per step, then
+  // one multiply with each x row's lane scales: the same products, without a cross-lane
+  // permute per x row (prefill GEMV 6-14% faster, one thread; decode keeps its order,
+  // a broadcast + blend instead was 15% slower there).
+  constexpr bool kLanesOnce = kG32 && M > 1;
   const __m256i pair = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
   __m128 ws_pair;
   __m256 ws;
@@ -131,6 +136,8 @@ INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t 
     ws_pair = scale_pair<kTwo>(sc + g);
   else
     ws = _mm256_set1_ps(sc[g]);
+  if constexpr (kLanesOnce)
+    ws = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(ws_pair), pair);
   __m256i z;  // the zero point of each lane
   if constexpr (kZeros) {
     const uint8_t* zp = w.zeros + r * w.groups();
@@ -149,7 +156,7 @@ INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t 
                : load32(a.lane_init.data() + l);
     const __m256i dot = _mm256_add_epi32(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)), start);
     __m256 scale;
-    if constexpr (kG32)
+    if constexpr (kG32 && !kLanesOnce)
       scale = _mm256_permutevar8x32_ps(
           _mm256_castps128_ps256(_mm_mul_ps(
               ws_pair, scale_pair<kTwo>(a.block_scales.data() + (i0 + m) * a.blocks + g))),
