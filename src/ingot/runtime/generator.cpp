@@ -14,6 +14,7 @@
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/bf16_embedding_tables.h"
 #include "ingot/runtime/fuse_sibling_linears.h"
 #include "ingot/runtime/fuse_silu_mul.h"
 #include "ingot/runtime/huge_page_weights.h"
@@ -125,8 +126,11 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
   // export-time checks their shape hints, which the rewrites below still use), and a
   // generation export's are a whole KV cache (235 MB for the Qwen3-0.6B shape at 1024
   // f32 slots), freed here when no caller holds the programs.
-  const auto fused = [](const ExportedProgram& p) {
-    return without_example_inputs(fuse_silu_mul(fuse_sibling_linears(p)));
+  // Their f32 embedding tables held in bf16 where that is exact
+  // (runtime/bf16_embedding_tables.h), one table shared by decode and prefill.
+  Bf16EmbeddingTables tables;
+  const auto fused = [&tables](const ExportedProgram& p) {
+    return without_example_inputs(tables.apply(fuse_silu_mul(fuse_sibling_linears(p))));
   };
   decode_ = std::make_unique<ProgramModule>(fused(ep));
   // The prefill needs the last position's logits only: it runs a copy of its program with

@@ -1,0 +1,101 @@
+#include "ingot/runtime/bf16_embedding_tables.h"
+
+#include <cstring>
+#include <memory>
+
+#include "ingot/ops/functional.h"
+
+namespace ingot::runtime {
+namespace {
+
+// True when every value of the contiguous f32 tensor `t` is a bf16 value (low 16 bits 0).
+bool bf16_exact(const Tensor& t) {
+  const auto* bits = static_cast<const uint32_t*>(t.raw_data());
+  uint32_t low = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) low |= bits[i] & 0xFFFFu;
+  return low == 0;
+}
+
+const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
+  return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
+}
+
+}  // namespace
+
+ExportedProgram Bf16EmbeddingTables::apply(const ExportedProgram& program) {
+  ExportedProgram out = program;
+  auto graph = std::make_shared<ir::Graph>(*program.graph);
+  // Uses of each value other than as an embedding's weight (nodes and graph outputs).
+  std::vector<int> other_uses(graph->num_values(), 0);
+  for (const ir::Node& n : graph->nodes()) {
+    const std::vector<ir::ValueId> inputs = ir::Graph::node_inputs(n);
+    for (size_t k = 0; k < inputs.size(); ++k) ++other_uses[size_t(inputs[k])];
+    if (const ir::TensorRef* w = tensor_arg(n, 0); n.target == "embedding" && w)
+      --other_uses[size_t(w->id)];
+  }
+  for (ir::ValueId v : graph->outputs) ++other_uses[size_t(v)];
+
+  // The placeholders to convert: state or constant tables read by embedding alone.
+  std::vector<bool> convert(graph->num_values(), false);
+  bool any = false;
+  for (size_t i = 0; i < program.signature.inputs.size(); ++i) {
+    const InputSpec& in = program.signature.inputs[i];
+    if (in.kind == InputKind::UserInput) continue;
+    const ir::ValueId v = graph->inputs[i];
+    auto& tensors = in.kind == InputKind::ConstantTensor ? out.constants : out.state;
+    auto it = tensors.find(in.target);
+    if (other_uses[size_t(v)] != 0 || it == tensors.end()) continue;
+    const Tensor& table = it->second;
+    if (table.dtype() != DType::F32 || table.dim() != 2 || table.numel() < min_elements_ ||
+        !table.is_contiguous() || !table.has_storage())
+      continue;
+    auto copy = copies_.find(table.storage().get());
+    if (copy == copies_.end()) {
+      if (!bf16_exact(table)) continue;
+      copy = copies_.emplace(table.storage().get(), contiguous(to(table, DType::BF16))).first;
+    }
+    it->second = copy->second;
+    graph->mutable_value(v).dtype = DType::BF16;
+    convert[size_t(v)] = true;
+    any = true;
+  }
+  if (!any) return out;
+
+  // embedding(table, ids) [.., hidden] bf16, then _to_copy to f32 under the old output's
+  // value id's users: every later use of the output reads the f32 copy.
+  std::vector<ir::Node> nodes;
+  std::vector<ir::ValueId> renamed(graph->num_values());
+  for (size_t v = 0; v < renamed.size(); ++v) renamed[v] = ir::ValueId(v);
+  for (ir::Node& n : graph->mutable_nodes()) {
+    for (ir::Argument& a : n.args) {
+      if (auto* r = std::get_if<ir::TensorRef>(&a)) r->id = renamed[size_t(r->id)];
+      if (auto* l = std::get_if<ir::OptionalValueList>(&a))
+        for (auto& id : *l)
+          if (id) id = renamed[size_t(*id)];
+    }
+    const ir::TensorRef* w = tensor_arg(n, 0);
+    const bool converted_lookup = n.target == "embedding" && w && convert[size_t(w->id)];
+    nodes.push_back(std::move(n));
+    if (!converted_lookup) continue;
+    const ir::ValueId gathered = nodes.back().outputs.at(0);
+    graph->mutable_value(gathered).dtype = DType::BF16;
+    const ir::ValueInfo info = graph->value(gathered);
+    const ir::ValueId as_f32 = graph->add_tensor_value(info.name + "_f32", DType::F32, info.sizes);
+    ir::Node cast;
+    cast.target = "_to_copy";
+    cast.args = {ir::TensorRef{gathered}, DType::F32};
+    cast.outputs = {as_f32};
+    cast.source = nodes.back().source;
+    renamed.resize(graph->num_values());
+    renamed[size_t(as_f32)] = as_f32;
+    renamed[size_t(gathered)] = as_f32;
+    nodes.push_back(std::move(cast));
+  }
+  for (ir::ValueId& v : graph->outputs) v = renamed[size_t(v)];
+  graph->mutable_nodes() = std::move(nodes);
+  out.graph = graph;
+  out.verify();
+  return out;
+}
+
+}  // namespace ingot::runtime
