@@ -120,14 +120,12 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
               "input_ids, key_cache.N, value_cache.N, cache_position; export it with "
               "exporters::Exporter::export_for_generation)");
   // Decode and prefill run copies with the gated MLP's silu * up fused
-  // (runtime/fuse_silu_mul.h) and quantised linears on one input computed in one pass
-  // (runtime/fuse_sibling_linears.h).
-  // The programs kept drop their example inputs: the runtime never reads them (they give
-  // export-time checks their shape hints, which the rewrites below still use), and a
-  // generation export's are a whole KV cache (235 MB for the Qwen3-0.6B shape at 1024
-  // f32 slots), freed here when no caller holds the programs.
-  // Their f32 embedding tables held in bf16 where that is exact
-  // (runtime/bf16_embedding_tables.h), one table shared by decode and prefill.
+  // (runtime/fuse_silu_mul.h), quantised linears on one input computed in one pass
+  // (runtime/fuse_sibling_linears.h) and f32 embedding tables held in bf16 where that is
+  // exact (runtime/bf16_embedding_tables.h; one table for both). Every program kept drops
+  // its example inputs: the runtime never reads them (the rewrites' checks still use
+  // their shapes), and a generation export's are a whole KV cache (235 MB for the
+  // Qwen3-0.6B shape at 1024 f32 slots), freed here when no caller holds the programs.
   Bf16EmbeddingTables tables;
   const auto fused = [&tables](const ExportedProgram& p) {
     return without_example_inputs(tables.apply(fuse_silu_mul(fuse_sibling_linears(p))));
