@@ -61,8 +61,9 @@ ExportedProgram Bf16EmbeddingTables::apply(const ExportedProgram& program) {
   }
   if (!any) return out;
 
-  // embedding(table, ids) [.., hidden] bf16, then _to_copy to f32 under the old output's
-  // value id's users: every later use of the output reads the f32 copy.
+  // Each lookup of a converted table: embedding(table, ids) -> [.., hidden] bf16, then a
+  // new _to_copy node -> [.., hidden] f32; the nodes after it (and the graph outputs) read
+  // the f32 value wherever they read the lookup's output (`renamed`).
   std::vector<ir::Node> nodes;
   std::vector<ir::ValueId> renamed(graph->num_values());
   for (size_t v = 0; v < renamed.size(); ++v) renamed[v] = ir::ValueId(v);
