@@ -156,8 +156,9 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{4, 32, true, 160}, Case{4, 64, true, 192},
                                          Case{4, 64, false, 320}, Case{4, 128, false, 384},
                                          Case{4, 128, true, 256},
-                                         // G 32 decode: scales of four steps at once (two
-                                         // such runs, then one step; then a short one)
+                                         // longer G 32 rows: two runs of four decode steps,
+                                         // then one step (576); with zero points and a
+                                         // short last step (544)
                                          Case{4, 32, false, 576}, Case{4, 32, true, 544}),
                        // m < 5: the per-row kernel; from 5 the panel GEMM (one panel up to
                        // 16 rows, pairs of panels and a padded last panel beyond)

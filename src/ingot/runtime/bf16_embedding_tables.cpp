@@ -1,7 +1,7 @@
 #include "ingot/runtime/bf16_embedding_tables.h"
 
-#include <cstring>
 #include <memory>
+#include <numeric>
 
 #include "ingot/ops/functional.h"
 
@@ -24,49 +24,49 @@ const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
 
 ExportedProgram Bf16EmbeddingTables::apply(const ExportedProgram& program) {
   ExportedProgram out = program;
-  auto graph = std::make_shared<ir::Graph>(*program.graph);
+  const ir::Graph& g = *program.graph;
   // Uses of each value other than as an embedding's weight (nodes and graph outputs).
-  std::vector<int> other_uses(graph->num_values(), 0);
-  for (const ir::Node& n : graph->nodes()) {
-    const std::vector<ir::ValueId> inputs = ir::Graph::node_inputs(n);
-    for (size_t k = 0; k < inputs.size(); ++k) ++other_uses[size_t(inputs[k])];
+  std::vector<int> other_uses(g.num_values(), 0);
+  for (const ir::Node& n : g.nodes()) {
+    for (ir::ValueId v : ir::Graph::node_inputs(n)) ++other_uses[size_t(v)];
     if (const ir::TensorRef* w = tensor_arg(n, 0); n.target == "embedding" && w)
       --other_uses[size_t(w->id)];
   }
-  for (ir::ValueId v : graph->outputs) ++other_uses[size_t(v)];
+  for (ir::ValueId v : g.outputs) ++other_uses[size_t(v)];
 
   // The placeholders to convert: state or constant tables read by embedding alone.
-  std::vector<bool> convert(graph->num_values(), false);
+  std::vector<bool> convert(g.num_values(), false);
   bool any = false;
   for (size_t i = 0; i < program.signature.inputs.size(); ++i) {
     const InputSpec& in = program.signature.inputs[i];
-    if (in.kind == InputKind::UserInput) continue;
-    const ir::ValueId v = graph->inputs[i];
+    if (in.kind == InputKind::UserInput || other_uses[size_t(g.inputs[i])] != 0) continue;
     auto& tensors = in.kind == InputKind::ConstantTensor ? out.constants : out.state;
     auto it = tensors.find(in.target);
-    if (other_uses[size_t(v)] != 0 || it == tensors.end()) continue;
+    if (it == tensors.end()) continue;
     const Tensor& table = it->second;
     if (table.dtype() != DType::F32 || table.dim() != 2 || table.numel() < min_elements_ ||
         !table.is_contiguous() || !table.has_storage())
       continue;
-    auto copy = copies_.find(table.storage().get());
-    if (copy == copies_.end()) {
-      if (!bf16_exact(table)) continue;
-      copy = copies_.emplace(table.storage().get(), contiguous(to(table, DType::BF16))).first;
-    }
+    // Each storage is scanned once, whatever the verdict (prefill and decode share it).
+    auto [copy, first] = copies_.try_emplace(table.storage().get());
+    if (first && bf16_exact(table)) copy->second = contiguous(to(table, DType::BF16));
+    if (!copy->second.defined()) continue;
     it->second = copy->second;
-    graph->mutable_value(v).dtype = DType::BF16;
-    convert[size_t(v)] = true;
+    convert[size_t(g.inputs[i])] = true;
     any = true;
   }
   if (!any) return out;
+
+  auto graph = std::make_shared<ir::Graph>(g);
+  for (size_t v = 0; v < convert.size(); ++v)
+    if (convert[v]) graph->mutable_value(ir::ValueId(v)).dtype = DType::BF16;
 
   // Each lookup of a converted table: embedding(table, ids) -> [.., hidden] bf16, then a
   // new _to_copy node -> [.., hidden] f32; the nodes after it (and the graph outputs) read
   // the f32 value wherever they read the lookup's output (`renamed`).
   std::vector<ir::Node> nodes;
   std::vector<ir::ValueId> renamed(graph->num_values());
-  for (size_t v = 0; v < renamed.size(); ++v) renamed[v] = ir::ValueId(v);
+  std::iota(renamed.begin(), renamed.end(), ir::ValueId(0));
   for (ir::Node& n : graph->mutable_nodes()) {
     for (ir::Argument& a : n.args) {
       if (auto* r = std::get_if<ir::TensorRef>(&a)) r->id = renamed[size_t(r->id)];

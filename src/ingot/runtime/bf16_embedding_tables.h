@@ -12,6 +12,7 @@
 // weights are untouched (the f32 table is freed once nothing else holds it).
 #pragma once
 
+#include <algorithm>
 #include <map>
 
 #include "ingot/export/program.h"
@@ -30,11 +31,15 @@ class Bf16EmbeddingTables {
   // and a prefill program of one model end up on the same table).
   ExportedProgram apply(const ExportedProgram& program);
   // Tables converted so far (each counted once).
-  int converted() const { return int(copies_.size()); }
+  int converted() const {
+    return int(std::count_if(copies_.begin(), copies_.end(),
+                             [](const auto& c) { return c.second.defined(); }));
+  }
 
  private:
   int64_t min_elements_;
-  std::map<const Storage*, Tensor> copies_;  // f32 table storage -> its bf16 copy
+  // f32 table storage -> its bf16 copy (undefined: not every value is a bf16 value).
+  std::map<const Storage*, Tensor> copies_;
 };
 
 }  // namespace ingot::runtime

@@ -14,7 +14,7 @@
 //
 // One copy also when components come from different files: a generation directory's
 // prefill.ingot and decode.ingot each store the model's weights, so their mapped tensors
-// are distinct storages. A large mapped tensor whose name another program passed to this
+// are distinct storages. A mapped tensor whose name another program passed to this
 // object already has, with the same bytes, shares that one's memory instead of getting
 // its own (compared byte by byte; names alone never merge anything, so two tensors of
 // one program are never merged). This holds with INGOT_HUGE_PAGES=0 too, where the first
