@@ -63,6 +63,13 @@ void lane_layout_row(Int8Activations& a, int64_t i) {
     init[l] = -zero * s;
     ls[l] = first < a.k ? xs[first / kBlock] : 0.0f;
   }
+  if (a.bits == 4) {
+    int32_t* block_init = a.block_init.data() + i * a.lanes;
+    for (int64_t l0 = 0; l0 < a.lanes; l0 += 4) {  // lanes is a multiple of 16
+      const int32_t s = init[l0] + init[l0 + 1] + init[l0 + 2] + init[l0 + 3];
+      std::fill(block_init + l0, block_init + l0 + 4, s);
+    }
+  }
 }
 
 }  // namespace
@@ -88,6 +95,7 @@ void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int
     a.lane_scales.resize(size_t(m * a.lanes));
     a.lane_sums.resize(size_t(m * a.lanes));
     a.lane_init.resize(size_t(m * a.lanes));
+    a.block_init.resize(bits == 4 ? size_t(m * a.lanes) : 0);
   }
   for (int64_t i = 0; i < m; ++i) {
     quantize_row(x + i * ldx, k, a.q.data() + i * k, a.block_scales.data() + i * a.blocks);

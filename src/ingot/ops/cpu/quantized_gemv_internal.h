@@ -43,7 +43,9 @@ void dequantize_rows_avx512(const PackedWeight& w, int64_t r0, int64_t r1, float
 //    L (chunk L / 16, l = L % 16) holds elements c0 + 8l .. c0 + 8l + 7.
 //  lane_scales[L] = xs of the lane's block; lane_sums[L] = sum of the lane's q;
 //  lane_init[L] = -2^(bits-1) * lane_sums[L] (the fixed zero point's correction, so a
-//  dot product started from it sums (w - z) * q exactly in int32).
+//  dot product started from it sums (w - z) * q exactly in int32);
+//  bits 4: block_init[L] = the sum of lane_init over L's 32-block (lanes 4b .. 4b + 3), the
+//  correction of a dot product over the whole block.
 struct Int8Activations {
   int bits = 8;
   int64_t m = 0, k = 0, blocks = 0, kp = 0, lanes = 0;
@@ -53,6 +55,7 @@ struct Int8Activations {
   std::vector<float> lane_scales;   // [m, lanes]  (lane layout only)
   std::vector<int32_t> lane_sums;   // [m, lanes]  (lane layout only)
   std::vector<int32_t> lane_init;   // [m, lanes]  (lane layout only)
+  std::vector<int32_t> block_init;  // [m, lanes]  (lane layout, bits 4 only)
 };
 
 // Whether the int8-activation kernels cover w's layout (see QuantActivations).
