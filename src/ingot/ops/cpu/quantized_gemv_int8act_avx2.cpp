@@ -257,19 +257,19 @@ INGOT_TARGET_AVX2_QUANT void rows4_int4_g32(const Int8Activations& a, int64_t i,
   const float* xs = a.lane_scales.data() + i * a.lanes;
   const int32_t* init = a.block_init.data() + i * a.lanes;
   __m256 acc = _mm256_setzero_ps();
+  // Step st covers weights 64 st .. 64 st + 63: x at packed offset 128 (st / 2) + 32 (st % 2),
+  // lanes 8 st .., bytes 32 st .. of each row, groups 2 st and 2 st + 1.
+  const auto step = [&]<bool kShort>(int64_t st) {
+    step_int4_rows4<kShort>(x + 128 * (st / 2) + 32 * (st % 2), xs + 8 * st, init + 8 * st,
+                            q + 32 * st, stride * row_bytes, sc + 2 * st, stride * ng, acc);
+  };
   const int64_t full = w.k / 64;
-  for (int64_t st = 0; st <= full; ++st) {
-    const int64_t c = 64 * st, x_at = 128 * (c / 128) + 32 * ((c / 64) % 2), lane = c / 8;
-    if (st < full) {
-      _mm_prefetch(reinterpret_cast<const char*>(next + 128 * st), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(next + 128 * st + 64), _MM_HINT_T0);
-      step_int4_rows4<false>(x + x_at, xs + lane, init + lane, q + c / 2, stride * row_bytes,
-                             sc + 2 * st, stride * ng, acc);
-    } else if (w.k % 64) {
-      step_int4_rows4<true>(x + x_at, xs + lane, init + lane, q + c / 2, stride * row_bytes,
-                            sc + 2 * st, stride * ng, acc);
-    }
+  for (int64_t st = 0; st < full; ++st) {
+    _mm_prefetch(reinterpret_cast<const char*>(next + 128 * st), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(next + 128 * st + 64), _MM_HINT_T0);
+    step.template operator()<false>(st);
   }
+  if (w.k % 64) step.template operator()<true>(full);
   _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)));
 }
 
@@ -309,18 +309,13 @@ INGOT_TARGET_AVX2_QUANT void int8act_rows_avx2(const Int8Activations& a, const P
     const bool four_rows = w.bits == 4 && w.group == 32 && !w.zeros;
     for (; i < a.m; ++i) {
       int64_t r = rb;
-      if (four_rows) {
+      if (four_rows)
         for (; r + 4 <= re; r += 4) {
           rows4_int4_g32(a, i, w, r, 1, out);
           for (int j = 0; j < 4; ++j) y[i * ldy + r + j] = out[j];
         }
-        for (; r < re; ++r) {
-          rows4_int4_g32(a, i, w, r, 0, out);
-          y[i * ldy + r] = out[0];
-        }
-      }
-      for (; r < re; ++r) {
-        row<1, 4>(a, i, w, r, out);
+      for (; r < re; ++r) {  // leftover rows: with four_rows, the same kernel (stride 0)
+        four_rows ? rows4_int4_g32(a, i, w, r, 0, out) : row<1, 4>(a, i, w, r, out);
         y[i * ldy + r] = out[0];
       }
     }
