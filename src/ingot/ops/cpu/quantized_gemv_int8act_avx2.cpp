@@ -33,12 +33,12 @@ namespace {
 // tok/s on Zen 3 for int8 and int4 at 1024 over none).
 constexpr int64_t kPrefetchAhead = 1024;
 
-INGOT_TARGET_AVX2_QUANT inline __m256i load32(const void* p) {
+INGOT_AVX2_QUANT_STEP __m256i load32(const void* p) {
   return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
 
 // 32 bytes at p, of which the first `valid` are read; the rest are `fill`.
-INGOT_TARGET_AVX2_QUANT inline __m256i load_partial(const uint8_t* p, int64_t valid, uint8_t fill) {
+INGOT_AVX2_QUANT_STEP __m256i load_partial(const uint8_t* p, int64_t valid, uint8_t fill) {
   alignas(32) uint8_t buf[32];
   std::memset(buf, fill, sizeof buf);
   std::memcpy(buf, p, size_t(valid));
@@ -54,7 +54,7 @@ INGOT_TARGET_AVX2_QUANT inline __m256i load_partial(const uint8_t* p, int64_t va
 // One 32-block t (8 lanes) of 8-bit weights wv: acc[m] += the block's lane sums for x row
 // i0 + m times its activation scales.
 template <int M>
-INGOT_TARGET_AVX2_QUANT inline void block_int8(const Int8Activations& a, int64_t i0, int64_t t,
+INGOT_AVX2_QUANT_STEP void block_int8(const Int8Activations& a, int64_t i0, int64_t t,
                                                __m256i wv, __m256* acc) {
   const __m256i sw = _mm256_xor_si256(wv, _mm256_set1_epi8(char(0x80)));  // w - 128, signed
   const __m256i aw = _mm256_abs_epi8(sw);
@@ -95,7 +95,7 @@ INGOT_TARGET_AVX2_QUANT void row_int8(const Int8Activations& a, int64_t i0, cons
 
 // [p[0], p[1], 0, 0] (kTwo) or [p[0], 0, 0, 0].
 template <bool kTwo>
-INGOT_TARGET_AVX2_QUANT inline __m128 scale_pair(const float* p) {
+INGOT_AVX2_QUANT_STEP __m128 scale_pair(const float* p) {
   return kTwo ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(p))) : _mm_load_ss(p);
 }
 
@@ -109,7 +109,7 @@ INGOT_TARGET_AVX2_QUANT inline __m128 scale_pair(const float* p) {
 // activations and scales; the weight bytes are not read past the row). acc[m] += the
 // step's lane sums for x row i0 + m times the activation and weight scales.
 template <int M, bool kG32, bool kZeros, bool kShort>
-INGOT_TARGET_AVX2_QUANT inline void step_int4(const Int8Activations& a, int64_t i0,
+INGOT_AVX2_QUANT_STEP void step_int4(const Int8Activations& a, int64_t i0,
                                               const PackedWeight& w, int64_t r, int64_t c,
                                               int64_t g, __m256* acc) {
   const int64_t x_at = 128 * (c / 128) + 32 * ((c / 64) % 2), lane = c / 8;
@@ -213,7 +213,7 @@ INGOT_TARGET_AVX2_QUANT void row_int4(const Int8Activations& a, int64_t i0, cons
 // row 0's scale of group g, the rows' scales ng apart. acc lane j (j % 4 = row) += the
 // group's dot * s_w * s_x.
 template <bool kShort>
-INGOT_TARGET_AVX2_QUANT inline void step_int4_rows4(const int8_t* xh, const float* lane_scales,
+INGOT_AVX2_QUANT_STEP void step_int4_rows4(const int8_t* xh, const float* lane_scales,
                                                     const int32_t* block_init,
                                                     const uint8_t* bytes, int64_t rows_apart,
                                                     const float* sc, int64_t ng, __m256& acc) {
@@ -259,7 +259,7 @@ INGOT_TARGET_AVX2_QUANT void rows4_int4_g32(const Int8Activations& a, int64_t i,
   __m256 acc = _mm256_setzero_ps();
   // Step st covers weights 64 st .. 64 st + 63: x at packed offset 128 (st / 2) + 32 (st % 2),
   // lanes 8 st .., bytes 32 st .. of each row, groups 2 st and 2 st + 1.
-  const auto step = [&]<bool kShort>(int64_t st) {
+  const auto step = [&]<bool kShort>(int64_t st) INGOT_AVX2_QUANT_STEP_LAMBDA {
     step_int4_rows4<kShort>(x + 128 * (st / 2) + 32 * (st % 2), xs + 8 * st, init + 8 * st,
                             q + 32 * st, stride * row_bytes, sc + 2 * st, stride * ng, acc);
   };
