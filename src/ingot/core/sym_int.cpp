@@ -73,10 +73,9 @@ SymInt::SymInt(SymNode node) : node_(std::move(node)) {
   }
 }
 
-int64_t SymInt::expect_int() const {
-  INGOT_CHECK(!node_, ValueError,
-              "[SymInt] size '{}' is symbolic here; a concrete value was required", str());
-  return value_;
+void SymInt::throw_symbolic_not_int() const {
+  INGOT_THROW(ValueError, "[SymInt] size '{}' is symbolic here; a concrete value was required",
+              str());
 }
 
 std::optional<int64_t> SymInt::maybe_int() const {

@@ -86,7 +86,11 @@ class SymInt {
   const SymNode& node() const { return node_; }
 
   // The plain value. Throws if symbolic: use guard_int() to decide a symbolic value.
-  int64_t expect_int() const;
+  // Inline: sizes are read this way on every kernel call at run time.
+  int64_t expect_int() const {
+    if (node_) throw_symbolic_not_int();
+    return value_;
+  }
   // The plain value, or the constant a symbolic expression folded to.
   std::optional<int64_t> maybe_int() const;
   // Plain value, or the symbolic value decided by hint (recording a guard).
@@ -114,6 +118,8 @@ class SymInt {
   friend SymBool operator>=(const SymInt& a, const SymInt& b);
 
  private:
+  [[noreturn]] void throw_symbolic_not_int() const;
+
   int64_t value_ = 0;
   SymNode node_;
 };

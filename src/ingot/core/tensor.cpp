@@ -115,7 +115,16 @@ int64_t Tensor::stride(int64_t d) const {
   return impl().strides[size_t(wrap_dim(d, "stride"))];
 }
 
-int64_t Tensor::numel() const { return sym_numel().expect_int(); }
+int64_t Tensor::numel() const {
+  // Plain sizes (every size at run time) multiply as ints; a symbolic size goes through
+  // sym_numel, whose expect_int names it in the error.
+  int64_t n = 1;
+  for (const auto& s : impl().sizes) {
+    if (s.is_symbolic()) return sym_numel().expect_int();
+    n *= s.expect_int();
+  }
+  return n;
+}
 
 SymInt Tensor::sym_numel() const {
   SymInt n = 1;

@@ -41,8 +41,9 @@ int64_t argmax_last(const Tensor& logits) {
   Tensor row = select(select(logits, 0, 0), 0, logits.size(1) - 1);  // [vocab]
   if (row.dtype() != DType::F32 || !row.is_contiguous()) row = contiguous(to(row, DType::F32));
   const float* p = row.data<float>();
+  const int64_t vocab = row.numel();
   int64_t best = 0;
-  for (int64_t i = 1; i < row.numel(); ++i) {
+  for (int64_t i = 1; i < vocab; ++i) {
     if (p[i] > p[best]) best = i;
   }
   return best;
