@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "ingot/core/thread_pool.h"
@@ -193,6 +195,25 @@ Acc mask_bias(const M* m, int64_t i) {
   }
 }
 
+// One past the last true among the n bools at m (0 when none), testing eight per load:
+// a decode step's mask row over a static cache is mostly false, and a compare per byte
+// made this scan cost more instructions than a short context's attention arithmetic.
+inline int64_t end_of_last_true(const bool* m, int64_t n) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(m);
+  int64_t j = n;
+  for (; j % 8 != 0; --j) {
+    if (bytes[j - 1]) return j;
+  }
+  for (; j > 0; j -= 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + j - 8, sizeof(word));
+    if (word == 0) continue;
+    while (!bytes[j - 1]) --j;
+    return j;
+  }
+  return 0;
+}
+
 template <typename Fn>
 void dispatch_mask_type(DType t, Fn&& fn) {
   switch (t) {
@@ -259,31 +280,42 @@ void run_task(const AttentionProblem& p, const Plan& pl, int64_t item, int64_t s
     run_sum[r] = 0;
   }
 
-  // True when the mask hides every key of [j0, j0 + nk) from every row of the item: such
-  // a block adds exp(-inf) = 0 to every sum, so skipping it (and its K/V reads) is exact.
-  // A static cache's decode step masks the slots past the position (most of the cache).
-  auto block_hidden = [&](int64_t j0, int64_t nk) {
-    if (p.mask_kind == AttentionMask::None) return false;
-    bool hidden = true;
+  // How many leading keys of the block [j0, j0 + nk) to compute: the keys after them are
+  // hidden by the mask from every row of the item (0: the whole block is hidden). A hidden
+  // key adds exp(-inf) = 0 to every sum and 0 * v to every output, so leaving it out (and
+  // its K/V reads) is exact. A static cache's decode step masks the slots past the
+  // position: most of the cache, and the tail of the block holding the position.
+  auto visible_keys = [&](int64_t j0, int64_t nk) {
+    if (p.mask_kind == AttentionMask::None) return nk;
+    int64_t visible = 0;
     dispatch_mask_type(p.mask_dtype, [&]<typename MT>() {
       const MT* mbase = static_cast<const MT*>(p.mask) + p.mask_batch_offset[size_t(b)];
-      for (int64_t r = 0; r < m && hidden; ++r) {
+      const MT* previous = nullptr;
+      for (int64_t r = 0; r < m && visible < nk; ++r) {
         const int64_t h = kvh * pl.group + r / nrow, i = i0 + r % nrow;
         const MT* mr = mbase + h * p.m_sh + i * p.m_sl + j0 * p.m_ss;
-        for (int64_t j = 0; j < nk; ++j) {
-          if (mask_bias<Acc>(mr, j * p.m_ss) != kNegInf) {
-            hidden = false;
+        if (mr == previous) continue;  // a mask broadcast over heads: rows share it
+        previous = mr;
+        if constexpr (std::is_same_v<MT, bool>) {
+          if (p.m_ss == 1) {
+            visible = std::max(visible, end_of_last_true(mr, nk));
+            continue;
+          }
+        }
+        for (int64_t j = nk; j > visible; --j) {
+          if (mask_bias<Acc>(mr, (j - 1) * p.m_ss) != kNegInf) {
+            visible = j;
             break;
           }
         }
       }
     });
-    return hidden;
+    return visible;
   };
 
   for (int64_t j0 = s0; j0 < s1; j0 += kKeyBlock) {
-    const int64_t nk = std::min(kKeyBlock, s1 - j0);
-    if (block_hidden(j0, nk)) continue;
+    const int64_t nk = visible_keys(j0, std::min(kKeyBlock, s1 - j0));
+    if (nk == 0) continue;
     // K and V rows of the block with unit element stride (converted or gathered when
     // the kernels need it).
     const KV* kb;
