@@ -242,6 +242,36 @@ TEST(Int8ActivationsPanel, LayoutHoldsPortableValues) {
   }
 }
 
+// The AVX2 activation quantiser gives the scalar one's q and scales bit for bit: random
+// rows with outliers, exact .5 ties of x / d (round half to even), all-zero blocks, values
+// past the clamp's reach, and k not a multiple of 32 (the short last block).
+TEST(Int8ActivationsQuantizer, Avx2EqualsScalar) {
+  if (!cpu_features().avx2_kernels()) GTEST_SKIP() << "this CPU has no AVX2";
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int64_t k : {32, 96, 1024, 1000, 7}) {
+    std::vector<float> x(static_cast<size_t>(k));
+    for (float& f : x) f = u(rng) * (u(rng) > 0.9f ? 50.0f : 1.0f);
+    // Block 0: max 127 so d = 1 and x / d = x: the halves are ties (2.5 -> 2, 3.5 -> 4).
+    const float ties[] = {127.0f, 2.5f, 3.5f, -2.5f, -0.5f, 0.5f, 126.5f, -126.5f};
+    for (size_t i = 0; i < std::size(ties) && i < x.size(); ++i) x[i] = ties[i];
+    if (k >= 64) std::fill(x.begin() + 32, x.begin() + 64, 0.0f);  // block 1: all zero
+    const int64_t blocks = (k + 31) / 32;
+    std::vector<int8_t> q_ref(static_cast<size_t>(k)), q_avx2(static_cast<size_t>(k));
+    std::vector<float> s_ref(static_cast<size_t>(blocks)), s_avx2(static_cast<size_t>(blocks));
+    detail::quantize_row_scalar(x.data(), k, q_ref.data(), s_ref.data());
+    detail::quantize_row_avx2(x.data(), k, q_avx2.data(), s_avx2.data());
+    EXPECT_EQ(q_avx2, q_ref) << "k " << k;
+    EXPECT_EQ(s_avx2, s_ref) << "k " << k;
+    if (k >= 8) {  // the ties rounded to even
+      EXPECT_EQ(q_ref[1], 2);
+      EXPECT_EQ(q_ref[2], 4);
+      EXPECT_EQ(q_ref[3], -2);
+      EXPECT_EQ(q_ref[6], 126);
+    }
+  }
+}
+
 // Layouts the int8 kernels do not cover (8-bit with zero points or several groups per
 // row) run the exact path in Int8 mode: bit-identical to Float mode.
 TEST(Int8ActivationsFallback, UncoveredLayoutsRunExact) {

@@ -11,8 +11,9 @@ namespace {
 // True when every value of the contiguous f32 tensor `t` is a bf16 value (low 16 bits 0).
 bool bf16_exact(const Tensor& t) {
   const auto* bits = static_cast<const uint32_t*>(t.raw_data());
+  const int64_t n = t.numel();
   uint32_t low = 0;
-  for (int64_t i = 0; i < t.numel(); ++i) low |= bits[i] & 0xFFFFu;
+  for (int64_t i = 0; i < n; ++i) low |= bits[i] & 0xFFFFu;
   return low == 0;
 }
 

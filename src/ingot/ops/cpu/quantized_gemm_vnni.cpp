@@ -45,7 +45,7 @@ constexpr int64_t kChunkBlocks = 32;
 enum class Mode { Int8, Int4, Int4Zeros };
 
 // One 32-block of one x row: 32 quantised values (zeros past k) into `q`, returns the
-// scale. Bit for bit quantize_row's values: d = max|x| / 127, q = round-to-nearest-even
+// scale. Bit for bit quantize_row_scalar's values: d = max|x| / 127, q = round-to-nearest-even
 // (x * (1 / d)) clamped to [-127, 127] (cvtps_epi32 under the default rounding mode is
 // nearbyint's rounding). even_odd: stored as [the 16 even elements, the 16 odd ones].
 INGOT_TARGET_AVX512_VNNI float quantize_block(const float* x, int64_t n, bool even_odd, int8_t* q,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ingot/core/cpu_features.h"
 #include "ingot/ops/cpu/quantized_gemv_internal.h"
 
 namespace ingot::cpu::detail {
@@ -18,9 +19,10 @@ inline int packed_value(const uint8_t* row, int bits, int64_t c) {
   return (c & 1) ? (b >> 4) : (b & 0x0F);
 }
 
-// One x row: q[k] and scales[blocks]. d = max|x| / 127, q = round(x * (1 / d)) (round to
-// nearest even, as the AVX-512 conversion would); an all-zero block gets d = 0, q = 0.
-void quantize_row(const float* x, int64_t k, int8_t* q, float* scales) {
+}  // namespace
+
+// Round to nearest even, as the vector conversions do.
+void quantize_row_scalar(const float* x, int64_t k, int8_t* q, float* scales) {
   for (int64_t b = 0, c0 = 0; c0 < k; ++b, c0 += kBlock) {
     const int64_t c1 = std::min(k, c0 + kBlock);
     float amax = 0.0f;
@@ -34,6 +36,8 @@ void quantize_row(const float* x, int64_t k, int8_t* q, float* scales) {
     scales[b] = d;
   }
 }
+
+namespace {
 
 // The lane-layout arrays of row i (quantized_gemv_internal.h).
 void lane_layout_row(Int8Activations& a, int64_t i) {
@@ -97,6 +101,10 @@ void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int
     a.lane_init.resize(size_t(m * a.lanes));
     a.block_init.resize(bits == 4 ? size_t(m * a.lanes) : 0);
   }
+  // The lane layout is only asked for by the AVX2 / AVX-512 kernels; the scalar reference
+  // path keeps the scalar quantiser.
+  static const bool avx2 = cpu_features().avx2_kernels();
+  const auto quantize_row = lane_layout && avx2 ? quantize_row_avx2 : quantize_row_scalar;
   for (int64_t i = 0; i < m; ++i) {
     quantize_row(x + i * ldx, k, a.q.data() + i * k, a.block_scales.data() + i * a.blocks);
     if (lane_layout) lane_layout_row(a, i);

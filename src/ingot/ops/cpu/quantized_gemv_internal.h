@@ -68,6 +68,11 @@ struct Int8Activations {
 
 // Whether the int8-activation kernels cover w's layout (see QuantActivations).
 bool int8_activation_layout(const PackedWeight& w);
+// One x row of k values to int8 in 32-blocks: scales[b] = d = max|x| / 127 over block b,
+// q = clamp(round-half-even(x / d), -127, 127) (computed as x * (1 / d)); d = 0 gives q = 0.
+void quantize_row_scalar(const float* x, int64_t k, int8_t* q, float* scales);
+// The same values bit for bit (finite x), eight lanes at a time.
+void quantize_row_avx2(const float* x, int64_t k, int8_t* q, float* scales);
 // Quantises x rows (ldx apart) for weights of `bits`; `lane_layout` adds the arrays of the
 // VNNI / AVX2 kernels.
 void quantize_activations(const float* x, int64_t ldx, int64_t m, int64_t k, int bits,
