@@ -298,7 +298,8 @@ void run_task(const AttentionProblem& p, const Plan& pl, int64_t item, int64_t s
         previous = mr;
         if constexpr (std::is_same_v<MT, bool>) {
           if (p.m_ss == 1) {
-            visible = std::max(visible, end_of_last_true(mr, nk));
+            const int64_t end = end_of_last_true(mr + visible, nk - visible);  // past `visible`
+            if (end > 0) visible += end;
             continue;
           }
         }
