@@ -54,8 +54,8 @@ INGOT_AVX2_QUANT_STEP __m256i load_partial(const uint8_t* p, int64_t valid, uint
 // One 32-block t (8 lanes) of 8-bit weights wv: acc[m] += the block's lane sums for x row
 // i0 + m times its activation scales.
 template <int M>
-INGOT_AVX2_QUANT_STEP void block_int8(const Int8Activations& a, int64_t i0, int64_t t,
-                                               __m256i wv, __m256* acc) {
+INGOT_AVX2_QUANT_STEP void block_int8(const Int8Activations& a, int64_t i0, int64_t t, __m256i wv,
+                                      __m256* acc) {
   const __m256i sw = _mm256_xor_si256(wv, _mm256_set1_epi8(char(0x80)));  // w - 128, signed
   const __m256i aw = _mm256_abs_epi8(sw);
   for (int m = 0; m < M; ++m) {
@@ -109,9 +109,8 @@ INGOT_AVX2_QUANT_STEP __m128 scale_pair(const float* p) {
 // activations and scales; the weight bytes are not read past the row). acc[m] += the
 // step's lane sums for x row i0 + m times the activation and weight scales.
 template <int M, bool kG32, bool kZeros, bool kShort>
-INGOT_AVX2_QUANT_STEP void step_int4(const Int8Activations& a, int64_t i0,
-                                              const PackedWeight& w, int64_t r, int64_t c,
-                                              int64_t g, __m256* acc) {
+INGOT_AVX2_QUANT_STEP void step_int4(const Int8Activations& a, int64_t i0, const PackedWeight& w,
+                                     int64_t r, int64_t c, int64_t g, __m256* acc) {
   const int64_t x_at = 128 * (c / 128) + 32 * ((c / 64) % 2), lane = c / 8;
   const __m256i low = _mm256_set1_epi8(0x0F);
   const uint8_t* bytes = w.q + r * (w.k / 2) + c / 2;
@@ -214,9 +213,9 @@ INGOT_TARGET_AVX2_QUANT void row_int4(const Int8Activations& a, int64_t i0, cons
 // group's dot * s_w * s_x.
 template <bool kShort>
 INGOT_AVX2_QUANT_STEP void step_int4_rows4(const int8_t* xh, const float* lane_scales,
-                                                    const int32_t* block_init,
-                                                    const uint8_t* bytes, int64_t rows_apart,
-                                                    const float* sc, int64_t ng, __m256& acc) {
+                                           const int32_t* block_init, const uint8_t* bytes,
+                                           int64_t rows_apart, const float* sc, int64_t ng,
+                                           __m256& acc) {
   const __m256i low = _mm256_set1_epi8(0x0F);
   const __m256i x_lo = load32(xh), x_hi = load32(xh + 64);
   __m256i p16[4];
@@ -289,11 +288,6 @@ INGOT_TARGET_AVX2_QUANT void row(const Int8Activations& a, int64_t i0, const Pac
 
 }  // namespace
 
-// W rows in blocks of kRowBlock, against the x rows four at a time (one at a time, with
-// four steps in flight, for decode). The block's weight bytes stay in L1 / L2 while the x
-// rows pass, and four x rows (their quantised values and scales) stay in L1 across the
-// block; for one x row each thread reads one sequential stream of weights (on Zen 3
-// faster than interleaving rows; BM_QuantizedGemv).
 // quantize_row_scalar's values bit for bit: the block's max|x| is exact in any order
 // (NaN lanes are skipped, as std::max skips them), x * (1 / d) is the same product, and
 // _mm256_round_ps to nearest even is nearbyint in the default rounding mode.
@@ -320,12 +314,12 @@ INGOT_TARGET_AVX2_QUANT void quantize_row_avx2(const float* x, int64_t k, int8_t
     const __m256 id = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
     __m256i n[4];
     for (int u = 0; u < 4; ++u) {
-      const __m256 r = _mm256_round_ps(_mm256_mul_ps(v[u], id),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m256 r =
+          _mm256_round_ps(_mm256_mul_ps(v[u], id), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       n[u] = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r, lo), hi));
     }
-    const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(n[0], n[1]),
-                                             _mm256_packs_epi32(n[2], n[3]));
+    const __m256i bytes =
+        _mm256_packs_epi16(_mm256_packs_epi32(n[0], n[1]), _mm256_packs_epi32(n[2], n[3]));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + c0),
                         _mm256_permutevar8x32_epi32(bytes, dword_order));
     scales[b] = d;
@@ -333,6 +327,11 @@ INGOT_TARGET_AVX2_QUANT void quantize_row_avx2(const float* x, int64_t k, int8_t
   if (c0 < k) quantize_row_scalar(x + c0, k - c0, q + c0, scales + b);  // a short last block
 }
 
+// W rows in blocks of kRowBlock, against the x rows four at a time (one at a time, with
+// four steps in flight, for decode). The block's weight bytes stay in L1 / L2 while the x
+// rows pass, and four x rows (their quantised values and scales) stay in L1 across the
+// block; for one x row each thread reads one sequential stream of weights (on Zen 3
+// faster than interleaving rows; BM_QuantizedGemv).
 INGOT_TARGET_AVX2_QUANT void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w,
                                                int64_t r0, int64_t r1, float* y, int64_t ldy) {
   constexpr int64_t kRowBlock = 16;
