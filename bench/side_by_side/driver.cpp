@@ -14,7 +14,9 @@
 //     prefill TOKENS            one prefill of TOKENS tokens: {"tok_s", "seconds"}
 //     decode PROMPT STEPS       prefill PROMPT tokens, then STEPS decode steps: {"tok_s"}
 //     probe                     the machine's read bandwidth and FLOP peaks (machine_probe.h)
-//     export-onnx OUT_DIR CACHE_LEN PROMPT   ONNX decode graph (f32) + prompt.npy for ORT
+//     export-onnx OUT_DIR CACHE_LEN PROMPT [int8|int4]
+//                                           ONNX decode graph (f32, or weights quantised as
+//                                           `load` does: MatMulNBits) + prompt.npy for ORT
 //     quit
 // Errors are reported as {"error": "..."} and the process keeps serving.
 #include <malloc.h>
@@ -166,11 +168,20 @@ nlohmann::json decode(Session& s, int64_t prompt, int64_t steps) {
           {"peak_rss_kb", ingot::bench::status_kb("VmHWM:")}};
 }
 
-nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len, int64_t prompt) {
+nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len, int64_t prompt,
+                           const std::string& scheme) {
+  INGOT_CHECK(scheme.empty() || scheme == "int8" || scheme == "int4", ingot::ValueError,
+              "[side_by_side] export-onnx: the scheme must be int8, int4 or absent, got '{}'",
+              scheme);
   auto model = ingot::models::from_pretrained(s.dir);  // f32 compute
   ingot::exporters::OnnxConfig c;
   c.dynamic = true;
   c.external_data = "always";
+  if (!scheme.empty()) {  // the same scheme as `load`: group 32, lm_head too (MatMulNBits)
+    c.quantizer.scheme = scheme;
+    c.quantizer.group_size = 32;
+    c.quantizer.lm_head = true;
+  }
   ingot::exporters::GenerationExportOptions g;
   g.max_cache_len = cache_len;
   auto artifacts = ingot::exporters::OnnxExporter().export_for_generation(*model, c, g);
@@ -223,10 +234,10 @@ int serve(const std::string& dir) {
                  {"read_gbs_by_streams", by},    {"f32_gflops", f.f32_gflops},
                  {"bf16_gflops", f.bf16_gflops}, {"threads", ingot::num_threads()}};
       } else if (cmd == "export-onnx") {
-        std::string out;
+        std::string out, scheme;
         int64_t cache_len = 0, prompt = 0;
-        in >> out >> cache_len >> prompt;
-        reply = export_onnx(s, out, cache_len, prompt);
+        in >> out >> cache_len >> prompt >> scheme;
+        reply = export_onnx(s, out, cache_len, prompt, scheme);
       } else {
         reply = {{"error", "unknown command '" + cmd + "'"}};
       }

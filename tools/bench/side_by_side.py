@@ -12,7 +12,8 @@ Run through tools/bench/side_by_side (it makes the venv and finds the binaries).
     best of --reps: decode tokens/s (prompt 16, --decode-steps steps, greedy) and prefill
     tokens/s for each --prefill length (fresh cache, logits of the last position).
  4. ONNX Runtime (where ~/.cache/ingot/onnx-venv exists): decode tokens/s of ingot's ONNX
-    export (f32 compute) through tools/onnx/decode_loop.py, against ingot's f32 decode.
+    export through tools/onnx/decode_loop.py, against ingot's decode of the same config:
+    f32, and for q8_0 / q4_0 the int8 / int4 export (MatMulNBits, group 32, lm_head too).
  5. The machine's limits from the driver's probes (streaming-read bandwidth in a GEMV's
     access pattern, f32 / bf16 FLOP peak), taken before and after the timings (the best of
     the two): decode figures as fractions of the bandwidth.
@@ -131,6 +132,12 @@ class LlamaCpp:
         self.m.close()
 
 
+# ONNX Runtime decodes ingot's ONNX export of these configs (f32; int8 / int4 weights as
+# MatMulNBits with the same scheme as the ingot program), timed against ingot's decode of
+# the loaded program.
+ORT_SCHEMES = {"f32": "", "q8_0": "int8", "q4_0": "int4"}
+
+
 def ort_decode(onnx_python: str, onnx_dir: str, steps: int) -> dict:
     script = os.path.join(ROOT, "tools", "onnx", "decode_loop.py")
     out = subprocess.run([onnx_python, script, os.path.join(onnx_dir, "decode.onnx"), "--prompt",
@@ -236,21 +243,24 @@ def main() -> None:
         result["configs"][c] = entry
         for name, _ in cases:
             rows.append((f"{name} {c}", best[name]["ingot"], best[name]["llama.cpp"], "llama.cpp"))
-        if c == "f32" and not a.no_ort and os.path.exists(a.onnx_python):
-            onnx_dir = os.path.join(a.work, "onnx")
+        if c in ORT_SCHEMES and not a.no_ort and os.path.exists(a.onnx_python):
+            scheme = ORT_SCHEMES[c]
+            onnx_dir = os.path.join(a.work, f"onnx_{scheme}" if scheme else "onnx")
             if not os.path.exists(os.path.join(onnx_dir, "decode.onnx")):
-                ingot.ask(f"export-onnx {onnx_dir} 128 8")
+                ingot.ask(f"export-onnx {onnx_dir} 128 8 {scheme}".rstrip())
             ort_best, ingot_best = 0.0, 0.0
             for rep in range(a.reps):
                 ingot_best = max(ingot_best, ingot.ask(f"decode 8 {a.decode_steps}")["tok_s"])
                 ort = ort_decode(a.onnx_python, onnx_dir, a.decode_steps)
                 ort_best = max(ort_best, ort["decode_tokens_per_s"])
-            result["onnxruntime"] = {"version": ort.get("onnxruntime"), "decode_tok_s": ort_best,
-                                     "ingot_decode_tok_s": ingot_best}
-            rows.append(("decode f32", ingot_best, ort_best, "onnxruntime"))
-        elif c == "f32":
-            result["onnxruntime"] = {"skipped": "no ONNX venv (tools/onnx/setup-venv)"
-                                     if not a.no_ort else "--no-ort"}
+            entry["onnxruntime"] = {"version": ort.get("onnxruntime"), "decode_tok_s": ort_best,
+                                    "ingot_decode_tok_s": ingot_best}
+            rows.append((f"decode {c}", ingot_best, ort_best, "onnxruntime"))
+        elif c in ORT_SCHEMES:
+            entry["onnxruntime"] = {"skipped": "no ONNX venv (tools/onnx/setup-venv)"
+                                    if not a.no_ort else "--no-ort"}
+        if c == "f32":
+            result["onnxruntime"] = entry.get("onnxruntime")
     # The probe again after the timings: the machine is shared, so the best of the two
     # (the most it streamed during this run) is the honest ceiling.
     again = ingot.ask("probe")
