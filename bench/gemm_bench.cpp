@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "ingot/core/tensor.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/ops/cpu/gemm.h"
 
@@ -141,6 +142,38 @@ void BM_Gemv(benchmark::State& state) {
   state.counters["probe_GB/s"] = peak;
 }
 
+// The same products on a weight packed once as the kernels' panels (cpu::gemm_panels,
+// the runtime's f32 linears): M, K, N; M = 1 is the decode GEMV.
+void BM_GemmPanels(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const int64_t width = cpu::gemm_panel_width();
+  if (width == 0) {
+    state.SkipWithError("the active GEMM kernels take no packed weights");
+    return;
+  }
+  const auto* x = static_cast<const float*>(random_matrix(m, k, DType::F32));
+  const auto* w = static_cast<const float*>(random_matrix(n, k, DType::F32));
+  const Tensor panels = Tensor::empty({(n + width - 1) / width, k, width}, DType::F32);
+  cpu::pack_weight_panels(w, k, n, k, width, panels.data<float>());
+  const cpu::PanelWeight pw{panels.data<float>(), n, k, width};
+  std::vector<float> y(size_t(m * n));
+  const auto run = [&] { cpu::gemm_panels(m, x, k, pw, y.data(), n, 0.0f); };
+  run();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto _ : state) run();
+  const double s = seconds_per_iter(state, t0);
+  const size_t bytes = size_t(n * k) * 4;
+  set_counters(state, m, k, n, bytes, m == 1);
+  if (m == 1) {
+    const double peak = read_bandwidth_gbs(/*fresh=*/true);
+    state.counters["frac_of_peak"] = double(bytes) / s / 1e9 / peak;
+    state.counters["probe_GB/s"] = peak;
+  } else {
+    state.counters["frac_of_peak"] =
+        2.0 * double(m) * double(n) * double(k) / s / 1e9 / openblas_gflops(m, k, n);
+  }
+}
+
 // M, K, N
 void gemm_shapes(benchmark::internal::Benchmark* b) {
   b->Args({512, 4096, 14336})->Args({128, 1024, 3072});
@@ -157,6 +190,13 @@ BENCHMARK(BM_GemmOpenBLAS)->Apply(gemm_shapes);
 BENCHMARK(BM_Gemm<DType::F32>)->Apply(gemm_shapes);
 BENCHMARK(BM_Gemm<DType::BF16>)->Apply(gemm_shapes);
 BENCHMARK(BM_Gemm<DType::F16>)->Apply(gemm_shapes);
+BENCHMARK(BM_GemmPanels)->Apply(gemm_shapes)->Args({16, 1024, 3072});
+BENCHMARK(BM_GemmPanels)
+    ->Args({1, 4096, 14336})
+    ->Args({1, 1024, 3072})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime()
+    ->MinTime(1.0);
 BENCHMARK(BM_GemvOpenBLAS)->Apply(gemv_shapes);
 BENCHMARK(BM_Gemv<DType::F32>)->Apply(gemv_shapes);
 BENCHMARK(BM_Gemv<DType::BF16>)->Apply(gemv_shapes);

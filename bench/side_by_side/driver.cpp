@@ -45,6 +45,7 @@
 #include "ingot/runtime/bf16_embedding_tables.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/runtime/huge_page_weights.h"
+#include "ingot/runtime/packed_linear_weights.h"
 #include "ingot/runtime/program_module.h"
 
 namespace {
@@ -99,10 +100,13 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
       ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o));
   // The driver keeps its programs (for `logits`): on the same huge-page weights as the
   // Generator's, so the weights are in memory once (runtime/huge_page_weights.h).
-  // Likewise on the Generator's bf16 embedding tables (runtime/bf16_embedding_tables.h).
+  // Likewise on the Generator's bf16 embedding tables (runtime/bf16_embedding_tables.h)
+  // and packed f32 linear weights (runtime/packed_linear_weights.h).
   ingot::runtime::HugePageWeights huge_pages;
   ingot::runtime::Bf16EmbeddingTables tables;
-  for (auto& [name, program] : s.programs) program = tables.apply(huge_pages.apply(program));
+  ingot::runtime::PackedLinearWeights panels;
+  for (auto& [name, program] : s.programs)
+    program = panels.apply(tables.apply(huge_pages.apply(program)));
   s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
   // `logits` runs these without their example inputs (a whole KV cache), as the
   // Generator does.

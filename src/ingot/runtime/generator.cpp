@@ -19,6 +19,7 @@
 #include "ingot/runtime/fuse_silu_mul.h"
 #include "ingot/runtime/huge_page_weights.h"
 #include "ingot/runtime/last_position_logits.h"
+#include "ingot/runtime/packed_linear_weights.h"
 
 namespace ingot::runtime {
 
@@ -122,14 +123,18 @@ Generator::Generator(std::map<std::string, ExportedProgram> components,
               "exporters::Exporter::export_for_generation)");
   // Decode and prefill run copies with the gated MLP's silu * up fused
   // (runtime/fuse_silu_mul.h), quantised linears on one input computed in one pass
-  // (runtime/fuse_sibling_linears.h) and f32 embedding tables held in bf16 where that is
-  // exact (runtime/bf16_embedding_tables.h; one table for both). Every program kept drops
-  // its example inputs: the runtime never reads them (the rewrites' checks still use
-  // their shapes), and a generation export's are a whole KV cache (235 MB for the
-  // Qwen3-0.6B shape at 1024 f32 slots), freed here when no caller holds the programs.
+  // (runtime/fuse_sibling_linears.h), f32 embedding tables held in bf16 where that is
+  // exact (runtime/bf16_embedding_tables.h; one table for both) and f32 linear weights
+  // held as the GEMM's panels (runtime/packed_linear_weights.h; one copy for both). Every
+  // program kept drops its example inputs: the runtime never reads them (the rewrites'
+  // checks still use their shapes), and a generation export's are a whole KV cache (235
+  // MB for the Qwen3-0.6B shape at 1024 f32 slots), freed here when no caller holds the
+  // programs.
   Bf16EmbeddingTables tables;
-  const auto fused = [&tables](const ExportedProgram& p) {
-    return without_example_inputs(tables.apply(fuse_silu_mul(fuse_sibling_linears(p))));
+  PackedLinearWeights panels;
+  const auto fused = [&tables, &panels](const ExportedProgram& p) {
+    return without_example_inputs(
+        panels.apply(tables.apply(fuse_silu_mul(fuse_sibling_linears(p)))));
   };
   decode_ = std::make_unique<ProgramModule>(fused(ep));
   // The prefill needs the last position's logits only: it runs a copy of its program with

@@ -274,14 +274,17 @@ void gemv_rows(const GemmArgs& g) {
 
 // ---- blocked GEMM ----------------------------------------------------------------------
 
-// C (f32) rows [m0, m1) x cols [n0, n1) of alpha * A·B + beta * C, on this thread.
-void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc, float alpha,
-                      float beta, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+// C (f32) rows [m0, m1) x cols [n0, n1) of alpha * A·B + beta * C, on this thread. B is
+// g.b, packed block by block here, or `panels` already packed as this table's B panels
+// over the whole k (gemm.h PanelWeight; n0 a multiple of nr).
+void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, const float* panels, float* c,
+                      int64_t ldc, float alpha, float beta, int64_t m0, int64_t m1, int64_t n0,
+                      int64_t n1) {
   const int mr = kr.mr, nr = kr.nr;
   const int64_t kc_max = std::min(kr.kc, g.k);
   const int64_t nc_max = std::min(kr.nc, (n1 - n0 + nr - 1) / nr * nr);
   const int64_t mc_max = std::min(kr.mc, (m1 - m0 + mr - 1) / mr * mr);
-  float* bbuf = t_pack_b.get(size_t(kc_max * nc_max));
+  float* bbuf = panels ? nullptr : t_pack_b.get(size_t(kc_max * nc_max));
   float* abuf = t_pack_a.get(size_t(kc_max * mc_max));
   alignas(64) float tile[32 * 64];  // mr * nr <= 2048 for every table
 
@@ -290,14 +293,32 @@ void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_
     for (int64_t pc = 0; pc < g.k; pc += kr.kc) {
       const int64_t kc = std::min(kr.kc, g.k - pc);
       const float beta_step = pc == 0 ? beta : 1.0f;
-      kr.pack_b(g.b, pc, kc, jc, nc, nr, bbuf);
+      // The block's first panel and the distance between its panels.
+      const float* b_block = bbuf;
+      int64_t panel_stride = kc * nr;
+      if (panels) {
+        b_block = panels + (jc / nr) * g.k * nr + pc * nr;
+        panel_stride = g.k * nr;
+      } else {
+        kr.pack_b(g.b, pc, kc, jc, nc, nr, bbuf);
+      }
       for (int64_t ic = m0; ic < m1; ic += kr.mc) {
         const int64_t mc = std::min(kr.mc, m1 - ic);
         kr.pack_a(g.a, ic, mc, pc, kc, mr, abuf);
+        // Prepacked panels come from memory, not from a block packed just now: the next
+        // panel's kc rows are prefetched into L2 a share per micro-kernel call.
+        const int64_t panel_lines = panels ? kc * nr * int64_t(sizeof(float)) / 64 : 0;
+        const int64_t lines_per_call = (panel_lines + (mc + mr - 1) / mr - 1) / ((mc + mr - 1) / mr);
         for (int64_t jr = 0; jr < nc; jr += nr) {
-          const float* bp = bbuf + (jr / nr) * kc * nr;
+          const float* bp = b_block + (jr / nr) * panel_stride;
+          const char* next = jr + nr < nc ? reinterpret_cast<const char*>(bp + panel_stride) : nullptr;
           const int64_t cols = std::min<int64_t>(nr, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += mr) {
+            if (next) {
+              const int64_t l0 = (ir / mr) * lines_per_call;
+              const int64_t l1 = std::min(panel_lines, l0 + lines_per_call);
+              for (int64_t l = l0; l < l1; ++l) __builtin_prefetch(next + l * 64, 0, 2);
+            }
             const float* ap = abuf + (ir / mr) * kc * mr;
             const int64_t rows = std::min<int64_t>(mr, mc - ir);
             float* ct = c + (ic + ir) * ldc + jc + jr;
@@ -315,23 +336,25 @@ void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, float* c, int64_
 }
 
 // Splits C among the pool's threads (along n when it has enough column panels, else
-// along m) and runs the blocked loop nest on each part.
+// along m) and runs the blocked loop nest on each part (`panels`: see gemm_block_range).
 void gemm_blocked(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ldc, float alpha,
-                  float beta) {
+                  float beta, const float* panels = nullptr) {
   const int64_t threads = num_threads();
   const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
   const int64_t n_panels = (g.n + kr.nr - 1) / kr.nr;
   const int64_t m_panels = (g.m + kr.mr - 1) / kr.mr;
   const bool tiny = flops < 4e6;
   if (tiny || threads == 1) {
-    gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, 0, g.n);
+    gemm_block_range(kr, g, panels, c, ldc, alpha, beta, 0, g.m, 0, g.n);
   } else if (n_panels >= 2 * threads || n_panels >= m_panels) {
     parallel_for(0, n_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, c, ldc, alpha, beta, 0, g.m, pb * kr.nr, std::min(g.n, pe * kr.nr));
+      gemm_block_range(kr, g, panels, c, ldc, alpha, beta, 0, g.m, pb * kr.nr,
+                       std::min(g.n, pe * kr.nr));
     });
   } else {
     parallel_for(0, m_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0, g.n);
+      gemm_block_range(kr, g, panels, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr),
+                       0, g.n);
     });
   }
 }
@@ -353,7 +376,84 @@ void check_args(const GemmArgs& g) {
               "[gemm] ldc={} is smaller than n={}: rows of C would overlap", g.ldc, g.n);
 }
 
+// ---- weights packed once ---------------------------------------------------------------
+
+// m <= kGemvMaxM against packed panels of the active table's width: each thread streams
+// its range of panels (one sequential read) through the panel GEMV kernel.
+void gemv_panels(const GemmKernels& kr, int64_t m, const float* x, int64_t ldx,
+                 const PanelWeight& w, float* y, int64_t ldy, float beta) {
+  const int64_t width = w.width;
+  const int64_t panels = (w.n + width - 1) / width;
+  // At least ~64 KiB of weights per task, as in gemv_linear.
+  const int64_t grain_rows = std::max<int64_t>(64, (int64_t(1) << 14) / std::max<int64_t>(w.k, 1));
+  parallel_for(0, panels, (grain_rows + width - 1) / width, [&](int64_t qb, int64_t qe) {
+    alignas(64) float out[detail::kGemvMaxM * 64];  // [m, width]; width <= 64
+    for (int64_t q = qb; q < qe; ++q) {
+      kr.gemv_panel(m, w.k, x, ldx, w.data + q * w.k * width, out);
+      const int64_t cols = std::min(width, w.n - q * width);
+      store_tile(y + q * width, DType::F32, ldy, m, cols, out, width, 1.0f, beta);
+    }
+  });
+}
+
 }  // namespace
+
+int64_t gemm_panel_width() {
+  const GemmKernels& kr = active_kernels();
+  return kr.gemv_panel != nullptr ? kr.nr : 0;
+}
+
+int64_t panel_weight_elements(int64_t n, int64_t k, int64_t width) {
+  return (n + width - 1) / width * k * width;
+}
+
+void pack_weight_panels(const float* w, int64_t ldw, int64_t n, int64_t k, int64_t width,
+                        float* out) {
+  INGOT_CHECK(n >= 0 && k >= 0 && width > 0 && width <= 64 && ldw >= k, ValueError,
+              "[gemm] cannot pack a [{}, {}] weight (row stride {}) as panels of width {}", n, k,
+              ldw, width);
+  const GemmKernels& kr = active_kernels();
+  // B = W^T in the linear layout; the table's packer over the whole k is the panel layout.
+  const MatrixView b{w, DType::F32, 1, ldw};
+  const auto pack = width == kr.nr ? kr.pack_b : detail::pack_b_generic;
+  const int64_t panels = (n + width - 1) / width;
+  parallel_for(0, panels, 16, [&](int64_t qb, int64_t qe) {
+    const int64_t n0 = qb * width, n1 = std::min(n, qe * width);
+    pack(b, 0, k, n0, n1 - n0, int(width), out + qb * k * width);
+  });
+}
+
+void gemm_panels(int64_t m, const float* x, int64_t ldx, const PanelWeight& w, float* y,
+                 int64_t ldy, float beta) {
+  INGOT_CHECK(m >= 0 && w.n >= 0 && w.k >= 0 && w.width > 0 && w.width <= 64, ValueError,
+              "[gemm] bad packed product: m={} n={} k={} width={}", m, w.n, w.k, w.width);
+  if (m == 0 || w.n == 0) return;
+  const GemmKernels& kr = active_kernels();
+  if (w.width != kr.nr || kr.gemv_panel == nullptr || w.k == 0) {
+    // Another table's panels (the ISA was changed after packing): each panel is a plain
+    // strided B [k, width] (row stride width).
+    for (int64_t q = 0; q * w.width < w.n; ++q) {
+      GemmArgs g;
+      g.m = m;
+      g.n = std::min(w.width, w.n - q * w.width);
+      g.k = w.k;
+      g.a = {x, DType::F32, ldx, 1};
+      g.b = {w.data + q * w.k * w.width, DType::F32, w.width, 1};
+      g.c = y + q * w.width;
+      g.ldc = ldy;
+      g.beta = beta;
+      gemm(g);
+    }
+    return;
+  }
+  if (m <= detail::kGemvMaxM) return gemv_panels(kr, m, x, ldx, w, y, ldy, beta);
+  GemmArgs g;
+  g.m = m;
+  g.n = w.n;
+  g.k = w.k;
+  g.a = {x, DType::F32, ldx, 1};
+  gemm_blocked(kr, g, y, ldy, 1.0f, beta, w.data);
+}
 
 GemmIsa gemm_isa() {
   return isa_slot().load(std::memory_order_relaxed);

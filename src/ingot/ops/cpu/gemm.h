@@ -52,6 +52,34 @@ struct GemmArgs {
 // ValueError for negative sizes or a too-small ldc; messages start with "[gemm]".
 void gemm(const GemmArgs& args);
 
+// ---- weights packed once -------------------------------------------------------------
+//
+// A `linear` weight W [n, k] (f32, rows contiguous) rearranged once into the B panels
+// the blocked kernels read, so a product with it packs nothing per call: ceil(n / width)
+// panels, panel q holding W rows [q * width, q * width + width) k-major,
+//   data[(q * k + p) * width + r] = W[q * width + r, p]   (zero for rows past n).
+// For the runtime's f32 linears (runtime/packed_linear_weights.h): packing W [3072,
+// 1024] took 15% of a 128-row prefill product, and a decode GEMV reads each panel as one
+// sequential stream.
+struct PanelWeight {
+  const float* data = nullptr;  // 64-byte aligned
+  int64_t n = 0, k = 0;
+  int64_t width = 0;
+};
+
+// The panel width the active kernels read without conversion; 0 when they have no fast
+// path for packed weights (then packing is not worth it; gemm_panels still works).
+int64_t gemm_panel_width();
+// Floats of W [n, k] packed as panels of `width` rows.
+int64_t panel_weight_elements(int64_t n, int64_t k, int64_t width);
+// Packs W (row stride ldw) into `out` (panel_weight_elements floats, 64-byte aligned).
+void pack_weight_panels(const float* w, int64_t ldw, int64_t n, int64_t k, int64_t width,
+                        float* out);
+// y[m, n] = x[m, k] · W^T + beta * y: x and y f32, rows ldx / ldy apart; beta 0 or 1
+// (1: y holds the bias). Any width; the active kernels' width takes the fast path.
+void gemm_panels(int64_t m, const float* x, int64_t ldx, const PanelWeight& w, float* y,
+                 int64_t ldy, float beta);
+
 // Instruction-set levels of the kernels. The active level is the best the CPU supports
 // unless lowered with set_gemm_isa (tests use it to cover every code path) or the
 // environment variable INGOT_GEMM_ISA=scalar|avx2|avx512.

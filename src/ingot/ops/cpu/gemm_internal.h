@@ -55,6 +55,11 @@ using GemmBf16DotFn = void (*)(int64_t m, int64_t k, const uint16_t* a, int64_t 
                                const uint16_t* w, int64_t ldw, int64_t n0, int64_t n1, float* out,
                                int64_t ldo);
 
+// Small m against one packed panel (gemm.h PanelWeight) of nr weight rows:
+// out[i * nr + r] = sum_p x[i * ldx + p] * panel[p * nr + r] for i < m <= kGemvMaxM.
+using GemvPanelFn = void (*)(int64_t m, int64_t k, const float* x, int64_t ldx, const float* panel,
+                             float* out);
+
 inline constexpr int64_t kGemvMaxM = 4;
 inline constexpr int64_t kGemvBf16Pad = 32;
 
@@ -68,6 +73,7 @@ struct GemmKernels {
   GemvDotFn gemv_dot;
   GemvBf16Fn gemv_bf16 = nullptr;         // optional (CPUs with AVX512_BF16)
   GemmBf16DotFn gemm_bf16_dot = nullptr;  // optional (CPUs with AVX512_BF16)
+  GemvPanelFn gemv_panel = nullptr;       // optional: packed weights' decode path
 };
 
 const GemmKernels& scalar_kernels();

@@ -270,6 +270,59 @@ void gemv_dot_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const void
   }
 }
 
+// ---- GEMV over packed panels --------------------------------------------------------------
+
+// M rows of x against one panel [k][16] (gemm.h PanelWeight). Unrolled U times along k
+// so every output vector has U independent sums: at m = 1 the two sums of a plain loop
+// would wait on the FMA latency, not on the panel's sequential stream.
+// acc[i] += x[i, p] * panel row p (16 floats), i < M.
+template <int M>
+INGOT_TARGET_AVX2 __attribute__((always_inline)) inline void panel_step(const float* panel,
+                                                                        const float* x,
+                                                                        int64_t ldx, int64_t p,
+                                                                        __m256 (&acc)[M][2]) {
+  const __m256 b0 = _mm256_load_ps(panel + p * kNr);
+  const __m256 b1 = _mm256_load_ps(panel + p * kNr + 8);
+  for (int i = 0; i < M; ++i) {
+    const __m256 xv = _mm256_broadcast_ss(x + i * ldx + p);
+    acc[i][0] = _mm256_fmadd_ps(xv, b0, acc[i][0]);
+    acc[i][1] = _mm256_fmadd_ps(xv, b1, acc[i][1]);
+  }
+}
+
+template <int M>
+INGOT_TARGET_AVX2 void gemv_panel_t(int64_t k, const float* x, int64_t ldx, const float* panel,
+                                    float* out) {
+  constexpr int U = M == 1 ? 4 : M == 2 ? 2 : 1;
+  __m256 acc[U][M][2];
+  for (int u = 0; u < U; ++u)
+    for (int i = 0; i < M; ++i) acc[u][i][0] = acc[u][i][1] = _mm256_setzero_ps();
+  int64_t p = 0;
+  for (; p + U <= k; p += U)
+    for (int u = 0; u < U; ++u) panel_step<M>(panel, x, ldx, p + u, acc[u]);
+  for (; p < k; ++p) panel_step<M>(panel, x, ldx, p, acc[0]);
+  for (int i = 0; i < M; ++i)
+    for (int h = 0; h < 2; ++h) {
+      __m256 s = acc[0][i][h];
+      for (int u = 1; u < U; ++u) s = _mm256_add_ps(s, acc[u][i][h]);
+      _mm256_storeu_ps(out + i * kNr + h * 8, s);
+    }
+}
+
+void gemv_panel_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const float* panel,
+                     float* out) {
+  switch (m) {
+    case 1:
+      return gemv_panel_t<1>(k, x, ldx, panel, out);
+    case 2:
+      return gemv_panel_t<2>(k, x, ldx, panel, out);
+    case 3:
+      return gemv_panel_t<3>(k, x, ldx, panel, out);
+    default:
+      return gemv_panel_t<4>(k, x, ldx, panel, out);
+  }
+}
+
 }  // namespace
 
 const GemmKernels& avx2_kernels() {
@@ -282,7 +335,10 @@ const GemmKernels& avx2_kernels() {
                                  micro_avx2<kMr, kNv>,
                                  pack_a_avx2,
                                  pack_b_avx2,
-                                 gemv_dot_avx2};
+                                 gemv_dot_avx2,
+                                 /*gemv_bf16=*/nullptr,
+                                 /*gemm_bf16_dot=*/nullptr,
+                                 gemv_panel_avx2};
   return table;
 }
 

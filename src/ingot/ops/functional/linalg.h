@@ -26,4 +26,14 @@ Tensor matmul(const Tensor& self, const Tensor& other,
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
     std::source_location where = std::source_location::current());
 
+// ---- f32 linears on weights packed once (runtime/packed_linear_weights.h) ----
+// weight [out, in] f32 rearranged as panels of `width` rows (ops/cpu/gemm.h PanelWeight):
+// [ceil(out / width), in, width].
+Tensor pack_linear_weight(const Tensor& weight, int64_t width);
+// == linear(input, weight, bias) for panels = pack_linear_weight(weight, width) and
+// out_features = weight.size(0); input, panels and bias f32.
+Tensor packed_linear(const Tensor& input, const Tensor& panels, const Tensor& bias,
+                     int64_t out_features,
+    std::source_location where = std::source_location::current());
+
 }  // namespace ingot

@@ -1,0 +1,112 @@
+// PackedLinearWeights (runtime/packed_linear_weights.h): f32 linear weights become the
+// GEMM's panels and their linears ingot::packed_linear, with the program's logits within
+// f32 rounding of the original ones (prefill and decode, which share one packed copy); a
+// weight something else reads (the lm_head tied to the embedding table) and weights
+// under the size threshold stay; INGOT_PACKED_WEIGHTS=0 turns the rewrite off.
+#include "ingot/runtime/packed_linear_weights.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "../models/fixture_path.h"
+#include "ingot/exporters/exporter.h"
+#include "ingot/exporters/generation_directory.h"
+#include "ingot/export/static_cache_pytree.h"
+#include "ingot/models/model.h"
+#include "ingot/nn/static_cache.h"
+#include "ingot/ops/cpu/gemm.h"
+#include "ingot/ops/functional.h"
+#include "ingot/runtime/program_module.h"
+
+namespace ingot {
+namespace {
+
+using Programs = std::map<std::string, ExportedProgram>;
+
+Programs generation_programs(models::PretrainedModel& model) {
+  exporters::GenerationExportOptions o;
+  o.max_cache_len = 32;
+  o.multi_token_decode = false;  // a prefill and a decode program
+  return exporters::programs_of(
+      exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig{}, o));
+}
+
+std::vector<float> logits(const ExportedProgram& program, const models::PretrainedModel& model,
+                          const std::vector<int64_t>& ids) {
+  runtime::ProgramModule mod(program);
+  nn::StaticCache cache(*model.cache_spec(), 1, 32);
+  std::vector<Tensor> outs = mod(Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
+  Tensor l = contiguous(to(outs.at(0), DType::F32));
+  return {l.data<float>(), l.data<float>() + l.numel()};
+}
+
+int count_nodes(const ExportedProgram& p, const std::string& target) {
+  int n = 0;
+  for (const ir::Node& node : p.graph->nodes()) n += node.target == target;
+  return n;
+}
+
+// The fixture's f32 weights packed at every linear; logits within 1e-5 of the largest.
+void expect_packed_with_the_same_logits(const char* fixture, int linears_left) {
+  if (cpu::gemm_panel_width() == 0) GTEST_SKIP() << "the GEMM kernels here take no packed weights";
+  auto model = models::from_pretrained(testing::fixture_path(fixture));
+  const Programs programs = generation_programs(*model);
+  runtime::PackedLinearWeights panels(/*min_elements=*/0);
+  Programs rewritten;
+  for (const auto& [component, p] : programs) rewritten.emplace(component, panels.apply(p));
+  const ExportedProgram& decode = rewritten.at("decode");
+  EXPECT_EQ(count_nodes(decode, "linear"), linears_left) << fixture;
+  EXPECT_EQ(count_nodes(decode, "ingot::packed_linear"),
+            count_nodes(programs.at("decode"), "linear") - linears_left);
+  EXPECT_EQ(panels.packed(), count_nodes(decode, "ingot::packed_linear"))
+      << "prefill and decode share their panels";
+  for (const auto& [name, t] : decode.state)
+    if (t.dim() == 3) {
+      EXPECT_EQ(rewritten.at("prefill").state.at(name).storage(), t.storage()) << name;
+      EXPECT_EQ(t.size(2), cpu::gemm_panel_width()) << name;
+    }
+  for (const char* component : {"prefill", "decode"}) {
+    const std::vector<int64_t> ids = component == std::string("decode")
+                                         ? std::vector<int64_t>{7}
+                                         : std::vector<int64_t>{3, 1, 4, 1, 5};
+    const std::vector<float> want = logits(programs.at(component), *model, ids);
+    const std::vector<float> got = logits(rewritten.at(component), *model, ids);
+    ASSERT_EQ(got.size(), want.size());
+    float scale = 0;
+    for (float v : want) scale = std::max(scale, std::abs(v));
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5f * scale) << fixture << " " << component << " logit " << i;
+  }
+}
+
+TEST(PackedLinearWeights, UntiedModelPacksEveryLinear) {
+  expect_packed_with_the_same_logits("models/llama", /*linears_left=*/0);
+}
+
+// Qwen3's lm_head reads the embedding table, which `embedding` reads too: it stays.
+TEST(PackedLinearWeights, TiedLmHeadStays) {
+  expect_packed_with_the_same_logits("models/qwen3", /*linears_left=*/1);
+}
+
+TEST(PackedLinearWeights, SmallWeightsAndTheSwitchLeaveTheProgram) {
+  auto model = models::from_pretrained(testing::fixture_path("models/llama"));
+  const ExportedProgram decode = generation_programs(*model).at("decode");
+  {  // the fixture's weights are under the default threshold
+    runtime::PackedLinearWeights panels;
+    EXPECT_EQ(panels.apply(decode).graph, decode.graph);
+    EXPECT_EQ(panels.packed(), 0);
+  }
+  {
+    ::setenv("INGOT_PACKED_WEIGHTS", "0", 1);
+    runtime::PackedLinearWeights panels(0);
+    const ExportedProgram p = panels.apply(decode);
+    ::unsetenv("INGOT_PACKED_WEIGHTS");
+    EXPECT_EQ(p.graph, decode.graph);
+    EXPECT_EQ(panels.packed(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace ingot
