@@ -61,12 +61,13 @@ TEST_F(PackedLinear, PanelLayout) {
   }
 }
 
-// gemm_panels == x · W^T (+ y when beta is 1) for every m route, ragged n and k, and
-// every ISA; the panels are packed once at the default ISA's width.
+// gemm_panels == x · W^T (+ y when beta is 1) for every m route, ragged n and k (130 x
+// 600 rows of A exceed the 256 KiB under which the whole k is one block), and every ISA;
+// the panels are packed once at the default ISA's width.
 TEST_F(PackedLinear, GemmPanelsMatchesReference) {
   const int64_t width = panel_width();
   for (const int64_t n : {int64_t(16), int64_t(37), int64_t(300)})
-    for (const int64_t k : {int64_t(1), int64_t(13), int64_t(300)}) {
+    for (const int64_t k : {int64_t(1), int64_t(13), int64_t(300), int64_t(600)}) {
       const Tensor w = random_tensor({n, k}, DType::F32, rng);
       const Tensor panels = pack_linear_weight(w, width);
       const cpu::PanelWeight pw{panels.data<float>(), n, k, width};

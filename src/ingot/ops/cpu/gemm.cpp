@@ -281,7 +281,11 @@ void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, const float* pan
                       int64_t ldc, float alpha, float beta, int64_t m0, int64_t m1, int64_t n0,
                       int64_t n1) {
   const int mr = kr.mr, nr = kr.nr;
-  const int64_t kc_max = std::min(kr.kc, g.k);
+  // Prepacked panels under few rows of A: the whole k in one step when the A block still
+  // fits in L2 (256 KiB), so each B panel is one long sequential read.
+  const int64_t kc_step =
+      panels && (m1 - m0) * g.k * int64_t(sizeof(float)) <= (int64_t(256) << 10) ? g.k : kr.kc;
+  const int64_t kc_max = std::min(kc_step, g.k);
   const int64_t nc_max = std::min(kr.nc, (n1 - n0 + nr - 1) / nr * nr);
   const int64_t mc_max = std::min(kr.mc, (m1 - m0 + mr - 1) / mr * mr);
   float* bbuf = panels ? nullptr : t_pack_b.get(size_t(kc_max * nc_max));
@@ -290,8 +294,8 @@ void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, const float* pan
 
   for (int64_t jc = n0; jc < n1; jc += kr.nc) {
     const int64_t nc = std::min(kr.nc, n1 - jc);
-    for (int64_t pc = 0; pc < g.k; pc += kr.kc) {
-      const int64_t kc = std::min(kr.kc, g.k - pc);
+    for (int64_t pc = 0; pc < g.k; pc += kc_step) {
+      const int64_t kc = std::min(kc_step, g.k - pc);
       const float beta_step = pc == 0 ? beta : 1.0f;
       // The block's first panel and the distance between its panels.
       const float* b_block = bbuf;
@@ -324,6 +328,8 @@ void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, const float* pan
             float* ct = c + (ic + ir) * ldc + jc + jr;
             if (rows == mr && cols == nr) {
               kr.micro(kc, ap, bp, ct, ldc, alpha, beta_step);
+            } else if (cols == nr && kr.edge_tiles != nullptr) {
+              kr.edge_tiles[rows - 1](kc, ap, bp, ct, ldc, alpha, beta_step);
             } else {
               kr.micro(kc, ap, bp, tile, nr, 1.0f, 0.0f);
               store_tile(ct, DType::F32, ldc, rows, cols, tile, nr, alpha, beta_step);
@@ -378,20 +384,39 @@ void check_args(const GemmArgs& g) {
 
 // ---- weights packed once ---------------------------------------------------------------
 
-// m <= kGemvMaxM against packed panels of the active table's width: each thread streams
-// its range of panels (one sequential read) through the panel GEMV kernel.
+// m <= kGemvMaxM against packed panels of the active table's width. Each thread takes a
+// range of panels; at m = 1 it reads the range as kPanelStreams sequential streams (the
+// range cut in that many parts, panel i of each part computed together), else as one.
 void gemv_panels(const GemmKernels& kr, int64_t m, const float* x, int64_t ldx,
                  const PanelWeight& w, float* y, int64_t ldy, float beta) {
+  constexpr int S = detail::kPanelStreams;
   const int64_t width = w.width;
   const int64_t panels = (w.n + width - 1) / width;
+  const float* const data = w.data;
+  const int64_t panel_floats = w.k * width;
+  // Panel q's sums (out: [m, width]) stored into y.
+  const auto store = [&](int64_t q, const float* out) {
+    store_tile(y + q * width, DType::F32, ldy, m, std::min(width, w.n - q * width), out, width,
+               1.0f, beta);
+  };
   // At least ~64 KiB of weights per task, as in gemv_linear.
   const int64_t grain_rows = std::max<int64_t>(64, (int64_t(1) << 14) / std::max<int64_t>(w.k, 1));
   parallel_for(0, panels, (grain_rows + width - 1) / width, [&](int64_t qb, int64_t qe) {
-    alignas(64) float out[detail::kGemvMaxM * 64];  // [m, width]; width <= 64
-    for (int64_t q = qb; q < qe; ++q) {
-      kr.gemv_panel(m, w.k, x, ldx, w.data + q * w.k * width, out);
-      const int64_t cols = std::min(width, w.n - q * width);
-      store_tile(y + q * width, DType::F32, ldy, m, cols, out, width, 1.0f, beta);
+    alignas(64) float out[detail::kGemvMaxM * 64];  // [m, width] or [S, width]; width <= 64
+    int64_t q = qb;
+    if (m == 1 && kr.gemv_panel_streams != nullptr) {
+      const int64_t part = (qe - qb) / S;  // panels per stream; the rest below
+      for (int64_t i = 0; i < part; ++i) {
+        const float* streams[S];
+        for (int s = 0; s < S; ++s) streams[s] = data + (qb + s * part + i) * panel_floats;
+        kr.gemv_panel_streams(w.k, x, streams, out);
+        for (int s = 0; s < S; ++s) store(qb + s * part + i, out + s * width);
+      }
+      q = qb + S * part;
+    }
+    for (; q < qe; ++q) {
+      kr.gemv_panel(m, w.k, x, ldx, data + q * panel_floats, out);
+      store(q, out);
     }
   });
 }

@@ -60,6 +60,14 @@ using GemmBf16DotFn = void (*)(int64_t m, int64_t k, const uint16_t* a, int64_t 
 using GemvPanelFn = void (*)(int64_t m, int64_t k, const float* x, int64_t ldx, const float* panel,
                              float* out);
 
+// m = 1 against kPanelStreams panels at once, each in its own region of memory:
+// out[s * nr + r] = sum_p x[p] * panels[s][p * nr + r]. A decode GEMV reads its weights
+// as several streams per thread this way; the read probe gets 15-40% more bandwidth from
+// four streams per thread than from one (docs/runtime.md).
+using GemvPanelStreamsFn = void (*)(int64_t k, const float* x, const float* const* panels,
+                                    float* out);
+inline constexpr int kPanelStreams = 4;
+
 inline constexpr int64_t kGemvMaxM = 4;
 inline constexpr int64_t kGemvBf16Pad = 32;
 
@@ -74,6 +82,10 @@ struct GemmKernels {
   GemvBf16Fn gemv_bf16 = nullptr;         // optional (CPUs with AVX512_BF16)
   GemmBf16DotFn gemm_bf16_dot = nullptr;  // optional (CPUs with AVX512_BF16)
   GemvPanelFn gemv_panel = nullptr;       // optional: packed weights' decode path
+  GemvPanelStreamsFn gemv_panel_streams = nullptr;  // with gemv_panel
+  // Optional: edge_tiles[r - 1] computes an r-row tile (r < mr) from a full-height A
+  // panel, so rows past m are not computed (else the micro-kernel runs into a buffer).
+  const MicroKernelFn* edge_tiles = nullptr;
 };
 
 const GemmKernels& scalar_kernels();

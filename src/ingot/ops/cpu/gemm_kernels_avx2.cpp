@@ -16,8 +16,9 @@ constexpr int kMr = 6;
 constexpr int kNv = 2;
 constexpr int kNr = 8 * kNv;
 
-// C[MR, 8*NV] tile; see MicroKernelFn.
-template <int MR, int NV>
+// C[MR, 8*NV] tile; see MicroKernelFn. The A panel holds AS >= MR rows per k step (an
+// edge tile of MR < kMr rows reads the first MR rows of a full-height panel).
+template <int MR, int NV, int AS = MR>
 INGOT_TARGET_AVX2 void micro_avx2(int64_t kc, const float* ap, const float* bp, float* c,
                                   int64_t ldc, float alpha, float beta) {
   constexpr int NR = 8 * NV;
@@ -36,7 +37,7 @@ INGOT_TARGET_AVX2 void micro_avx2(int64_t kc, const float* ap, const float* bp, 
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[i][j] = _mm256_fmadd_ps(a, b[j], acc[i][j]);
     }
-    ap += MR;
+    ap += AS;
     bp += NR;
   }
   const __m256 va = _mm256_set1_ps(alpha);
@@ -309,6 +310,26 @@ INGOT_TARGET_AVX2 void gemv_panel_t(int64_t k, const float* x, int64_t ldx, cons
     }
 }
 
+// kPanelStreams panels of one row of x: 2 * kPanelStreams independent sums, enough to
+// cover the FMA latency without unrolling.
+INGOT_TARGET_AVX2 void gemv_panel_streams_avx2(int64_t k, const float* x,
+                                               const float* const* panels, float* out) {
+  constexpr int S = kPanelStreams;
+  __m256 acc[S][2];
+  for (int s = 0; s < S; ++s) acc[s][0] = acc[s][1] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < k; ++p) {
+    const __m256 xv = _mm256_broadcast_ss(x + p);
+    for (int s = 0; s < S; ++s) {
+      acc[s][0] = _mm256_fmadd_ps(xv, _mm256_load_ps(panels[s] + p * kNr), acc[s][0]);
+      acc[s][1] = _mm256_fmadd_ps(xv, _mm256_load_ps(panels[s] + p * kNr + 8), acc[s][1]);
+    }
+  }
+  for (int s = 0; s < S; ++s) {
+    _mm256_storeu_ps(out + s * kNr, acc[s][0]);
+    _mm256_storeu_ps(out + s * kNr + 8, acc[s][1]);
+  }
+}
+
 void gemv_panel_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const float* panel,
                      float* out) {
   switch (m) {
@@ -322,6 +343,11 @@ void gemv_panel_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const fl
       return gemv_panel_t<4>(k, x, ldx, panel, out);
   }
 }
+
+// Edge tiles of 1 .. kMr - 1 rows (a 16-row prefill is 6 + 6 + 4 rows, not 18).
+constexpr MicroKernelFn kEdgeTiles[kMr - 1] = {
+    micro_avx2<1, kNv, kMr>, micro_avx2<2, kNv, kMr>, micro_avx2<3, kNv, kMr>,
+    micro_avx2<4, kNv, kMr>, micro_avx2<5, kNv, kMr>};
 
 }  // namespace
 
@@ -338,7 +364,9 @@ const GemmKernels& avx2_kernels() {
                                  gemv_dot_avx2,
                                  /*gemv_bf16=*/nullptr,
                                  /*gemm_bf16_dot=*/nullptr,
-                                 gemv_panel_avx2};
+                                 gemv_panel_avx2,
+                                 gemv_panel_streams_avx2,
+                                 kEdgeTiles};
   return table;
 }
 
