@@ -2,7 +2,8 @@
 // GEMM's panels and their linears ingot::packed_linear, with the program's logits within
 // f32 rounding of the original ones (prefill and decode, which share one packed copy); a
 // weight something else reads (the lm_head tied to the embedding table) and weights
-// under the size threshold stay; INGOT_PACKED_WEIGHTS=0 turns the rewrite off.
+// under the size threshold or past the memory budget stay; INGOT_PACKED_WEIGHTS=0 turns
+// the rewrite off.
 #include "ingot/runtime/packed_linear_weights.h"
 
 #include <gtest/gtest.h>
@@ -90,13 +91,25 @@ TEST(PackedLinearWeights, TiedLmHeadStays) {
   expect_packed_with_the_same_logits("models/qwen3", /*linears_left=*/1);
 }
 
-TEST(PackedLinearWeights, SmallWeightsAndTheSwitchLeaveTheProgram) {
+TEST(PackedLinearWeights, SmallWeightsTheBudgetAndTheSwitch) {
   auto model = models::from_pretrained(testing::fixture_path("models/llama"));
   const ExportedProgram decode = generation_programs(*model).at("decode");
   {  // the fixture's weights are under the default threshold
     runtime::PackedLinearWeights panels;
     EXPECT_EQ(panels.apply(decode).graph, decode.graph);
     EXPECT_EQ(panels.packed(), 0);
+  }
+  {  // a memory budget of one weight's panels: the first linear alone is packed
+    const Tensor& first = decode.state.at("model.layers.0.self_attn.q_proj.weight");
+    const int64_t bytes =
+        cpu::panel_weight_elements(first.size(0), first.size(1), cpu::gemm_panel_width()) * 4;
+    runtime::PackedLinearWeights panels(0, bytes);
+    const ExportedProgram p = panels.apply(decode);
+    if (cpu::gemm_panel_width() > 0) {
+      EXPECT_EQ(panels.packed(), 1);
+      EXPECT_EQ(count_nodes(p, "ingot::packed_linear"), 1);
+      EXPECT_EQ(p.state.at("model.layers.0.self_attn.q_proj.weight").dim(), 3);
+    }
   }
   {
     ::setenv("INGOT_PACKED_WEIGHTS", "0", 1);

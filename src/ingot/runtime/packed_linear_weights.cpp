@@ -1,6 +1,9 @@
 #include "ingot/runtime/packed_linear_weights.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
 #include <memory>
 #include <string_view>
 
@@ -20,7 +23,30 @@ bool is_linear(const ir::Node& n) {
          n.args.size() <= 3 && tensor_arg(n, 0) && tensor_arg(n, 1);
 }
 
+// MemAvailable of /proc/meminfo in bytes; -1 when it cannot be read (not Linux).
+int64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kb = 0;
+  std::string unit;
+  while (meminfo >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return -1;
+}
+
 }  // namespace
+
+PackedLinearWeights::PackedLinearWeights(int64_t min_elements,
+                                         std::optional<int64_t> budget_bytes)
+    : min_elements_(min_elements) {
+  if (budget_bytes) {
+    budget_bytes_ = *budget_bytes;
+    return;
+  }
+  const int64_t available = available_memory_bytes();
+  budget_bytes_ = available < 0 ? std::numeric_limits<int64_t>::max()
+                                : available - std::max<int64_t>(int64_t(1) << 30, available / 10);
+}
 
 ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
   ExportedProgram out = program;
@@ -50,9 +76,17 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
     if (w.dtype() != DType::F32 || w.dim() != 2 || w.numel() < min_elements_ ||
         !w.has_storage())
       continue;
-    auto [slot, first] = panels_.try_emplace(
-        {w.storage().get(), w.storage_offset(), w.size(0), w.size(1)});
-    if (first) slot->second = pack_linear_weight(w, width);
+    const std::tuple<const Storage*, int64_t, int64_t, int64_t> key{
+        w.storage().get(), w.storage_offset(), w.size(0), w.size(1)};
+    auto slot = panels_.find(key);
+    if (slot == panels_.end()) {
+      // The packed copy and the weight are in memory together until the caller drops the
+      // weight: stop packing before that could run the machine out of memory.
+      const int64_t bytes = cpu::panel_weight_elements(w.size(0), w.size(1), width) * 4;
+      if (bytes > budget_bytes_) continue;
+      budget_bytes_ -= bytes;
+      slot = panels_.emplace(key, pack_linear_weight(w, width)).first;
+    }
     it->second = slot->second;
     panels_of[size_t(v)] = slot->second;
     any = true;

@@ -12,9 +12,13 @@
 // no packed path (cpu::gemm_panel_width() == 0; the AVX2 table has one). Like the
 // Generator's other rewrites, only the copies the runtime runs change; the exported
 // programs keep `linear` and their weights (an original is freed once nothing holds it).
+// Until then both are in memory: packing stops short of the memory available (a model
+// that fills it keeps its remaining linears as they are, each packed per call).
+// INGOT_PACKED_WEIGHTS=0 turns the rewrite off (for A/B benchmarks).
 #pragma once
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "ingot/export/program.h"
@@ -25,8 +29,9 @@ class PackedLinearWeights {
  public:
   // Weights smaller than `min_elements` stay as they are (not worth the copy).
   static constexpr int64_t kMinElements = int64_t(1) << 16;
-  explicit PackedLinearWeights(int64_t min_elements = kMinElements)
-      : min_elements_(min_elements) {}
+  // `budget_bytes`: what the packed copies may take (default: see budget_bytes_).
+  explicit PackedLinearWeights(int64_t min_elements = kMinElements,
+                               std::optional<int64_t> budget_bytes = std::nullopt);
 
   // The rewritten copy of `program`; equal to it when no weight qualifies. A weight
   // (storage, offset, shape) is packed once across every program passed to this object
@@ -37,6 +42,9 @@ class PackedLinearWeights {
 
  private:
   int64_t min_elements_;
+  // Bytes the packed copies may still take: the memory available when this object was
+  // made less a margin (max(1 GiB, 10%)); weights past it are left unpacked.
+  int64_t budget_bytes_ = 0;
   std::map<std::tuple<const Storage*, int64_t, int64_t, int64_t>, Tensor> panels_;
 };
 
