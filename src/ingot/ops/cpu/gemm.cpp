@@ -182,9 +182,26 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
   constexpr int64_t kChunk = 64;  // columns of C per kernel call
   // At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
   const int64_t grain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / std::max<int64_t>(g.k, 1));
+  // One row of x: each thread reads its range of W rows as kPanelStreams streams (the
+  // range cut in that many parts, row i of each part computed together), as gemv_panels.
+  const bool row_streams = !bf16_dot && g.m == 1 && kr.gemv_row_streams != nullptr;
   parallel_for(0, g.n, grain, [&](int64_t nb, int64_t ne) {
     float out[kSmallM * kChunk];
-    for (int64_t n0 = nb; n0 < ne; n0 += kChunk) {
+    int64_t start = nb;  // the rows from here on go by chunks
+    if (row_streams) {
+      constexpr int S = detail::kPanelStreams;
+      const int64_t part = (ne - nb) / S;
+      for (int64_t i = 0; i < part; ++i) {
+        int64_t rows[S];
+        for (int s = 0; s < S; ++s) rows[s] = nb + s * part + i;
+        kr.gemv_row_streams(g.k, x, g.b.data, g.b.dtype, g.b.stride_col, rows, out);
+        for (int s = 0; s < S; ++s)
+          store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype,
+                     g.ldc, 1, 1, out + s, 1, g.alpha, g.beta);
+      }
+      start = nb + S * part;
+    }
+    for (int64_t n0 = start; n0 < ne; n0 += kChunk) {
       const int64_t n1 = std::min(ne, n0 + kChunk);
       if (bf16_dot) {
         kr.gemv_bf16(g.m, g.k, xs, x_is_bf16 ? nullptr : xs + g.m * kpad, kpad,

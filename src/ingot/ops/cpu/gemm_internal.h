@@ -68,6 +68,11 @@ using GemvPanelStreamsFn = void (*)(int64_t k, const float* x, const float* cons
                                     float* out);
 inline constexpr int kPanelStreams = 4;
 
+// The same for weights in the linear layout: out[s] = sum_p x[p] * W[rows[s], p] for
+// kPanelStreams rows far apart, W rows ldw elements of w_dtype apart.
+using GemvRowStreamsFn = void (*)(int64_t k, const float* x, const void* w, DType w_dtype,
+                                  int64_t ldw, const int64_t* rows, float* out);
+
 inline constexpr int64_t kGemvMaxM = 4;
 inline constexpr int64_t kGemvBf16Pad = 32;
 
@@ -83,6 +88,7 @@ struct GemmKernels {
   GemmBf16DotFn gemm_bf16_dot = nullptr;  // optional (CPUs with AVX512_BF16)
   GemvPanelFn gemv_panel = nullptr;       // optional: packed weights' decode path
   GemvPanelStreamsFn gemv_panel_streams = nullptr;  // with gemv_panel
+  GemvRowStreamsFn gemv_row_streams = nullptr;      // optional: m = 1 in gemv_linear
   // Optional: edge_tiles[r - 1] computes an r-row tile (r < mr) from a full-height A
   // panel, so rows past m are not computed (else the micro-kernel runs into a buffer).
   const MicroKernelFn* edge_tiles = nullptr;

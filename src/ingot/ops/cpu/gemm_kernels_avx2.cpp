@@ -244,6 +244,48 @@ INGOT_TARGET_AVX2 void gemv_dot_t(int64_t k, const float* x, int64_t ldx, const 
   for (; n < n1; ++n) gemv_rows_block<D, M, 1>(k, x, ldx, w, ldw, n, out, ldo, n - n0, D);
 }
 
+// kPanelStreams rows far apart (GemvRowStreamsFn): two sums per row over alternate
+// 8-element steps, eight in all.
+template <DType D>
+INGOT_TARGET_AVX2 void gemv_row_streams_t(int64_t k, const float* x, const void* w, int64_t ldw,
+                                          const int64_t* rows, float* out) {
+  constexpr int S = kPanelStreams;
+  int64_t base[S];
+  for (int s = 0; s < S; ++s) base[s] = rows[s] * ldw;
+  __m256 acc[S][2];
+  for (int s = 0; s < S; ++s) acc[s][0] = acc[s][1] = _mm256_setzero_ps();
+  int64_t p = 0;
+  for (; p + 16 <= k; p += 16) {
+    const __m256 x0 = _mm256_loadu_ps(x + p), x1 = _mm256_loadu_ps(x + p + 8);
+    for (int s = 0; s < S; ++s) {
+      acc[s][0] = _mm256_fmadd_ps(x0, load8<D>(w, base[s] + p), acc[s][0]);
+      acc[s][1] = _mm256_fmadd_ps(x1, load8<D>(w, base[s] + p + 8), acc[s][1]);
+    }
+  }
+  for (; p + 8 <= k; p += 8) {
+    const __m256 x0 = _mm256_loadu_ps(x + p);
+    for (int s = 0; s < S; ++s)
+      acc[s][0] = _mm256_fmadd_ps(x0, load8<D>(w, base[s] + p), acc[s][0]);
+  }
+  for (int s = 0; s < S; ++s) {
+    float v = hsum256(_mm256_add_ps(acc[s][0], acc[s][1]));
+    for (int64_t q = p; q < k; ++q) v += x[q] * load_as_float(w, D, base[s] + q);
+    out[s] = v;
+  }
+}
+
+void gemv_row_streams_avx2(int64_t k, const float* x, const void* w, DType w_dtype, int64_t ldw,
+                           const int64_t* rows, float* out) {
+  switch (w_dtype) {
+    case DType::F32:
+      return gemv_row_streams_t<DType::F32>(k, x, w, ldw, rows, out);
+    case DType::BF16:
+      return gemv_row_streams_t<DType::BF16>(k, x, w, ldw, rows, out);
+    default:
+      return gemv_row_streams_t<DType::F16>(k, x, w, ldw, rows, out);
+  }
+}
+
 template <DType D>
 void gemv_dot_dtype(int64_t m, int64_t k, const float* x, int64_t ldx, const void* w, int64_t ldw,
                     int64_t n0, int64_t n1, float* out, int64_t ldo) {
@@ -366,6 +408,7 @@ const GemmKernels& avx2_kernels() {
                                  /*gemm_bf16_dot=*/nullptr,
                                  gemv_panel_avx2,
                                  gemv_panel_streams_avx2,
+                                 gemv_row_streams_avx2,
                                  kEdgeTiles};
   return table;
 }
