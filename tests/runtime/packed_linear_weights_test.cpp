@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -17,7 +18,6 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/models/model.h"
 #include "ingot/nn/static_cache.h"
-#include "ingot/ops/cpu/gemm.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -51,7 +51,7 @@ int count_nodes(const ExportedProgram& p, const std::string& target) {
 
 // The fixture's f32 weights packed at every linear; logits within 1e-5 of the largest.
 void expect_packed_with_the_same_logits(const char* fixture, int linears_left) {
-  if (cpu::gemm_panel_width() == 0) GTEST_SKIP() << "the GEMM kernels here take no packed weights";
+  if (packed_linear_width() == 0) GTEST_SKIP() << "the GEMM kernels here take no packed weights";
   auto model = models::from_pretrained(testing::fixture_path(fixture));
   const Programs programs = generation_programs(*model);
   runtime::PackedLinearWeights panels(/*min_elements=*/0);
@@ -66,7 +66,7 @@ void expect_packed_with_the_same_logits(const char* fixture, int linears_left) {
   for (const auto& [name, t] : decode.state)
     if (t.dim() == 3) {
       EXPECT_EQ(rewritten.at("prefill").state.at(name).storage(), t.storage()) << name;
-      EXPECT_EQ(t.size(2), cpu::gemm_panel_width()) << name;
+      EXPECT_EQ(t.size(2), packed_linear_width()) << name;
     }
   for (const char* component : {"prefill", "decode"}) {
     const std::vector<int64_t> ids = component == std::string("decode")
@@ -102,10 +102,10 @@ TEST(PackedLinearWeights, SmallWeightsTheBudgetAndTheSwitch) {
   {  // a memory budget of one weight's panels: the first linear alone is packed
     const Tensor& first = decode.state.at("model.layers.0.self_attn.q_proj.weight");
     const int64_t bytes =
-        cpu::panel_weight_elements(first.size(0), first.size(1), cpu::gemm_panel_width()) * 4;
+        pack_linear_weight(first, std::max<int64_t>(packed_linear_width(), 1)).numel() * 4;
     runtime::PackedLinearWeights panels(0, bytes);
     const ExportedProgram p = panels.apply(decode);
-    if (cpu::gemm_panel_width() > 0) {
+    if (packed_linear_width() > 0) {
       EXPECT_EQ(panels.packed(), 1);
       EXPECT_EQ(count_nodes(p, "ingot::packed_linear"), 1);
       EXPECT_EQ(p.state.at("model.layers.0.self_attn.q_proj.weight").dim(), 3);

@@ -87,6 +87,10 @@ Tensor pack_linear_weight(const Tensor& weight, int64_t width) {
   return panels;
 }
 
+int64_t packed_linear_width() {
+  return cpu::gemm_panel_width();
+}
+
 Tensor packed_linear(const Tensor& input, const Tensor& panels, const Tensor& bias,
                      int64_t out_features, std::source_location where) {
   CallSiteScope call_site(where);

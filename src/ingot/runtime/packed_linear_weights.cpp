@@ -7,7 +7,6 @@
 #include <memory>
 #include <string_view>
 
-#include "ingot/ops/cpu/gemm.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::runtime {
@@ -51,7 +50,7 @@ PackedLinearWeights::PackedLinearWeights(int64_t min_elements,
 ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
   ExportedProgram out = program;
   const char* env = std::getenv("INGOT_PACKED_WEIGHTS");
-  const int64_t width = env && std::string_view(env) == "0" ? 0 : cpu::gemm_panel_width();
+  const int64_t width = env && std::string_view(env) == "0" ? 0 : packed_linear_width();
   if (width == 0) return out;
   const ir::Graph& g = *program.graph;
   // Uses of each value other than as a linear's weight (nodes and graph outputs).
@@ -82,7 +81,7 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
     if (slot == panels_.end()) {
       // The packed copy and the weight are in memory together until the caller drops the
       // weight: stop packing before that could run the machine out of memory.
-      const int64_t bytes = cpu::panel_weight_elements(w.size(0), w.size(1), width) * 4;
+      const int64_t bytes = (w.size(0) + width - 1) / width * w.size(1) * width * 4;
       if (bytes > budget_bytes_) continue;
       budget_bytes_ -= bytes;
       slot = panels_.emplace(key, pack_linear_weight(w, width)).first;

@@ -445,10 +445,6 @@ int64_t gemm_panel_width() {
   return kr.gemv_panel != nullptr ? kr.nr : 0;
 }
 
-int64_t panel_weight_elements(int64_t n, int64_t k, int64_t width) {
-  return (n + width - 1) / width * k * width;
-}
-
 void pack_weight_panels(const float* w, int64_t ldw, int64_t n, int64_t k, int64_t width,
                         float* out) {
   INGOT_CHECK(n >= 0 && k >= 0 && width > 0 && width <= 64 && ldw >= k, ValueError,

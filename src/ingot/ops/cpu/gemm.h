@@ -70,9 +70,8 @@ struct PanelWeight {
 // The panel width the active kernels read without conversion; 0 when they have no fast
 // path for packed weights (then packing is not worth it; gemm_panels still works).
 int64_t gemm_panel_width();
-// Floats of W [n, k] packed as panels of `width` rows.
-int64_t panel_weight_elements(int64_t n, int64_t k, int64_t width);
-// Packs W (row stride ldw) into `out` (panel_weight_elements floats, 64-byte aligned).
+// Packs W (row stride ldw) into `out` (ceil(n / width) * k * width floats, 64-byte
+// aligned).
 void pack_weight_panels(const float* w, int64_t ldw, int64_t n, int64_t k, int64_t width,
                         float* out);
 // y[m, n] = x[m, k] · W^T + beta * y: x and y f32, rows ldx / ldy apart; beta 0 or 1

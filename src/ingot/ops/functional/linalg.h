@@ -30,6 +30,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 // weight [out, in] f32 rearranged as panels of `width` rows (ops/cpu/gemm.h PanelWeight):
 // [ceil(out / width), in, width].
 Tensor pack_linear_weight(const Tensor& weight, int64_t width);
+// The width the CPU kernels read packed weights at without conversion; 0 when they have
+// no fast path for them (cpu::gemm_panel_width()).
+int64_t packed_linear_width();
 // == linear(input, weight, bias) for panels = pack_linear_weight(weight, width) and
 // out_features = weight.size(0); input, panels and bias f32.
 Tensor packed_linear(const Tensor& input, const Tensor& panels, const Tensor& bias,
