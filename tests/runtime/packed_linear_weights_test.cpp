@@ -13,9 +13,9 @@
 #include <cstdlib>
 
 #include "../models/fixture_path.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_directory.h"
-#include "ingot/export/static_cache_pytree.h"
 #include "ingot/models/model.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"

@@ -23,10 +23,10 @@ std::vector<OutputMeta> packed_linear_shape(const OpArgs& a) {
               "[{}] panels must be [panels, in_features, width], got {}", a.name(),
               panels.shape_string());
   const int64_t count = panels.size(0), width = panels.size(2);
-  INGOT_CHECK(count >= 1 && width > 0 && width <= 64 && n > (count - 1) * width &&
-                  n <= count * width,
-              ShapeError, "[{}] out_features {} does not fit {} panels of width {}", a.name(), n,
-              count, width);
+  INGOT_CHECK(
+      count >= 1 && width > 0 && width <= 64 && n > (count - 1) * width && n <= count * width,
+      ShapeError, "[{}] out_features {} does not fit {} panels of width {}", a.name(), n, count,
+      width);
   INGOT_CHECK(x.dim() >= 1 && bool(x.sym_size(x.dim() - 1) == panels.sym_size(1)), ShapeError,
               "[{}] input of shape {} does not match the weight's in_features {}", a.name(),
               x.shape_string(), panels.size(1));
@@ -76,8 +76,8 @@ const OpHandle kPackedLinearOp("ingot::packed_linear");
 
 Tensor pack_linear_weight(const Tensor& weight, int64_t width) {
   INGOT_CHECK(weight.dim() == 2 && weight.dtype() == DType::F32, DTypeError,
-              "[pack_linear_weight] weight must be a 2-D float32 tensor, got {} {}",
-              weight.dtype(), weight.shape_string());
+              "[pack_linear_weight] weight must be a 2-D float32 tensor, got {} {}", weight.dtype(),
+              weight.shape_string());
   const Tensor w = contiguous(weight);
   const int64_t n = w.size(0), k = w.size(1);
   INGOT_CHECK(width > 0 && width <= 64, ValueError,

@@ -35,8 +35,7 @@ int64_t available_memory_bytes() {
 
 }  // namespace
 
-PackedLinearWeights::PackedLinearWeights(int64_t min_elements,
-                                         std::optional<int64_t> budget_bytes)
+PackedLinearWeights::PackedLinearWeights(int64_t min_elements, std::optional<int64_t> budget_bytes)
     : min_elements_(min_elements) {
   if (budget_bytes) {
     budget_bytes_ = *budget_bytes;
@@ -72,8 +71,7 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
     auto it = tensors.find(in.target);
     if (it == tensors.end()) continue;
     const Tensor& w = it->second;
-    if (w.dtype() != DType::F32 || w.dim() != 2 || w.numel() < min_elements_ ||
-        !w.has_storage())
+    if (w.dtype() != DType::F32 || w.dim() != 2 || w.numel() < min_elements_ || !w.has_storage())
       continue;
     const std::tuple<const Storage*, int64_t, int64_t, int64_t> key{
         w.storage().get(), w.storage_offset(), w.size(0), w.size(1)};

@@ -196,8 +196,8 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
         for (int s = 0; s < S; ++s) rows[s] = nb + s * part + i;
         kr.gemv_row_streams(g.k, x, g.b.data, g.b.dtype, g.b.stride_col, rows, out);
         for (int s = 0; s < S; ++s)
-          store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype,
-                     g.ldc, 1, 1, out + s, 1, g.alpha, g.beta);
+          store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype, g.ldc,
+                     1, 1, out + s, 1, g.alpha, g.beta);
       }
       start = nb + S * part;
     }
@@ -329,10 +329,12 @@ void gemm_block_range(const GemmKernels& kr, const GemmArgs& g, const float* pan
         // Prepacked panels come from memory, not from a block packed just now: the next
         // panel's kc rows are prefetched into L2 a share per micro-kernel call.
         const int64_t panel_lines = panels ? kc * nr * int64_t(sizeof(float)) / 64 : 0;
-        const int64_t lines_per_call = (panel_lines + (mc + mr - 1) / mr - 1) / ((mc + mr - 1) / mr);
+        const int64_t lines_per_call =
+            (panel_lines + (mc + mr - 1) / mr - 1) / ((mc + mr - 1) / mr);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* bp = b_block + (jr / nr) * panel_stride;
-          const char* next = jr + nr < nc ? reinterpret_cast<const char*>(bp + panel_stride) : nullptr;
+          const char* next =
+              jr + nr < nc ? reinterpret_cast<const char*>(bp + panel_stride) : nullptr;
           const int64_t cols = std::min<int64_t>(nr, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += mr) {
             if (next) {
@@ -376,8 +378,8 @@ void gemm_blocked(const GemmKernels& kr, const GemmArgs& g, float* c, int64_t ld
     });
   } else {
     parallel_for(0, m_panels, 1, [&](int64_t pb, int64_t pe) {
-      gemm_block_range(kr, g, panels, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr),
-                       0, g.n);
+      gemm_block_range(kr, g, panels, c, ldc, alpha, beta, pb * kr.mr, std::min(g.m, pe * kr.mr), 0,
+                       g.n);
     });
   }
 }

@@ -321,8 +321,8 @@ void gemv_dot_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const void
 // acc[i] += x[i, p] * panel row p (16 floats), i < M.
 template <int M>
 INGOT_TARGET_AVX2 __attribute__((always_inline)) inline void panel_step(const float* panel,
-                                                                        const float* x,
-                                                                        int64_t ldx, int64_t p,
+                                                                        const float* x, int64_t ldx,
+                                                                        int64_t p,
                                                                         __m256 (&acc)[M][2]) {
   const __m256 b0 = _mm256_load_ps(panel + p * kNr);
   const __m256 b1 = _mm256_load_ps(panel + p * kNr + 8);
@@ -387,9 +387,9 @@ void gemv_panel_avx2(int64_t m, int64_t k, const float* x, int64_t ldx, const fl
 }
 
 // Edge tiles of 1 .. kMr - 1 rows (a 16-row prefill is 6 + 6 + 4 rows, not 18).
-constexpr MicroKernelFn kEdgeTiles[kMr - 1] = {
-    micro_avx2<1, kNv, kMr>, micro_avx2<2, kNv, kMr>, micro_avx2<3, kNv, kMr>,
-    micro_avx2<4, kNv, kMr>, micro_avx2<5, kNv, kMr>};
+constexpr MicroKernelFn kEdgeTiles[kMr - 1] = {micro_avx2<1, kNv, kMr>, micro_avx2<2, kNv, kMr>,
+                                               micro_avx2<3, kNv, kMr>, micro_avx2<4, kNv, kMr>,
+                                               micro_avx2<5, kNv, kMr>};
 
 }  // namespace
 
