@@ -11,12 +11,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 
 #include "../models/fixture_path.h"
 #include "ingot/export/static_cache_pytree.h"
+#include "ingot/export/export.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/models/model.h"
+#include "ingot/nn/module.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
@@ -41,6 +44,14 @@ std::vector<float> logits(const ExportedProgram& program, const models::Pretrain
   std::vector<Tensor> outs = mod(Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
   Tensor l = contiguous(to(outs.at(0), DType::F32));
   return {l.data<float>(), l.data<float>() + l.numel()};
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  const Tensor ac = contiguous(to(a, DType::F32)), bc = contiguous(to(b, DType::F32));
+  double d = 0;
+  for (int64_t i = 0; i < ac.numel(); ++i)
+    d = std::max(d, double(std::abs(ac.data<float>()[i] - bc.data<float>()[i])));
+  return d;
 }
 
 int count_nodes(const ExportedProgram& p, const std::string& target) {
@@ -117,6 +128,50 @@ TEST(PackedLinearWeights, SmallWeightsTheBudgetAndTheSwitch) {
     const ExportedProgram p = panels.apply(decode);
     ::unsetenv("INGOT_PACKED_WEIGHTS");
     EXPECT_EQ(p.graph, decode.graph);
+    EXPECT_EQ(panels.packed(), 0);
+  }
+}
+
+// A linear with a weight parameter and a bias parameter of `bias_shape`.
+class BiasedLinear : public nn::Module {
+ public:
+  explicit BiasedLinear(const IntShape& bias_shape) : Module("BiasedLinear") {
+    std::mt19937 rng(9);
+    weight_ = register_parameter("weight", testing_random({32, 8}, rng));
+    bias_ = register_parameter("bias", testing_random(bias_shape, rng));
+  }
+  Tensor forward(const Tensor& x) { return linear(x, *weight_, *bias_); }
+
+ private:
+  static Tensor testing_random(const IntShape& sizes, std::mt19937& rng) {
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<float> v(size_t(shape_numel(sizes)));
+    for (float& f : v) f = u(rng);
+    return Tensor::from_vector(v, sizes);
+  }
+  Tensor* weight_;
+  Tensor* bias_;
+};
+
+// A 1-D bias rides along (y = bias + x W^T); a broadcasting [1, out] bias, which
+// packed_linear does not take, leaves its linear and weight alone.
+TEST(PackedLinearWeights, BiasOneDimensionalOnly) {
+  if (packed_linear_width() == 0) GTEST_SKIP() << "the GEMM kernels here take no packed weights";
+  const Tensor x = Tensor::from_vector<float>(std::vector<float>(3 * 8, 0.25f), {3, 8});
+  {
+    BiasedLinear m({32});
+    const ExportedProgram ep = export_(m, std::tuple{x});
+    runtime::PackedLinearWeights panels(0);
+    const ExportedProgram p = panels.apply(ep);
+    EXPECT_EQ(count_nodes(p, "ingot::packed_linear"), 1);
+    runtime::ProgramModule packed(p), plain(ep);
+    EXPECT_LE(max_abs_diff(packed(x).at(0), plain(x).at(0)), 1e-5);
+  }
+  {
+    BiasedLinear m({1, 32});
+    const ExportedProgram ep = export_(m, std::tuple{x});
+    runtime::PackedLinearWeights panels(0);
+    EXPECT_EQ(panels.apply(ep).graph, ep.graph);
     EXPECT_EQ(panels.packed(), 0);
   }
 }

@@ -16,10 +16,17 @@ const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
   return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
 }
 
-// A `linear` node this rewrite can take: input, weight and an optional bias as tensors.
-bool is_linear(const ir::Node& n) {
-  return n.target == "linear" && n.outputs.size() == 1 && n.args.size() >= 2 &&
-         n.args.size() <= 3 && tensor_arg(n, 0) && tensor_arg(n, 1);
+// A `linear` node this rewrite can take: input and weight as tensors, no bias or a 1-D
+// one as long as the weight's rows (packed_linear takes no broadcasting bias).
+bool is_linear(const ir::Graph& g, const ir::Node& n) {
+  if (n.target != "linear" || n.outputs.size() != 1 || n.args.size() < 2 || n.args.size() > 3 ||
+      !tensor_arg(n, 0) || !tensor_arg(n, 1))
+    return false;
+  const ir::TensorRef* bias = tensor_arg(n, 2);
+  if (!bias) return n.args.size() == 2 || std::holds_alternative<std::monostate>(n.args[2]);
+  const ir::SymShape& b = g.value(bias->id).sizes;
+  const ir::SymShape& w = g.value(tensor_arg(n, 1)->id).sizes;
+  return b.size() == 1 && w.size() == 2 && b[0] == w[0];
 }
 
 // MemAvailable of /proc/meminfo in bytes; -1 when it cannot be read (not Linux).
@@ -56,7 +63,7 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
   std::vector<int> other_uses(g.num_values(), 0);
   for (const ir::Node& n : g.nodes()) {
     for (ir::ValueId v : ir::Graph::node_inputs(n)) ++other_uses[size_t(v)];
-    if (is_linear(n)) --other_uses[size_t(tensor_arg(n, 1)->id)];
+    if (is_linear(g, n)) --other_uses[size_t(tensor_arg(n, 1)->id)];
   }
   for (ir::ValueId v : g.outputs) ++other_uses[size_t(v)];
 
@@ -103,7 +110,7 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
                   sym::integer(panels.size(2))};
   }
   for (ir::Node& n : graph->mutable_nodes()) {
-    if (!is_linear(n) || !panels_of[size_t(tensor_arg(n, 1)->id)].defined()) continue;
+    if (!is_linear(g, n) || !panels_of[size_t(tensor_arg(n, 1)->id)].defined()) continue;
     const int64_t features = out_features[size_t(tensor_arg(n, 1)->id)];
     n.target = "ingot::packed_linear";
     if (n.args.size() == 2) n.args.emplace_back(std::monostate{});  // no bias: None
