@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "../models/fixture_path.h"
+#include "program_logits.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_directory.h"
 #include "ingot/export/static_cache_pytree.h"
@@ -20,6 +21,7 @@ namespace ingot {
 namespace {
 
 using Programs = std::map<std::string, ExportedProgram>;
+using testing::program_logits;
 
 // Qwen3 fixture programs for generation; `quantised_lm_head`: int8 weights with the
 // lm_head quantised too, so only `embedding` reads the f32 table.
@@ -51,16 +53,6 @@ void round_tables_to_bf16(Programs& programs) {
   for (auto& [component, p] : programs) p.state.at(name) = rounded;
 }
 
-// The logits of `program` for `ids`, over a fresh cache.
-std::vector<float> logits(const ExportedProgram& program, const models::PretrainedModel& model,
-                          const std::vector<int64_t>& ids) {
-  runtime::ProgramModule mod(program);
-  nn::StaticCache cache(*model.cache_spec(), 1, 32);
-  std::vector<Tensor> outs = mod(Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
-  Tensor l = contiguous(to(outs.at(0), DType::F32));
-  return {l.data<float>(), l.data<float>() + l.numel()};
-}
-
 TEST(Bf16EmbeddingTables, Bf16ValuedTableIsHeldInBf16WithTheSameLogits) {
   auto model = models::from_pretrained(testing::fixture_path("models/qwen3"));
   Programs programs = qwen3_programs(*model, /*quantised_lm_head=*/true);
@@ -76,8 +68,8 @@ TEST(Bf16EmbeddingTables, Bf16ValuedTableIsHeldInBf16WithTheSameLogits) {
   for (const char* component : {"prefill", "decode"}) {
     const std::vector<int64_t> ids =
         component == std::string("decode") ? std::vector<int64_t>{7} : std::vector<int64_t>{3, 1, 4, 1, 5};
-    const std::vector<float> want = logits(programs.at(component), *model, ids);
-    const std::vector<float> got = logits(rewritten.at(component), *model, ids);
+    const std::vector<float> want = program_logits(programs.at(component), *model, ids);
+    const std::vector<float> got = program_logits(rewritten.at(component), *model, ids);
     ASSERT_EQ(got.size(), want.size());
     EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
         << component << ": the logits must be bit-equal";

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "../models/fixture_path.h"
+#include "program_logits.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/export/export.h"
 #include "ingot/exporters/exporter.h"
@@ -28,6 +29,7 @@ namespace ingot {
 namespace {
 
 using Programs = std::map<std::string, ExportedProgram>;
+using testing::program_logits;
 
 Programs generation_programs(models::PretrainedModel& model) {
   exporters::GenerationExportOptions o;
@@ -35,15 +37,6 @@ Programs generation_programs(models::PretrainedModel& model) {
   o.multi_token_decode = false;  // a prefill and a decode program
   return exporters::programs_of(
       exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig{}, o));
-}
-
-std::vector<float> logits(const ExportedProgram& program, const models::PretrainedModel& model,
-                          const std::vector<int64_t>& ids) {
-  runtime::ProgramModule mod(program);
-  nn::StaticCache cache(*model.cache_spec(), 1, 32);
-  std::vector<Tensor> outs = mod(Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
-  Tensor l = contiguous(to(outs.at(0), DType::F32));
-  return {l.data<float>(), l.data<float>() + l.numel()};
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
@@ -83,8 +76,8 @@ void expect_packed_with_the_same_logits(const char* fixture, int linears_left) {
     const std::vector<int64_t> ids = component == std::string("decode")
                                          ? std::vector<int64_t>{7}
                                          : std::vector<int64_t>{3, 1, 4, 1, 5};
-    const std::vector<float> want = logits(programs.at(component), *model, ids);
-    const std::vector<float> got = logits(rewritten.at(component), *model, ids);
+    const std::vector<float> want = program_logits(programs.at(component), *model, ids);
+    const std::vector<float> got = program_logits(rewritten.at(component), *model, ids);
     ASSERT_EQ(got.size(), want.size());
     float scale = 0;
     for (float v : want) scale = std::max(scale, std::abs(v));
