@@ -36,16 +36,16 @@
 #include "../machine_probe.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/models/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/bf16_embedding_tables.h"
 #include "ingot/runtime/generator.h"
-#include "ingot/runtime/huge_page_weights.h"
-#include "ingot/runtime/packed_linear_weights.h"
+#include "ingot/runtime/passes/bf16_embedding_tables.h"
+#include "ingot/runtime/passes/huge_page_weights.h"
+#include "ingot/runtime/passes/packed_linear_weights.h"
 #include "ingot/runtime/program_module.h"
 
 namespace {
@@ -68,7 +68,7 @@ struct Session {
   std::string dir;
   std::shared_ptr<ingot::models::PretrainedModel> model;  // released after the export
   std::optional<ingot::nn::CacheSpec> cache_spec;
-  std::map<std::string, ingot::ExportedProgram> programs;
+  ingot::runtime::GenerationPackage programs;
   std::unique_ptr<ingot::runtime::Generator> generator;
   int64_t cache_len = 0;
 };
@@ -81,7 +81,7 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   INGOT_CHECK(act == "int8" || act == "float", ingot::ValueError,
               "[side_by_side] load: activations must be int8 or float, got '{}'", act);
   s.generator.reset();
-  s.programs.clear();
+  s.programs = {};
   s.model.reset();
   const auto t0 = Clock::now();
   s.model = ingot::models::from_pretrained(
@@ -96,12 +96,12 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   }
   ingot::cpu::set_quant_activations(act == "int8" ? ingot::cpu::QuantActivations::Int8
                                                   : ingot::cpu::QuantActivations::Float);
-  s.programs = ingot::exporters::programs_of(
-      ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o));
+  s.programs =
+      (ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o)).package();
   // The driver keeps its programs (for `logits`): on the same huge-page weights as the
-  // Generator's, so the weights are in memory once (runtime/huge_page_weights.h).
-  // Likewise on the Generator's bf16 embedding tables (runtime/bf16_embedding_tables.h)
-  // and packed f32 linear weights (runtime/packed_linear_weights.h).
+  // Generator's, so the weights are in memory once (runtime/passes/huge_page_weights.h).
+  // Likewise on the Generator's bf16 embedding tables (runtime/passes/bf16_embedding_tables.h)
+  // and packed f32 linear weights (runtime/passes/packed_linear_weights.h).
   ingot::runtime::HugePageWeights huge_pages;
   ingot::runtime::Bf16EmbeddingTables tables;
   ingot::runtime::PackedLinearWeights panels;
@@ -140,8 +140,8 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
 
 nlohmann::json logits(Session& s, const std::string& out, const std::vector<int64_t>& ids) {
   INGOT_CHECK(s.cache_spec, ingot::ValueError, "[side_by_side] logits before load");
-  ingot::runtime::ProgramModule mod(s.programs.count("prefill") ? s.programs.at("prefill")
-                                                                : s.programs.at("decode"));
+  ingot::runtime::ProgramModule mod(s.programs.contains("prefill") ? s.programs.at("prefill")
+                                                                   : s.programs.at("decode"));
   ingot::nn::StaticCache cache(*s.cache_spec, 1, s.cache_len);
   auto outs = mod(ingot::Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
   std::vector<float> row;

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "ingot/exporters/generation_directory.h"
+#include "bindings.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/decode_stream.h"
 #include "ingot/models/tokenizer.h"
 #include "ingot/runtime/generator.h"
-#include "bindings.h"
 
 namespace ingot::python {
 
@@ -100,7 +100,8 @@ void bind_generation(py::module_& m) {
           [](const std::string& dir, std::optional<int64_t> max_cache_len) {
             py::gil_scoped_release release;
             PyGenerator g;
-            g.generator = std::make_unique<runtime::Generator>(runtime::Generator::load(dir, max_cache_len));
+            g.generator = std::make_unique<runtime::Generator>(runtime::Generator::load(
+                dir, max_cache_len, runtime::RuntimeOptions::from_environment()));
             g.tokenizer = tokenizer_of(dir);
             return g;
           },
@@ -110,8 +111,8 @@ void bind_generation(py::module_& m) {
           [](const Components& c, std::optional<int64_t> max_cache_len) {
             py::gil_scoped_release release;
             PyGenerator g;
-            g.generator = std::make_unique<runtime::Generator>(exporters::programs_of(c.parts),
-                                                               max_cache_len);
+            g.generator = std::make_unique<runtime::Generator>(
+                c.parts.package(), max_cache_len, runtime::RuntimeOptions::from_environment());
             g.generator->set_generation_config(models::GenerationConfig::from_folder(c.model_folder));
             g.tokenizer = tokenizer_of(c.model_folder);
             return g;

@@ -40,6 +40,13 @@ TEST(CliExportOpenVINO, FormatOpenVINODynamicMatchesTransformersInOpenVINO) {
   EXPECT_THROW(call(run_export, {dir, "--format", "onnx", "--compress-to-fp16", "-o",
                                  (tmp.path() / "x.onnx").string()}),
                ValueError);
+  // -o without .xml is a directory in optimum-intel's layout, not an XML file without an
+  // extension.
+  const fs::path as_dir = tmp.path() / "qwen3-ov";
+  ASSERT_EQ(call(run_export, {dir, "--format", "openvino", "-o", as_dir.string()}), 0);
+  EXPECT_TRUE(fs::is_directory(as_dir));
+  EXPECT_TRUE(fs::exists(as_dir / "openvino_model.xml"));
+  EXPECT_TRUE(fs::exists(as_dir / "openvino_model.bin"));
   if (!ovt::have_venv()) GTEST_SKIP() << ovt::skip_reason();
   ovt::Cases cases(tmp.path() / "cases");
   Tensor mask = models::load_npy(dir + "/attention_mask.npy");

@@ -169,5 +169,33 @@ TEST(CliOptions, RunJsonListsOutputNamesShapesAndDtypes) {
   fs::remove_all(outdir);
 }
 
+// Negative or too small sizes name the flag, not an internal option they feed.
+TEST(CliOptions, GenerationSizesNameTheFlag) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  std::string e = error_of(run_generate, {demo, "--prompt", "x", "--max-new-tokens", "-5"});
+  EXPECT_NE(e.find("--max-new-tokens must be at least 1 (got -5)"), std::string::npos) << e;
+  e = error_of(run_generate, {demo, "--prompt", "x", "--max-cache-len", "4"});
+  EXPECT_NE(e.find("--max-cache-len must be at least 8 (got 4)"), std::string::npos) << e;
+}
+
+// `ingot generate FOLDER` runs the programs `ingot export FOLDER --task generation` writes
+// (separate prefill and decode), and --verbose reports what the load-time passes did.
+TEST(CliOptions, FolderAndExportedDirectoryGiveTheSameTokens) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  const fs::path dir = fs::temp_directory_path() / ("ingot_cli_same_" + std::to_string(::getpid()));
+  ASSERT_EQ(call(run_export, {demo, "--task", "generation", "-o", dir.string()}), 0);
+  const std::vector<std::string> args{"--prompt", "It is a truth", "--max-new-tokens",
+                                      "8",        "--json",        "--verbose"};
+  std::vector<std::string> from_folder{demo}, from_dir{dir.string()};
+  from_folder.insert(from_folder.end(), args.begin(), args.end());
+  from_dir.insert(from_dir.end(), args.begin(), args.end());
+  auto [rc1, a] = captured(run_generate, from_folder);
+  auto [rc2, b] = captured(run_generate, from_dir);
+  ASSERT_EQ(rc1, 0);
+  ASSERT_EQ(rc2, 0);
+  EXPECT_EQ(nlohmann::json::parse(a)["generated_ids"], nlohmann::json::parse(b)["generated_ids"]);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ingot::cli

@@ -40,7 +40,7 @@ constexpr double kAtol = 1e-4;  // f32 ExecuTorch vs ingot
 #define SKIP_WITHOUT_VENV() \
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason()
 
-using Artifacts = std::map<std::string, std::unique_ptr<ExportArtifact>>;
+using Artifacts = GenerationExport;
 using testing::ComponentCases;
 
 ExecutorchProgram& pte_of(ExportArtifact& a) {

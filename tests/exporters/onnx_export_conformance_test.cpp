@@ -410,9 +410,8 @@ using testing::ComponentCases;
 // Each component's cases (generation_component_cases.h, inputs by user-input name) run
 // by ONNX Runtime on the saved component == ingot's runtime on the program it was lowered
 // from (kAtol).
-void expect_components_in_ort_equal_ingot(
-    std::map<std::string, std::unique_ptr<ExportArtifact>>& components, const ComponentCases& cases,
-    const fs::path& dir) {
+void expect_components_in_ort_equal_ingot(GenerationExport& components, const ComponentCases& cases,
+                                          const fs::path& dir) {
   for (const auto& [name, inputs] : cases) {
     OnnxProgram& p = onnx_of(*components.at(name));
     const fs::path file = dir / (name + ".onnx");

@@ -16,7 +16,7 @@
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
 #include "ingot/exporters/exporter.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/npy.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/runtime/generator.h"
@@ -53,7 +53,7 @@ std::vector<int64_t> greedy(models::PretrainedModel& model, const QuantizerConfi
   c.quantizer = q;
   GenerationExportOptions g;
   g.max_cache_len = 32;
-  runtime::Generator gen(programs_of(NativeExporter().export_for_generation(model, c, g)));
+  runtime::Generator gen((NativeExporter().export_for_generation(model, c, g)).package());
   runtime::GenerateOptions o;
   o.max_new_tokens = 16;
   return gen.generate({1, 5, 9, 2}, o);

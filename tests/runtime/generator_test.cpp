@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../export/export_test_util.h"
 #include "../decoder_fixtures.h"
+#include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/generation/generate.h"
 #include "ingot/models/npy.h"
 
@@ -20,16 +20,18 @@ using exporters::decompose_for_generation;
 using exporters::GenerationExportOptions;
 
 // The native components of the framework's export_for_generation / export_captured.
-std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedModel& model,
-                                                             const GenerationExportOptions& o) {
-  return exporters::programs_of(
-      exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(), o));
+runtime::GenerationPackage export_for_generation(models::PretrainedModel& model,
+                                                 const GenerationExportOptions& o) {
+  return (exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(),
+                                                            o))
+      .package();
 }
-std::map<std::string, ExportedProgram> export_captured(
+runtime::GenerationPackage export_captured(
     models::PretrainedModel& model, const std::map<std::string, exporters::CapturedCall>& calls,
     const GenerationExportOptions& o) {
-  return exporters::programs_of(exporters::NativeExporter().export_captured(
-      model, calls, exporters::NativeExportConfig(), o));
+  return (exporters::NativeExporter().export_captured(model, calls, exporters::NativeExportConfig(),
+                                                      o))
+      .package();
 }
 
 std::vector<int64_t> ints(const Tensor& t) {

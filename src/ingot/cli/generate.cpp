@@ -17,7 +17,8 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/generation/manifest.h"
 #include "ingot/models/chat_template.h"
 #include "ingot/models/config.h"
 #include "ingot/models/decode_stream.h"
@@ -152,25 +153,18 @@ std::string qwen2_vl_image_token(const std::string& source) {
   return "<|image_pad|>";
 }
 
-// The kind of model `source` (a generation directory or a model folder) holds:
-// "vision-language" or "encoder-decoder" (the manifest's pipeline kind; config.json's
-// vision_config / is_encoder_decoder), else "" (a decoder-only model).
-std::string source_kind(const std::string& source, bool exported) {
-  namespace fs = std::filesystem;
-  const fs::path file = fs::path(source) / (exported ? "manifest.json" : "config.json");
-  std::ifstream f(file);
+// The kind of model `source` holds: the pipeline of a generation directory's manifest
+// (read before anything else, so a directory of another runtime's components or another
+// manifest version is refused first), or config.json's vision_config /
+// is_encoder_decoder for a model folder.
+generation::PipelineKind source_kind(const std::string& source, bool exported) {
+  if (exported) return generation::GenerationManifest::read(source).kind();
+  std::ifstream f(std::filesystem::path(source) / "config.json");
   const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return "";
-  if (exported) {
-    if (!j.contains("pipeline") || !j["pipeline"].is_object()) return "";
-    return j["pipeline"].value("kind", "vision-language");
-  }
-  if (j.value("is_encoder_decoder", false)) return "encoder-decoder";
-  return j.contains("vision_config") ? "vision-language" : "";
-}
-
-bool is_vision_language_source(const std::string& source, bool exported) {
-  return source_kind(source, exported) == "vision-language";
+  if (!j.is_object()) return generation::PipelineKind::kDecoderOnly;
+  if (j.value("is_encoder_decoder", false)) return generation::PipelineKind::kEncoderDecoder;
+  return j.contains("vision_config") ? generation::PipelineKind::kVisionLanguage
+                                     : generation::PipelineKind::kDecoderOnly;
 }
 
 // An encoder-decoder's encoder input from --input NAME=FILE.npy: `encoder_input`
@@ -279,9 +273,10 @@ int generate_encoder_decoder(const std::string& source, bool exported,
                              const models::Tokenizer& tokenizer, const std::string& prompt,
                              const std::vector<std::string>& input_specs,
                              const std::string& audio_file, std::optional<int64_t> max_new_tokens,
-                             std::optional<int64_t> max_cache_len, bool json) {
+                             std::optional<int64_t> max_cache_len, bool json,
+                             const runtime::RuntimeOptions& runtime_options) {
   std::optional<runtime::Generator> gen;
-  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
+  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len, runtime_options));
   const models::GenerationConfig defaults =
       exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
   std::vector<int64_t> decoder_prompt;
@@ -336,10 +331,12 @@ int generate_encoder_decoder(const std::string& source, bool exported,
     const int64_t prompt_room =
         int64_t(decoder_prompt.size()) + (encoder_input == "input_features" ? 3 : 0);
     o.max_cache_len = max_cache_len.value_or(std::max<int64_t>(prompt_room + new_tokens + 1, 8));
-    gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
-        *model, exporters::NativeExportConfig(), o)));
+    o.model_folder = source;
+    gen.emplace(exporters::NativeExporter()
+                    .export_for_generation(*model, exporters::NativeExportConfig(), o)
+                    .package(),
+                std::nullopt, runtime_options);
     gen->set_generation_config(defaults);
-    gen->set_encoder_decoder(encoder_input, decoder_prompt);
   }
   runtime::GenerateOptions go = gen->default_options(int64_t(decoder_prompt.size()), new_tokens);
   go.max_new_tokens = new_tokens;
@@ -386,7 +383,7 @@ int run_generate(int argc, char** argv) {
   std::optional<int64_t> max_new_tokens, max_cache_len, top_k;
   std::optional<double> temperature, top_p, min_p, repetition_penalty;
   std::optional<uint64_t> seed;
-  bool greedy = false, ignore_eos = false, json = false;
+  bool greedy = false, ignore_eos = false, json = false, verbose = false;
   CLI::App app{
       "Generates text with ingot's runtime: the prompt is prefilled in one call, then one token "
       "per "
@@ -445,6 +442,8 @@ int run_generate(int argc, char** argv) {
       "--json", json,
       "print one JSON object (prompt_ids, generated_ids, text, stop_reason, timings) instead of "
       "streaming");
+  app.add_flag("--verbose", verbose,
+               "print the rendered chat prompt and what the load-time passes did to stderr");
   if (!parse(app, argc, argv)) return 0;
   INGOT_CHECK(!prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty() ||
                   !audio_file.empty(),
@@ -453,15 +452,31 @@ int run_generate(int argc, char** argv) {
               "FILE.wav or --input "
               "input_ids=FILE.npy (see 'ingot generate --help')");
 
-  namespace fs = std::filesystem;
-  const bool exported = fs::exists(fs::path(source) / "manifest.json");
+  INGOT_CHECK(!max_new_tokens || *max_new_tokens >= 1, ValueError,
+              "[ingot generate] --max-new-tokens must be at least 1 (got {})", *max_new_tokens);
+  INGOT_CHECK(!max_cache_len || *max_cache_len >= 8, ValueError,
+              "[ingot generate] --max-cache-len must be at least 8 (got {})", *max_cache_len);
+  // Load-time passes: all by default; the environment may turn some off for A/B runs.
+  const runtime::RuntimeOptions runtime_options = runtime::RuntimeOptions::from_environment();
+  const bool exported = generation::is_generation_directory(source);
+  // A generation directory's manifest first: another runtime's components, or a manifest
+  // of another version, are refused before the tokenizer and template are read.
+  const generation::PipelineKind kind = source_kind(source, exported);
+  if (exported) {
+    const generation::GenerationManifest manifest = generation::GenerationManifest::read(source);
+    INGOT_CHECK(manifest.export_format == "native", NotSupportedError,
+                "[ingot generate] '{}' holds {} components, which ingot's runtime does not run; "
+                "export with --format native (or run them with their own runtime)",
+                source, manifest.export_format);
+  }
   models::Tokenizer tokenizer = models::Tokenizer::from_folder(source);
   const bool templated = !chat.empty() || !messages_file.empty();
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
+  if (verbose && templated) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", prompt.c_str());
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
   // An encoder-decoder model: the prompt or --input is the encoder's input.
-  const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
+  const bool encoder_decoder = kind == generation::PipelineKind::kEncoderDecoder;
   INGOT_CHECK(audio_file.empty() || encoder_decoder, ValueError,
               "[ingot generate] --audio is for speech models (Whisper); {} is not an "
               "encoder-decoder model",
@@ -476,7 +491,7 @@ int run_generate(int argc, char** argv) {
                 "an encoder-decoder model, which runs in float32",
                 source);
     return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs, audio_file,
-                                    max_new_tokens, max_cache_len, json);
+                                    max_new_tokens, max_cache_len, json, runtime_options);
   }
   ImageTensors images;  // for a vision-language model
   Tensor& pixel_values = images.pixel_values;
@@ -526,7 +541,7 @@ int run_generate(int argc, char** argv) {
   }
   std::vector<int64_t> ids =
       !input_specs.empty()
-          ? prompt_from_inputs(input_specs, is_vision_language_source(source, exported),
+          ? prompt_from_inputs(input_specs, kind == generation::PipelineKind::kVisionLanguage,
                                patch_input, images)
           : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
@@ -534,7 +549,7 @@ int run_generate(int argc, char** argv) {
   // A directory's Generator reads its generation_config.json when it loads; a model
   // folder's is read here, before the in-memory export it sizes the cache of.
   std::optional<runtime::Generator> gen;
-  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
+  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len, runtime_options));
   const models::GenerationConfig defaults =
       exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
   const int64_t new_tokens =
@@ -546,21 +561,24 @@ int run_generate(int argc, char** argv) {
   std::optional<DType> compute_dtype;
   if (!exported) {
     models::LoadOptions load;
-    if (!is_vision_language_source(source, exported) || dtype != "auto")
+    if (kind != generation::PipelineKind::kVisionLanguage || dtype != "auto")
       load.compute_dtype = generate_compute_dtype(source, dtype);
     compute_dtype = load.compute_dtype;
     auto model = models::from_pretrained(source, load);
+    // The programs `ingot export FOLDER --task generation` writes (separate prefill and
+    // decode), with the cache sized for this prompt.
     exporters::GenerationExportOptions o;
-    o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + new_tokens + 1);
-    gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
-        *model, exporters::NativeExportConfig(), o)));
+    o.multi_token_decode = false;
+    o.max_cache_len =
+        max_cache_len.value_or(std::max<int64_t>(int64_t(ids.size()) + new_tokens + 1, 8));
+    o.model_folder = source;
+    gen.emplace(exporters::NativeExporter()
+                    .export_for_generation(*model, exporters::NativeExportConfig(), o)
+                    .package(),
+                std::nullopt, runtime_options);
     gen->set_generation_config(defaults);
-    if (const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(model.get())) {
-      const auto patches = vlm->patch_input();
-      gen->set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight(),
-                               patches ? patches->spatial_merge_size : 0, vlm->multimodal_rope());
-    }
   }
+  if (verbose) std::fprintf(stderr, "[load-time passes]\n%s", gen->pass_report().str().c_str());
   if (gen->is_vision_language()) check_token_types(input_specs, ids, gen->image_token_id());
   if (gen->is_vision_language() && !pixel_values.defined()) {
     const auto image_tokens = std::count(ids.begin(), ids.end(), gen->image_token_id());
@@ -587,7 +605,9 @@ int run_generate(int argc, char** argv) {
   if (ignore_eos) go.stop_tokens.clear();
   // Streaming, continuing the prompt's text.
   TokenStream generated(tokenizer, ids, json);
-  if (!json) std::printf("%s", prompt.c_str());
+  // A plain prompt is printed with its continuation; a chat prompt (the rendered
+  // template with its special tokens) is not: the answer alone (--verbose shows it).
+  if (!json && !templated) std::printf("%s", prompt.c_str());
   go.on_token = generated.callback();
   runtime::GenerationStats stats;
   if (images.image_grid_thw.defined())

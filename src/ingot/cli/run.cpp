@@ -51,22 +51,40 @@ class OutputWriter {
   nlohmann::json outputs_ = nlohmann::json::array();
 };
 
-// Runs an .ingot program: inputs by the names of its user inputs, outputs by the names of
-// its user outputs.
+// The value a model folder's forward gives an input the caller left out, so that a program
+// exported from it runs on the same inputs: attention_mask all ones, position_ids
+// 0..n-1 in each row, token_type_ids zeros (each [batch, n] like input_ids). Undefined
+// for any other input.
+Tensor default_input(const std::string& name, const Tensor& input_ids) {
+  if (!input_ids.defined() || input_ids.dim() != 2) return Tensor();
+  const int64_t batch = input_ids.size(0), n = input_ids.size(1);
+  if (name == "attention_mask") return ones({batch, n}, DType::I64);
+  if (name == "token_type_ids") return zeros({batch, n}, DType::I64);
+  if (name == "position_ids")
+    return contiguous(expand(reshape(arange(n, DType::I64), {1, n}), {batch, n}));
+  return Tensor();
+}
+
+// Runs an .ingot program: inputs by the names of its user inputs (attention_mask,
+// position_ids and token_type_ids default as in a model folder's forward), outputs by
+// the names of its user outputs.
 int run_program(const std::string& path, const std::map<std::string, std::string>& input_files,
                 OutputWriter& writer) {
   ExportedProgram ep = load_program_file(path);
   std::vector<std::string> names;
   std::vector<Tensor> inputs;
+  Tensor input_ids;
+  if (auto it = input_files.find("input_ids"); it != input_files.end())
+    input_ids = models::load_npy(it->second);
   for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
     const InputSpec& in = ep.signature.inputs[i];
     if (in.kind != InputKind::UserInput) continue;
     names.push_back(in.target);
     auto it = input_files.find(in.target);
-    INGOT_CHECK(it != input_files.end(), ValueError,
-                "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)", path, in.target,
-                in.target);
-    Tensor t = models::load_npy(it->second);
+    Tensor t = it != input_files.end() ? models::load_npy(it->second)
+                                       : default_input(in.target, input_ids);
+    INGOT_CHECK(t.defined(), ValueError, "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)",
+                path, in.target, in.target);
     const DType want = ep.graph->value(ep.graph->inputs[i]).dtype;
     inputs.push_back(t.dtype() == want ? t : to(t, want));
   }

@@ -1,7 +1,7 @@
-// HugePageWeights (runtime/huge_page_weights.h): large weights viewed from a mapped file
+// HugePageWeights (runtime/passes/huge_page_weights.h): large weights viewed from a mapped file
 // move to huge-page copies with the same values and geometry (small ones to heap copies);
 // tensors sharing a storage share one copy, also across programs; owned weights stay.
-#include "ingot/runtime/huge_page_weights.h"
+#include "ingot/runtime/passes/huge_page_weights.h"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +16,9 @@ namespace {
 
 // A mapped file of `values`, removed from the directory at once (the mapping stays).
 std::shared_ptr<MappedFile> mapped_floats(const std::vector<float>& values, const char* tag) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("ingot_huge_page_weights_" + std::string(tag) + "_" +
-                     std::to_string(::getpid()) + ".bin");
+  const auto path =
+      std::filesystem::temp_directory_path() /
+      ("ingot_huge_page_weights_" + std::string(tag) + "_" + std::to_string(::getpid()) + ".bin");
   {
     std::ofstream f(path, std::ios::binary);
     f.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * 4));
@@ -115,7 +115,8 @@ TEST(HugePageWeights, EqualWeightsOfTwoFilesShareOneCopy) {
   } else {
     EXPECT_EQ(w.storage(), decode.state.at("w").storage()) << "the first mapping is kept";
   }
-  for (int64_t i = 0; i < n; i += 1013) ASSERT_EQ(p.state.at("w").data<float>()[i], values[size_t(i)]);
+  for (int64_t i = 0; i < n; i += 1013)
+    ASSERT_EQ(p.state.at("w").data<float>()[i], values[size_t(i)]);
 }
 
 }  // namespace

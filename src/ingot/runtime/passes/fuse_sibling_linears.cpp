@@ -1,4 +1,4 @@
-#include "ingot/runtime/fuse_sibling_linears.h"
+#include "ingot/runtime/passes/fuse_sibling_linears.h"
 
 #include <map>
 #include <memory>
@@ -102,6 +102,12 @@ ExportedProgram fuse_sibling_linears(const ExportedProgram& program, int* fused)
   }
   if (fused) *fused = count;
   return out;
+}
+
+int FuseSiblingLinearsPass::run(ExportedProgram& program, const PassTarget&) {
+  int fused = 0;
+  program = fuse_sibling_linears(program, &fused);
+  return fused;
 }
 
 }  // namespace ingot::runtime

@@ -1,8 +1,8 @@
-// The LM-head-for-the-last-position rewrite (runtime/last_position_logits.h): on decoder
+// The LM-head-for-the-last-position rewrite (runtime/passes/last_position_logits.h): on decoder
 // fixtures the rewritten program's logits [1, 1, vocab] equal the last row of the exported
 // program's [1, T, vocab] (prompts of 1, 2 and 5 tokens) and both write the same cache;
 // the exported program is left unchanged.
-#include "ingot/runtime/last_position_logits.h"
+#include "ingot/runtime/passes/last_position_logits.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <cstring>
 #include <string>
 
-#include "../models/fixture_path.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "models/fixture_path.h"
 
 namespace ingot {
 namespace {
@@ -25,8 +25,7 @@ void check_rewrite(const char* fixture, const exporters::NativeExportConfig& con
   exporters::GenerationExportOptions o;
   o.max_cache_len = 16;
   const ExportedProgram decode =
-      exporters::programs_of(exporters::NativeExporter().export_for_generation(*model, config, o))
-          .at("decode");
+      (exporters::NativeExporter().export_for_generation(*model, config, o)).package().at("decode");
   const std::string before = decode.print();
   std::optional<ExportedProgram> last = runtime::last_position_logits(decode);
   ASSERT_TRUE(last.has_value()) << fixture << ": the LM head was not found";

@@ -1,4 +1,4 @@
-#include "ingot/runtime/last_position_logits.h"
+#include "ingot/runtime/passes/last_position_logits.h"
 
 #include <memory>
 
@@ -58,6 +58,14 @@ std::optional<ExportedProgram> last_position_logits(const ExportedProgram& progr
   out.graph = graph;
   out.verify();
   return out;
+}
+
+int LastPositionLogitsPass::run(ExportedProgram& program, const PassTarget& target) {
+  if (!target.prefill) return 0;
+  std::optional<ExportedProgram> last = last_position_logits(program);
+  if (!last) return 0;
+  program = std::move(*last);
+  return 1;
 }
 
 }  // namespace ingot::runtime

@@ -1,26 +1,26 @@
-// Bf16EmbeddingTables (runtime/bf16_embedding_tables.h): an f32 embedding table whose
+// Bf16EmbeddingTables (runtime/passes/bf16_embedding_tables.h): an f32 embedding table whose
 // values are all bf16 is held in bf16 with a cast after the gather, computing exactly what
 // the program did; a table with other values, or one an f32 lm_head also reads, stays.
-#include "ingot/runtime/bf16_embedding_tables.h"
+#include "ingot/runtime/passes/bf16_embedding_tables.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "../models/fixture_path.h"
-#include "program_logits.h"
-#include "ingot/exporters/exporter.h"
-#include "ingot/exporters/generation_directory.h"
 #include "ingot/export/static_cache_pytree.h"
+#include "ingot/exporters/exporter.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "models/fixture_path.h"
+#include "runtime/program_logits.h"
 
 namespace ingot {
 namespace {
 
-using Programs = std::map<std::string, ExportedProgram>;
+using Programs = runtime::GenerationPackage;
 using testing::program_logits;
 
 // Qwen3 fixture programs for generation; `quantised_lm_head`: int8 weights with the
@@ -34,8 +34,7 @@ Programs qwen3_programs(models::PretrainedModel& model, bool quantised_lm_head) 
     config.quantizer.scheme = "int8";
     config.quantizer.lm_head = true;
   }
-  return exporters::programs_of(
-      exporters::NativeExporter().export_for_generation(model, config, o));
+  return (exporters::NativeExporter().export_for_generation(model, config, o)).package();
 }
 
 std::string table_name(const ExportedProgram& p) {
@@ -48,8 +47,8 @@ std::string table_name(const ExportedProgram& p) {
 // Every program's table replaced by one whose values are bf16 (rounded once, shared).
 void round_tables_to_bf16(Programs& programs) {
   const std::string name = table_name(programs.at("decode"));
-  const Tensor rounded = contiguous(to(to(programs.at("decode").state.at(name), DType::BF16),
-                                       DType::F32));
+  const Tensor rounded =
+      contiguous(to(to(programs.at("decode").state.at(name), DType::BF16), DType::F32));
   for (auto& [component, p] : programs) p.state.at(name) = rounded;
 }
 
@@ -60,14 +59,16 @@ TEST(Bf16EmbeddingTables, Bf16ValuedTableIsHeldInBf16WithTheSameLogits) {
   const std::string name = table_name(programs.at("decode"));
   runtime::Bf16EmbeddingTables tables(/*min_elements=*/0);
   Programs rewritten;
-  for (const auto& [component, p] : programs) rewritten.emplace(component, tables.apply(p));
+  for (const auto& [component, p] : programs)
+    rewritten.programs.emplace(component, tables.apply(p));
   EXPECT_EQ(tables.converted(), 1) << "one table, shared by prefill and decode";
   const Tensor& table = rewritten.at("decode").state.at(name);
   EXPECT_EQ(table.dtype(), DType::BF16);
   EXPECT_EQ(rewritten.at("prefill").state.at(name).storage(), table.storage());
   for (const char* component : {"prefill", "decode"}) {
-    const std::vector<int64_t> ids =
-        component == std::string("decode") ? std::vector<int64_t>{7} : std::vector<int64_t>{3, 1, 4, 1, 5};
+    const std::vector<int64_t> ids = component == std::string("decode")
+                                         ? std::vector<int64_t>{7}
+                                         : std::vector<int64_t>{3, 1, 4, 1, 5};
     const std::vector<float> want = program_logits(programs.at(component), *model, ids);
     const std::vector<float> got = program_logits(rewritten.at(component), *model, ids);
     ASSERT_EQ(got.size(), want.size());

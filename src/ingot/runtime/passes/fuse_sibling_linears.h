@@ -11,6 +11,7 @@
 #pragma once
 
 #include "ingot/export/program.h"
+#include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {
 
@@ -21,5 +22,12 @@ namespace ingot::runtime {
 // groups of three (a remainder of two or four as pairs); the fused node takes the first
 // one's place.
 ExportedProgram fuse_sibling_linears(const ExportedProgram& program, int* fused = nullptr);
+
+// The rewrite as the pipeline's "fuse_sibling_linears" pass (runtime/passes/pipeline.h).
+class FuseSiblingLinearsPass final : public LoadPass {
+ public:
+  const char* name() const override { return "fuse_sibling_linears"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+};
 
 }  // namespace ingot::runtime

@@ -14,7 +14,8 @@
 // programs keep `linear` and their weights (an original is freed once nothing holds it).
 // Until then both are in memory: packing stops short of the memory available (a model
 // that fills it keeps its remaining linears as they are, each packed per call).
-// INGOT_PACKED_WEIGHTS=0 turns the rewrite off (for A/B benchmarks).
+// RuntimeOptions turn the pass off (INGOT_PACKED_WEIGHTS=0 in the environment, for A/B
+// benchmarks; runtime/passes/runtime_options.h).
 #pragma once
 
 #include <map>
@@ -22,6 +23,7 @@
 #include <tuple>
 
 #include "ingot/export/program.h"
+#include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {
 
@@ -46,6 +48,17 @@ class PackedLinearWeights {
   // made less a margin (max(1 GiB, 10%)); weights past it are left unpacked.
   int64_t budget_bytes_ = 0;
   std::map<std::tuple<const Storage*, int64_t, int64_t, int64_t>, Tensor> panels_;
+};
+
+// The rewrite as the pipeline's "packed_linear_weights" pass (runtime/passes/pipeline.h):
+// panels shared across the components it sees; reports the weights newly packed.
+class PackedLinearWeightsPass final : public LoadPass {
+ public:
+  const char* name() const override { return "packed_linear_weights"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+
+ private:
+  PackedLinearWeights panels_;
 };
 
 }  // namespace ingot::runtime

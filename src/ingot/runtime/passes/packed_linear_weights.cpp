@@ -1,4 +1,4 @@
-#include "ingot/runtime/packed_linear_weights.h"
+#include "ingot/runtime/passes/packed_linear_weights.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -55,8 +55,7 @@ PackedLinearWeights::PackedLinearWeights(int64_t min_elements, std::optional<int
 
 ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
   ExportedProgram out = program;
-  const char* env = std::getenv("INGOT_PACKED_WEIGHTS");
-  const int64_t width = env && std::string_view(env) == "0" ? 0 : packed_linear_width();
+  const int64_t width = packed_linear_width();
   if (width == 0) return out;
   const ir::Graph& g = *program.graph;
   // Uses of each value other than as a linear's weight (nodes and graph outputs).
@@ -119,6 +118,13 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
   out.graph = graph;
   out.verify();
   return out;
+}
+
+int PackedLinearWeightsPass::run(ExportedProgram& program, const PassTarget&) {
+  const int before = panels_.packed();
+  ExportedProgram out = panels_.apply(program);
+  program = std::move(out);
+  return panels_.packed() - before;
 }
 
 }  // namespace ingot::runtime

@@ -16,6 +16,7 @@
 #include <map>
 
 #include "ingot/export/program.h"
+#include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {
 
@@ -23,8 +24,7 @@ class Bf16EmbeddingTables {
  public:
   // Tables smaller than `min_elements` stay f32 (not worth a node per lookup).
   static constexpr int64_t kMinElements = int64_t(1) << 20;
-  explicit Bf16EmbeddingTables(int64_t min_elements = kMinElements)
-      : min_elements_(min_elements) {}
+  explicit Bf16EmbeddingTables(int64_t min_elements = kMinElements) : min_elements_(min_elements) {}
 
   // The rewritten copy of `program`; equal to it when no table qualifies. Tables sharing a
   // storage share one bf16 copy, across every program passed to this object (a decode
@@ -40,6 +40,17 @@ class Bf16EmbeddingTables {
   int64_t min_elements_;
   // f32 table storage -> its bf16 copy (undefined: not every value is a bf16 value).
   std::map<const Storage*, Tensor> copies_;
+};
+
+// The rewrite as the pipeline's "bf16_embedding_tables" pass (runtime/passes/pipeline.h):
+// tables shared across the components it sees; reports the tables newly converted.
+class Bf16EmbeddingTablesPass final : public LoadPass {
+ public:
+  const char* name() const override { return "bf16_embedding_tables"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+
+ private:
+  Bf16EmbeddingTables tables_;
 };
 
 }  // namespace ingot::runtime

@@ -1,23 +1,23 @@
-// The silu * up fusion (runtime/fuse_silu_mul.h): on decoder fixtures every layer's
+// The silu * up fusion (runtime/passes/fuse_silu_mul.h): on decoder fixtures every layer's
 // mul(silu(gate), up) becomes one ingot::silu_mul, the exported program is unchanged,
 // and the fused program's logits and cache writes equal the unfused one's (f32: 1e-5 of
 // the logits' scale; bf16: the fused op rounds once where the pair rounds twice, so
 // 2 bf16 steps of the scale). A silu with a second use is left alone, and the fused
 // program decomposes back to silu + mul.
-#include "ingot/runtime/fuse_silu_mul.h"
+#include "ingot/runtime/passes/fuse_silu_mul.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "../models/fixture_path.h"
 #include "ingot/export/export.h"
 #include "ingot/export/passes.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/ops/functional.h"
 #include "ingot/ops/functional/fused.h"
 #include "ingot/runtime/program_module.h"
+#include "models/fixture_path.h"
 
 namespace ingot {
 namespace {
@@ -50,10 +50,10 @@ TEST_P(FuseSiluMulTest, EveryGatedMlpFusedAndEqualToTheUnfusedProgram) {
   auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + GetParam()));
   exporters::GenerationExportOptions o;
   o.max_cache_len = 16;
-  const ExportedProgram decode =
-      exporters::programs_of(exporters::NativeExporter().export_for_generation(
-                                 *model, exporters::NativeExportConfig(), o))
-          .at("decode");
+  const ExportedProgram decode = (exporters::NativeExporter().export_for_generation(
+                                      *model, exporters::NativeExportConfig(), o))
+                                     .package()
+                                     .at("decode");
   const std::string before = decode.print();
   const int silus = count_target(decode, "silu");
   ASSERT_GT(silus, 0) << GetParam() << " has no silu";

@@ -1,4 +1,4 @@
-#include "ingot/runtime/fuse_silu_mul.h"
+#include "ingot/runtime/passes/fuse_silu_mul.h"
 
 #include <memory>
 

@@ -1,10 +1,10 @@
-// PackedLinearWeights (runtime/packed_linear_weights.h): f32 linear weights become the
+// PackedLinearWeights (runtime/passes/packed_linear_weights.h): f32 linear weights become the
 // GEMM's panels and their linears ingot::packed_linear, with the program's logits within
 // f32 rounding of the original ones (prefill and decode, which share one packed copy); a
 // weight something else reads (the lm_head tied to the embedding table) and weights
 // under the size threshold or past the memory budget stay; INGOT_PACKED_WEIGHTS=0 turns
 // the rewrite off.
-#include "ingot/runtime/packed_linear_weights.h"
+#include "ingot/runtime/passes/packed_linear_weights.h"
 
 #include <gtest/gtest.h>
 
@@ -13,30 +13,32 @@
 #include <cstdlib>
 #include <random>
 
-#include "../models/fixture_path.h"
-#include "program_logits.h"
-#include "ingot/export/static_cache_pytree.h"
 #include "ingot/export/export.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
 #include "ingot/nn/module.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
+#include "ingot/runtime/passes/pipeline.h"
 #include "ingot/runtime/program_module.h"
+#include "models/fixture_path.h"
+#include "runtime/program_logits.h"
 
 namespace ingot {
 namespace {
 
-using Programs = std::map<std::string, ExportedProgram>;
+using Programs = runtime::GenerationPackage;
 using testing::program_logits;
 
 Programs generation_programs(models::PretrainedModel& model) {
   exporters::GenerationExportOptions o;
   o.max_cache_len = 32;
   o.multi_token_decode = false;  // a prefill and a decode program
-  return exporters::programs_of(
-      exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig{}, o));
+  return (exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig{},
+                                                            o))
+      .package();
 }
 
 double max_abs_diff(const Tensor& a, const Tensor& b) {
@@ -60,7 +62,8 @@ void expect_packed_with_the_same_logits(const char* fixture, int linears_left) {
   const Programs programs = generation_programs(*model);
   runtime::PackedLinearWeights panels(/*min_elements=*/0);
   Programs rewritten;
-  for (const auto& [component, p] : programs) rewritten.emplace(component, panels.apply(p));
+  for (const auto& [component, p] : programs)
+    rewritten.programs.emplace(component, panels.apply(p));
   const ExportedProgram& decode = rewritten.at("decode");
   EXPECT_EQ(count_nodes(decode, "linear"), linears_left) << fixture;
   EXPECT_EQ(count_nodes(decode, "ingot::packed_linear"),
@@ -115,13 +118,16 @@ TEST(PackedLinearWeights, SmallWeightsTheBudgetAndTheSwitch) {
       EXPECT_EQ(p.state.at("model.layers.0.self_attn.q_proj.weight").dim(), 3);
     }
   }
-  {
+  {  // INGOT_PACKED_WEIGHTS=0: the options leave the pass out of the pipeline
     ::setenv("INGOT_PACKED_WEIGHTS", "0", 1);
-    runtime::PackedLinearWeights panels(0);
-    const ExportedProgram p = panels.apply(decode);
+    const runtime::RuntimeOptions options = runtime::RuntimeOptions::from_environment();
     ::unsetenv("INGOT_PACKED_WEIGHTS");
-    EXPECT_EQ(p.graph, decode.graph);
-    EXPECT_EQ(panels.packed(), 0);
+    EXPECT_FALSE(options.pass_enabled("packed_linear_weights"));
+    runtime::PassPipeline pipeline(options);
+    const ExportedProgram p = pipeline.run(decode, {"decode"});
+    EXPECT_EQ(count_nodes(p, "ingot::packed_linear"), 0);
+    EXPECT_EQ(pipeline.report().disabled, std::vector<std::string>{"packed_linear_weights"});
+    EXPECT_EQ(pipeline.report().changes("decode", "packed_linear_weights"), 0);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "ingot/export/program.h"
+#include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {
 
@@ -19,5 +20,13 @@ namespace ingot::runtime {
 // `linear` over a [B, T, H] input whose T may exceed 1 (nothing to save), or when that
 // output has other uses inside the graph.
 std::optional<ExportedProgram> last_position_logits(const ExportedProgram& program);
+
+// The rewrite as the pipeline's "last_position_logits" pass (runtime/passes/pipeline.h):
+// applied to prefill targets only; 1 when it rewrote the program.
+class LastPositionLogitsPass final : public LoadPass {
+ public:
+  const char* name() const override { return "last_position_logits"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+};
 
 }  // namespace ingot::runtime

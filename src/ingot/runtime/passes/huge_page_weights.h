@@ -31,6 +31,7 @@
 #include <string>
 
 #include "ingot/export/program.h"
+#include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {
 
@@ -57,6 +58,17 @@ class HugePageWeights {
   std::map<std::string, std::shared_ptr<Storage>> by_name_;
   int64_t copied_bytes_ = 0;
   int64_t shared_bytes_ = 0;
+};
+
+// The move as the pipeline's "huge_page_weights" pass (runtime/passes/pipeline.h): one
+// copy across the components it sees; reports the tensors re-pointed.
+class HugePageWeightsPass final : public LoadPass {
+ public:
+  const char* name() const override { return "huge_page_weights"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+
+ private:
+  HugePageWeights weights_;
 };
 
 }  // namespace ingot::runtime

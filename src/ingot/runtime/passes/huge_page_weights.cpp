@@ -1,4 +1,4 @@
-#include "ingot/runtime/huge_page_weights.h"
+#include "ingot/runtime/passes/huge_page_weights.h"
 
 #include <algorithm>
 #include <cstring>
@@ -57,8 +57,7 @@ Tensor HugePageWeights::moved(const std::string& key, const Tensor& t) {
     // now so the two are never resident together (they stay in the page cache).
     if (it->second.get() != source) release_mapped_pages(source->data(), source->nbytes());
   }
-  return Tensor::from_storage(it->second, t.dtype(), t.sizes(), t.strides(),
-                              t.storage_offset());
+  return Tensor::from_storage(it->second, t.dtype(), t.sizes(), t.strides(), t.storage_offset());
 }
 
 ExportedProgram HugePageWeights::apply(const ExportedProgram& program) {
@@ -66,6 +65,22 @@ ExportedProgram HugePageWeights::apply(const ExportedProgram& program) {
   for (auto& [name, tensor] : out.state) tensor = moved("state " + name, tensor);
   for (auto& [name, tensor] : out.constants) tensor = moved("constant " + name, tensor);
   return out;
+}
+
+int HugePageWeightsPass::run(ExportedProgram& program, const PassTarget&) {
+  ExportedProgram out = weights_.apply(program);
+  int moved = 0;
+  for (const auto* tensors : {&program.state, &program.constants}) {
+    const auto& after = tensors == &program.state ? out.state : out.constants;
+    for (const auto& [name, t] : *tensors) {
+      auto it = after.find(name);
+      if (t.has_storage() && it != after.end() && it->second.has_storage() &&
+          it->second.storage().get() != t.storage().get())
+        ++moved;
+    }
+  }
+  program = std::move(out);
+  return moved;
 }
 
 }  // namespace ingot::runtime

@@ -1,23 +1,23 @@
-// The sibling-linear fusion (runtime/fuse_sibling_linears.h): on quantised exports of
+// The sibling-linear fusion (runtime/passes/fuse_sibling_linears.h): on quantised exports of
 // decoder fixtures every attention block's q / k / v becomes one
 // ingot::quantized_linear3 and every gated MLP's gate / up one ingot::quantized_linear2,
 // the exported program is unchanged, and the fused program's logits and cache writes
 // equal the unfused one's exactly (the same kernels over the same rows), in both
 // activation modes; decomposed, the fused program is the separate linears again.
-#include "ingot/runtime/fuse_sibling_linears.h"
+#include "ingot/runtime/passes/fuse_sibling_linears.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "../models/fixture_path.h"
 #include "ingot/export/export.h"
 #include "ingot/export/passes.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "models/fixture_path.h"
 
 namespace ingot {
 namespace {
@@ -51,8 +51,7 @@ TEST_P(FuseSiblingLinearsTest, QkvAndGateUpFusedAndEqualToTheUnfusedProgram) {
   exporters::GenerationExportOptions o;
   o.max_cache_len = 16;
   const ExportedProgram decode =
-      exporters::programs_of(exporters::NativeExporter().export_for_generation(*model, config, o))
-          .at("decode");
+      (exporters::NativeExporter().export_for_generation(*model, config, o)).package().at("decode");
   const std::string before = decode.print();
   const int linears = count_target(decode, "ingot::quantized_linear");
   const int layers = int(model->cache_spec()->num_layers);
@@ -101,10 +100,10 @@ TEST(FuseSiblingLinears, FloatProgramIsLeftAlone) {
   auto model = models::from_pretrained(testing::fixture_path("models/qwen3"));
   exporters::GenerationExportOptions o;
   o.max_cache_len = 16;
-  const ExportedProgram decode =
-      exporters::programs_of(exporters::NativeExporter().export_for_generation(
-                                 *model, exporters::NativeExportConfig(), o))
-          .at("decode");
+  const ExportedProgram decode = (exporters::NativeExporter().export_for_generation(
+                                      *model, exporters::NativeExportConfig(), o))
+                                     .package()
+                                     .at("decode");
   int fused = -1;
   const ExportedProgram f = runtime::fuse_sibling_linears(decode, &fused);
   EXPECT_EQ(fused, 0);

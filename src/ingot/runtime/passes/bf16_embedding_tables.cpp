@@ -1,4 +1,4 @@
-#include "ingot/runtime/bf16_embedding_tables.h"
+#include "ingot/runtime/passes/bf16_embedding_tables.h"
 
 #include <memory>
 #include <numeric>
@@ -98,6 +98,13 @@ ExportedProgram Bf16EmbeddingTables::apply(const ExportedProgram& program) {
   out.graph = graph;
   out.verify();
   return out;
+}
+
+int Bf16EmbeddingTablesPass::run(ExportedProgram& program, const PassTarget&) {
+  const int before = tables_.converted();
+  ExportedProgram out = tables_.apply(program);
+  program = std::move(out);
+  return tables_.converted() - before;
 }
 
 }  // namespace ingot::runtime
