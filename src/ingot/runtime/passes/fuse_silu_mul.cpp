@@ -76,4 +76,10 @@ ExportedProgram fuse_silu_mul(const ExportedProgram& program, int* fused) {
   return out;
 }
 
+int FuseSiluMulPass::run(ExportedProgram& program, const PassTarget&) {
+  int fused = 0;
+  program = fuse_silu_mul(program, &fused);
+  return fused;
+}
+
 }  // namespace ingot::runtime

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ingot/export/program.h"
+#include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {
 
@@ -16,5 +17,12 @@ namespace ingot::runtime {
 // operand of the same shape and dtype), and how many pairs it fused; the copy equals
 // `program` when it fused none.
 ExportedProgram fuse_silu_mul(const ExportedProgram& program, int* fused = nullptr);
+
+// The rewrite as the pipeline's "fuse_silu_mul" pass (runtime/passes/pipeline.h).
+class FuseSiluMulPass final : public LoadPass {
+ public:
+  const char* name() const override { return "fuse_silu_mul"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+};
 
 }  // namespace ingot::runtime

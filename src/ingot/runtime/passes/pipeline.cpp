@@ -7,6 +7,7 @@
 
 #include "ingot/runtime/passes/bf16_embedding_tables.h"
 #include "ingot/runtime/passes/fuse_sibling_linears.h"
+#include "ingot/runtime/passes/fuse_silu_mul.h"
 #include "ingot/runtime/passes/huge_page_weights.h"
 #include "ingot/runtime/passes/last_position_logits.h"
 #include "ingot/runtime/passes/packed_linear_weights.h"
@@ -34,6 +35,7 @@ const std::vector<PassEntry>& pass_list() {
       entry<HugePageWeightsPass>("huge_page_weights"),
       entry<LastPositionLogitsPass>("last_position_logits"),
       entry<FuseSiblingLinearsPass>("fuse_sibling_linears"),
+      entry<FuseSiluMulPass>("fuse_silu_mul"),
       entry<Bf16EmbeddingTablesPass>("bf16_embedding_tables"),
       entry<PackedLinearWeightsPass>("packed_linear_weights"),
   };
