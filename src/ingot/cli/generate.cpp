@@ -2,7 +2,7 @@
 // --messages FILE.json | --input NAME=FILE.npy ...)`: greedy or sampled generation with
 // the model's generation_config.json defaults, streaming text as each token completes,
 // then prefill and decode tokens per second; with --json one JSON object instead
-// (documented in README.md).
+// (documented in docs/cli.md).
 // FOLDER is a Hugging Face folder (exported in memory first); DIR holds the components
 // written by `ingot export FOLDER --task generation -o DIR`.
 #include <algorithm>
