@@ -38,7 +38,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
@@ -147,7 +147,7 @@ nlohmann::json logits(Session& s, const std::string& out, const std::vector<int6
   std::vector<float> row;
   ingot::runtime::last_row(outs.at(0), row);
   outs.clear();
-  ingot::models::save_npy(out, ingot::Tensor::from_vector(row, {int64_t(row.size())}));
+  ingot::formats::save_npy(out, ingot::Tensor::from_vector(row, {int64_t(row.size())}));
   return {{"vocab", row.size()}};
 }
 
@@ -191,8 +191,8 @@ nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len
   auto artifacts = ingot::exporters::OnnxExporter().export_for_generation(*model, c, g);
   fs::create_directories(out);
   artifacts.at("decode")->save((fs::path(out) / "decode.onnx").string());
-  ingot::models::save_npy((fs::path(out) / "prompt.npy").string(),
-                          ingot::Tensor::from_vector(prompt_of(prompt), {1, prompt}));
+  ingot::formats::save_npy((fs::path(out) / "prompt.npy").string(),
+                           ingot::Tensor::from_vector(prompt_of(prompt), {1, prompt}));
   return {{"onnx", (fs::path(out) / "decode.onnx").string()}};
 }
 

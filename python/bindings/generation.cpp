@@ -7,9 +7,9 @@
 
 #include "bindings.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/models/decode_stream.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/runtime/generator.h"
+#include "ingot/text/decode_stream.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::python {
 
@@ -17,12 +17,12 @@ namespace {
 
 struct PyGenerator {
   std::unique_ptr<runtime::Generator> generator;
-  std::shared_ptr<models::Tokenizer> tokenizer;  // null when the folder has none
+  std::shared_ptr<text::Tokenizer> tokenizer;  // null when the folder has none
 };
 
-std::shared_ptr<models::Tokenizer> tokenizer_of(const std::string& folder) {
+std::shared_ptr<text::Tokenizer> tokenizer_of(const std::string& folder) {
   if (!std::filesystem::exists(std::filesystem::path(folder) / "tokenizer.json")) return nullptr;
-  return std::make_shared<models::Tokenizer>(models::Tokenizer::from_folder(folder));
+  return std::make_shared<text::Tokenizer>(text::Tokenizer::from_folder(folder));
 }
 
 // Sampling and stopping settings; unset ones keep the model's defaults.
@@ -60,7 +60,7 @@ py::dict generate(PyGenerator& g, const std::vector<int64_t>& prompt, const Gene
   if (a.ignore_eos) o.stop_tokens.clear();
 
   std::vector<int64_t> generated;
-  std::optional<models::DecodeStream> stream;
+  std::optional<text::DecodeStream> stream;
   if (g.tokenizer) stream.emplace(*g.tokenizer, /*skip_special_tokens=*/true, prompt);
   o.on_token = [&](int64_t token) {
     generated.push_back(token);

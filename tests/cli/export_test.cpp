@@ -8,7 +8,7 @@
 #include "../ops/op_test_util.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -33,8 +33,8 @@ TEST(CliExport, ExportInspectAndRunTheArchiveMatchTransformers) {
                  {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
                   "attention_mask=" + dir + "/attention_mask.npy", "-o", (tmp / "out").string()}),
             0);
-  Tensor logits = models::load_npy((tmp / "out" / "logits.npy").string());
-  Tensor expected = models::load_npy(dir + "/logits.npy");
+  Tensor logits = formats::load_npy((tmp / "out" / "logits.npy").string());
+  Tensor expected = formats::load_npy(dir + "/logits.npy");
   ASSERT_EQ(logits.sizes(), expected.sizes());
   testing::expect_close(logits, testing::values(expected), 1e-4, 0, "logits");
   // input_ids alone: the program's attention_mask defaults to ones, as the model folder's
@@ -45,8 +45,8 @@ TEST(CliExport, ExportInspectAndRunTheArchiveMatchTransformers) {
   ASSERT_EQ(call(run_run, {dir, "--input", "input_ids=" + dir + "/input_ids.npy", "-o",
                            (tmp / "eager").string()}),
             0);
-  testing::expect_close(models::load_npy((tmp / "out2" / "logits.npy").string()),
-                        testing::values(models::load_npy((tmp / "eager" / "logits.npy").string())),
+  testing::expect_close(formats::load_npy((tmp / "out2" / "logits.npy").string()),
+                        testing::values(formats::load_npy((tmp / "eager" / "logits.npy").string())),
                         1e-5, 0, "the program's and the folder's logits on input_ids alone");
   // A missing input without a default is named.
   try {

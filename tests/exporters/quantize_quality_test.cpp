@@ -17,7 +17,7 @@
 #include "../models/fixture_path.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/runtime/program_module.h"
@@ -140,7 +140,7 @@ TEST(QuantizeQuality, DemoLmHeldOutPerplexity) {
                                : std::string(INGOT_FIXTURES_DIR) + "/../..";
   auto model = models::from_pretrained(root + "/assets/demo-lm");
   const Tensor ids = contiguous(
-      to(models::load_npy(testing::fixture_path("demo_lm/heldout_tokens.npy")), DType::I64));
+      to(formats::load_npy(testing::fixture_path("demo_lm/heldout_tokens.npy")), DType::I64));
   constexpr int64_t kWindow = 512;  // the training script's evaluation windows
   const int64_t windows = std::min<int64_t>(8, ids.numel() / kWindow);
   const double f32 = std::exp(heldout_nll(*model, {}, ids, kWindow, windows));

@@ -13,8 +13,8 @@
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
@@ -30,7 +30,7 @@ std::string dir_of(const std::string& model) {
   return testing::fixture_path("encdec/" + model);
 }
 Tensor fixture(const std::string& model, const std::string& name) {
-  return models::load_npy(dir_of(model) + "/" + name + ".npy");
+  return formats::load_npy(dir_of(model) + "/" + name + ".npy");
 }
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));

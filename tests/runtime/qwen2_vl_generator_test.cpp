@@ -15,7 +15,7 @@
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/nn/static_cache.h"
@@ -33,7 +33,7 @@ std::string qwen_dir() {
   return testing::fixture_path("vlm/qwen2_vl");
 }
 Tensor fixture(const std::string& name) {
-  return models::load_npy(qwen_dir() + "/" + name + ".npy");
+  return formats::load_npy(qwen_dir() + "/" + name + ".npy");
 }
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));

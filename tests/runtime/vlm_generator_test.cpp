@@ -12,7 +12,7 @@
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -29,7 +29,7 @@ std::string llava_dir() {
   return testing::fixture_path("vlm/llava");
 }
 Tensor fixture(const std::string& name) {
-  return models::load_npy(llava_dir() + "/" + name + ".npy");
+  return formats::load_npy(llava_dir() + "/" + name + ".npy");
 }
 
 std::vector<int64_t> ints(const Tensor& t) {

@@ -16,9 +16,9 @@
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
+#include "ingot/media/whisper_features.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/whisper_features.h"
 #include "ingot/models/whisper_generation.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -35,7 +35,7 @@ std::string wdir() {
   return testing::fixture_path("whisper/whisper");
 }
 Tensor fixture(const std::string& name) {
-  return models::load_npy(wdir() + "/" + name + ".npy");
+  return formats::load_npy(wdir() + "/" + name + ".npy");
 }
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
@@ -98,7 +98,7 @@ TEST_F(WhisperGeneration, GreedyIdsEqualTransformers) {
   ASSERT_GE(expected.size(), 16u);
   EXPECT_EQ(gen.generate_from_encoder_input(fixture("input_features"), greedy()), expected);
   // The raw audio through ingot's feature extractor.
-  const auto fe = models::WhisperFeatureExtractor::from_folder(wdir());
+  const auto fe = media::WhisperFeatureExtractor::from_folder(wdir());
   EXPECT_EQ(gen.generate_from_encoder_input(
                 fe.preprocess_file(testing::fixture_path("whisper/speech16k.wav")), greedy()),
             expected);

@@ -18,21 +18,21 @@
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/generation/manifest.h"
-#include "ingot/models/chat_template.h"
+#include "ingot/media/image_processor.h"
+#include "ingot/media/qwen2_vl_processor.h"
+#include "ingot/media/whisper_features.h"
 #include "ingot/models/config.h"
-#include "ingot/models/decode_stream.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/generation_config.h"
-#include "ingot/models/image_processor.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/qwen2_vl_processor.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
-#include "ingot/models/whisper_features.h"
 #include "ingot/models/whisper_generation.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
+#include "ingot/text/chat_template.h"
+#include "ingot/text/decode_stream.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::cli {
 
@@ -64,7 +64,7 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, b
     INGOT_CHECK(name != "image_grid_thw" || patch_input, ValueError,
                 "[ingot generate] no input named 'image_grid_thw': this model takes pixel_values "
                 "[images, channels, height, width] alone");
-    Tensor t = models::load_npy(file);
+    Tensor t = formats::load_npy(file);
     if (name == "pixel_values") {
       const int64_t rank = patch_input ? 2 : 4;
       INGOT_CHECK(is_floating(t.dtype()) && t.dim() == rank, ShapeError,
@@ -131,7 +131,7 @@ void check_token_types(const std::vector<std::string>& specs, const std::vector<
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
     if (name != "mm_token_type_ids") continue;
-    Tensor t = contiguous(to(models::load_npy(file), DType::I64));
+    Tensor t = contiguous(to(formats::load_npy(file), DType::I64));
     const int64_t* p = t.data<int64_t>();
     for (size_t i = 0; i < ids.size() && i < size_t(t.numel()); ++i) {
       INGOT_CHECK((p[i] == 1) == (ids[i] == image_token_id) && (p[i] == 0 || p[i] == 1), ValueError,
@@ -175,7 +175,7 @@ Tensor encoder_input_from_specs(const std::vector<std::string>& specs,
   Tensor input;
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
-    Tensor t = models::load_npy(file);
+    Tensor t = formats::load_npy(file);
     if (name == "attention_mask") {
       Tensor m = contiguous(to(t, DType::I64));
       for (int64_t i = 0; i < m.numel(); ++i) {
@@ -214,16 +214,15 @@ Tensor encoder_input_from_specs(const std::vector<std::string>& specs,
 // with add_generation_prompt, as transformers' apply_chat_template(tokenize=False).
 std::string chat_prompt(const std::string& source, const std::string& chat,
                         const std::string& system, const std::string& messages_file) {
-  models::ChatTemplate t = models::ChatTemplate::from_folder(source);
+  text::ChatTemplate t = text::ChatTemplate::from_folder(source);
   if (!messages_file.empty()) {
     std::ifstream f(messages_file);
     INGOT_CHECK(f.good(), IoError, "[ingot generate] cannot read --messages '{}'", messages_file);
     std::stringstream text;
     text << f.rdbuf();
-    return t.render_values(models::ChatTemplate::messages_from_json(text.str(), messages_file),
-                           true);
+    return t.render_values(text::ChatTemplate::messages_from_json(text.str(), messages_file), true);
   }
-  std::vector<models::ChatMessage> messages;
+  std::vector<text::ChatMessage> messages;
   if (!system.empty()) messages.push_back({"system", system});
   messages.push_back({"user", chat});
   return t.render(messages, true);
@@ -250,7 +249,7 @@ DType generate_compute_dtype(const std::string& folder, const std::string& flag)
 // (--json), each token's text is printed as soon as it is complete (DecodeStream holds
 // back a character split over tokens), continuing the text of `context`.
 struct TokenStream {
-  TokenStream(const models::Tokenizer& tokenizer, const std::vector<int64_t>& context, bool quiet)
+  TokenStream(const text::Tokenizer& tokenizer, const std::vector<int64_t>& context, bool quiet)
       : stream(tokenizer, /*skip_special_tokens=*/true, context), quiet(quiet) {}
   std::function<void(int64_t)> callback() {
     return [this](int64_t token) {
@@ -261,7 +260,7 @@ struct TokenStream {
     };
   }
   std::vector<int64_t> ids;
-  models::DecodeStream stream;
+  text::DecodeStream stream;
   bool quiet;
 };
 
@@ -270,7 +269,7 @@ struct TokenStream {
 // decoder prompt (decoder_start_token_id) and decodes greedily (the model's eos tokens
 // stop it). The text printed is the decoder's output alone.
 int generate_encoder_decoder(const std::string& source, bool exported,
-                             const models::Tokenizer& tokenizer, const std::string& prompt,
+                             const text::Tokenizer& tokenizer, const std::string& prompt,
                              const std::vector<std::string>& input_specs,
                              const std::string& audio_file, std::optional<int64_t> max_new_tokens,
                              std::optional<int64_t> max_cache_len, bool json,
@@ -306,7 +305,7 @@ int generate_encoder_decoder(const std::string& source, bool exported,
     INGOT_CHECK(
         input_specs.empty(), ValueError,
         "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
-    input = models::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
+    input = media::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
   } else if (!input_specs.empty()) {
     input = encoder_input_from_specs(input_specs, encoder_input);
   } else {
@@ -469,7 +468,7 @@ int run_generate(int argc, char** argv) {
                 "export with --format native (or run them with their own runtime)",
                 source, manifest.export_format);
   }
-  models::Tokenizer tokenizer = models::Tokenizer::from_folder(source);
+  text::Tokenizer tokenizer = text::Tokenizer::from_folder(source);
   const bool templated = !chat.empty() || !messages_file.empty();
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
   if (verbose && templated) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", prompt.c_str());
@@ -498,16 +497,16 @@ int run_generate(int argc, char** argv) {
   INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
               "[ingot generate] give either --image (with --prompt / --chat) or --input "
               "pixel_values=FILE.npy, not both");
-  const bool patch_input = models::Qwen2VLImageProcessor::is_qwen2_vl(source);
+  const bool patch_input = media::Qwen2VLImageProcessor::is_qwen2_vl(source);
   if (!image_files.empty() && patch_input) {
     // Qwen2VLProcessor's work: each image smart-resized and flattened into patches, each
     // placeholder expanded to its image's t * h * w / merge^2 tokens.
-    const models::Qwen2VLImageProcessor processor =
-        models::Qwen2VLImageProcessor::from_folder(source);
+    const media::Qwen2VLImageProcessor processor =
+        media::Qwen2VLImageProcessor::from_folder(source);
     std::vector<Tensor> patches, grids;
     std::vector<int64_t> tokens;
     for (const std::string& file : image_files) {
-      models::Qwen2VLImageProcessor::Output out = processor.preprocess_file(file);
+      media::Qwen2VLImageProcessor::Output out = processor.preprocess_file(file);
       const int64_t* g = out.image_grid_thw.data<int64_t>();
       tokens.push_back(g[0] * g[1] * g[2] / (processor.merge_size * processor.merge_size));
       patches.push_back(out.pixel_values);
@@ -515,12 +514,12 @@ int run_generate(int argc, char** argv) {
     }
     pixel_values = cat(patches, 0);
     images.image_grid_thw = cat(grids, 0);
-    prompt = models::expand_image_tokens(prompt, qwen2_vl_image_token(source), tokens);
+    prompt = media::expand_image_tokens(prompt, qwen2_vl_image_token(source), tokens);
   } else if (!image_files.empty()) {
     // The processor's work: each image resized, cropped and normalised, each placeholder
     // expanded to the image's tokens (LlavaProcessor).
-    const models::ClipImageProcessor processor = models::ClipImageProcessor::from_folder(source);
-    const models::ImagePromptConfig images = models::ImagePromptConfig::from_folder(source);
+    const media::ClipImageProcessor processor = media::ClipImageProcessor::from_folder(source);
+    const media::ImagePromptConfig images = media::ImagePromptConfig::from_folder(source);
     std::vector<Tensor> each;
     for (const std::string& file : image_files) each.push_back(processor.preprocess_file(file));
     pixel_values = cat(each, 0);
@@ -535,7 +534,7 @@ int run_generate(int argc, char** argv) {
                 "[ingot generate] the prompt has {} image placeholders '{}' for {} --image files; "
                 "give one per image",
                 placeholders, images.image_token, image_files.size());
-    prompt = models::expand_image_tokens(
+    prompt = media::expand_image_tokens(
         prompt, images.image_token,
         images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
   }

@@ -12,8 +12,8 @@
 #include "ingot/cli/commands.h"
 #include "ingot/cli/program_file.h"
 #include "ingot/export/serialize.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -31,7 +31,7 @@ class OutputWriter {
   void write(const std::string& name, const Tensor& t) {
     Tensor result = t.dtype() == DType::BF16 ? to(t, DType::F32) : t;
     const std::string path = (std::filesystem::path(outdir_) / (name + ".npy")).string();
-    models::save_npy(path, result);
+    formats::save_npy(path, result);
     const std::string dtype(dtype_name(result.dtype()));
     if (!json_) {
       std::printf("%s %s %s\n", path.c_str(), dtype.c_str(), result.shape_string().c_str());
@@ -75,13 +75,13 @@ int run_program(const std::string& path, const std::map<std::string, std::string
   std::vector<Tensor> inputs;
   Tensor input_ids;
   if (auto it = input_files.find("input_ids"); it != input_files.end())
-    input_ids = models::load_npy(it->second);
+    input_ids = formats::load_npy(it->second);
   for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
     const InputSpec& in = ep.signature.inputs[i];
     if (in.kind != InputKind::UserInput) continue;
     names.push_back(in.target);
     auto it = input_files.find(in.target);
-    Tensor t = it != input_files.end() ? models::load_npy(it->second)
+    Tensor t = it != input_files.end() ? formats::load_npy(it->second)
                                        : default_input(in.target, input_ids);
     INGOT_CHECK(t.defined(), ValueError, "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)",
                 path, in.target, in.target);
@@ -139,7 +139,7 @@ int run_run(int argc, char** argv) {
   in.output_hidden_states = hidden_states;
   const auto accepted = model->input_names();
   for (const auto& [name, file] : input_files) {
-    Tensor t = models::load_npy(file);
+    Tensor t = formats::load_npy(file);
     INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
                 "[ingot run] input '{}' from '{}' has dtype {}; expected int64 (or int32) ids",
                 name, file, t.dtype());
