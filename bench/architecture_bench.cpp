@@ -98,7 +98,8 @@ void BM_ExportAndDecode(benchmark::State& state, std::pair<std::string, size_t> 
   const auto start = std::chrono::steady_clock::now();
   ingot::runtime::Generator gen((ingot::exporters::NativeExporter().export_for_generation(
                                      *model, ingot::exporters::NativeExportConfig(), o))
-                                    .package());
+                                    .package(),
+                                std::nullopt, ingot::runtime::RuntimeOptions::from_environment());
   const double export_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<int64_t> prompt(16);

@@ -20,7 +20,8 @@ void BM_GenerateQwen3_0_6B(benchmark::State& state, ingot::DType dtype) {
   o.max_cache_len = 128;
   ingot::runtime::Generator gen((ingot::exporters::NativeExporter().export_for_generation(
                                      *model, ingot::exporters::NativeExportConfig(), o))
-                                    .package());
+                                    .package(),
+                                std::nullopt, ingot::runtime::RuntimeOptions::from_environment());
   std::vector<int64_t> prompt(16);
   for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = int64_t(i * 7 + 1);
   ingot::runtime::GenerateOptions go;

@@ -43,9 +43,7 @@
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
-#include "ingot/runtime/passes/bf16_embedding_tables.h"
-#include "ingot/runtime/passes/huge_page_weights.h"
-#include "ingot/runtime/passes/packed_linear_weights.h"
+#include "ingot/runtime/passes/pipeline.h"
 #include "ingot/runtime/program_module.h"
 
 namespace {
@@ -98,16 +96,17 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
                                                   : ingot::cpu::QuantActivations::Float);
   s.programs =
       (ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o)).package();
-  // The driver keeps its programs (for `logits`): on the same huge-page weights as the
-  // Generator's, so the weights are in memory once (runtime/passes/huge_page_weights.h).
-  // Likewise on the Generator's bf16 embedding tables (runtime/passes/bf16_embedding_tables.h)
-  // and packed f32 linear weights (runtime/passes/packed_linear_weights.h).
-  ingot::runtime::HugePageWeights huge_pages;
-  ingot::runtime::Bf16EmbeddingTables tables;
-  ingot::runtime::PackedLinearWeights panels;
-  for (auto& [name, program] : s.programs)
-    program = panels.apply(tables.apply(huge_pages.apply(program)));
-  s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
+  // The driver keeps its programs (for `logits`), rewritten by the same load-time passes
+  // as the Generator's (runtime/passes/pipeline.h; the environment's RuntimeOptions, so an
+  // A/B switch such as INGOT_PACKED_WEIGHTS=0 reaches both) but the prefill's
+  // last-position LM head (`logits` wants every position). The Generator's own pipeline
+  // then finds the weights already moved and packed: the weights are in memory once.
+  const ingot::runtime::RuntimeOptions options = ingot::runtime::RuntimeOptions::from_environment();
+  ingot::runtime::RuntimeOptions every_position = options;
+  every_position.disabled_passes.insert("last_position_logits");
+  ingot::runtime::PassPipeline passes(every_position);
+  for (auto& [name, program] : s.programs) program = passes.run(program, {name});
+  s.generator = std::make_unique<ingot::runtime::Generator>(s.programs, std::nullopt, options);
   // `logits` runs these without their example inputs (a whole KV cache), as the
   // Generator does.
   for (auto& [name, program] : s.programs) program.example_inputs.clear();

@@ -7,7 +7,7 @@
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
 // .bin (openvino) or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
-// --task generation writes a generation directory OUT (exporters/generation_directory.h):
+// --task generation writes a generation directory OUT (exporters/generation_export.h):
 // "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
 #include <cstdio>
 #include <filesystem>

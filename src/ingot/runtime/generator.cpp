@@ -252,8 +252,7 @@ std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encode
                                                             GenerationStats* stats) {
   INGOT_CHECK(is_encoder_decoder(), ValueError,
               "[Generator] an encoder input was given but these components are not an "
-              "encoder-decoder model's (no encoder / cross_kv, or set_encoder_decoder was not "
-              "called)");
+              "encoder-decoder model's (the manifest has no encoder-decoder pipeline)");
   INGOT_CHECK(encoder_input.defined(), ValueError, "[Generator] the encoder input '{}' is missing",
               encoder_input_);
   // The encoder and the cross-attention projections run once per input; every decode
@@ -381,8 +380,7 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
                                          GenerationStats* stats) {
   INGOT_CHECK(is_vision_language(), ValueError,
               "[Generator] pixel_values given but these components are not a vision-language "
-              "model's (no image_encoder / language_model / lm_head, or set_vision_language was "
-              "not called)");
+              "model's (the manifest has no vision-language pipeline)");
   INGOT_CHECK(spatial_merge_size_ == 0, ValueError,
               "[Generator] this model takes flattened patches with image_grid_thw (Qwen2-VL): "
               "pass both");
