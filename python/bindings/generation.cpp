@@ -3,9 +3,11 @@
 // does. generate() releases the GIL; the streamer is called (with the GIL) with each new
 // token id and the text it completes.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "bindings.h"
+#include "ingot/app/generate.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/text/decode_stream.h"
@@ -93,7 +95,70 @@ py::dict generate(PyGenerator& g, const std::vector<int64_t>& prompt, const Gene
 
 }  // namespace
 
+// app::generate from Python: the request `ingot generate` builds from its flags, given as
+// keyword arguments (the CLI and Python share the request preparation: chat templates,
+// images, audio, .npy inputs). Returns the --json object as a dict.
+py::object generate_request(const std::string& source, app::GenerationRequest r,
+                            const std::optional<py::function>& streamer) {
+  r.runtime = runtime::RuntimeOptions::from_environment();
+  app::GenerationCallbacks callbacks;
+  if (streamer) {
+    callbacks.on_text = [&](const std::string& text) {
+      if (text.empty()) return;
+      py::gil_scoped_acquire gil;
+      (*streamer)(py::bytes(text).attr("decode")("utf-8", "replace"));
+    };
+  }
+  app::GenerationResult result;
+  {
+    py::gil_scoped_release release;
+    result = app::generate(source, r, callbacks);
+  }
+  const std::string json =
+      result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return py::module_::import("json").attr("loads")(json);
+}
+
 void bind_generation(py::module_& m) {
+  m.def(
+      "_generate",
+      [](const std::string& source, const std::string& prompt, const std::string& chat,
+         const std::string& system, const std::string& messages_json,
+         const std::vector<std::string>& images, const std::string& audio,
+         const std::vector<std::pair<std::string, std::string>>& inputs,
+         std::optional<int64_t> max_new_tokens, std::optional<int64_t> max_cache_len,
+         std::optional<double> temperature, std::optional<int64_t> top_k,
+         std::optional<double> top_p, std::optional<double> min_p,
+         std::optional<double> repetition_penalty, std::optional<uint64_t> seed, bool greedy,
+         bool ignore_eos, const std::string& dtype, std::optional<py::function> streamer) {
+        app::GenerationRequest r;
+        r.prompt = prompt;
+        r.chat = chat;
+        r.system = system;
+        r.messages_json = messages_json;
+        r.messages_source = "messages";
+        r.images = images;
+        r.audio = audio;
+        r.inputs = inputs;
+        r.max_new_tokens = max_new_tokens;
+        r.max_cache_len = max_cache_len;
+        r.temperature = temperature;
+        r.top_k = top_k;
+        r.top_p = top_p;
+        r.min_p = min_p;
+        r.repetition_penalty = repetition_penalty;
+        r.seed = seed;
+        r.greedy = greedy;
+        r.ignore_eos = ignore_eos;
+        r.dtype = dtype;
+        return generate_request(source, std::move(r), streamer);
+      },
+      py::arg("source"), py::arg("prompt"), py::arg("chat"), py::arg("system"),
+      py::arg("messages_json"), py::arg("images"), py::arg("audio"), py::arg("inputs"),
+      py::arg("max_new_tokens"), py::arg("max_cache_len"), py::arg("temperature"), py::arg("top_k"),
+      py::arg("top_p"), py::arg("min_p"), py::arg("repetition_penalty"), py::arg("seed"),
+      py::arg("greedy"), py::arg("ignore_eos"), py::arg("dtype"), py::arg("streamer"));
+
   py::class_<PyGenerator>(m, "_Generator")
       .def_static(
           "load",

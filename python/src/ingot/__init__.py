@@ -10,7 +10,7 @@
 
 from . import _ingot
 from ._export import Dim, ExportedProgram, Module, Outputs, ValueRange, export, load, save
-from ._generation import GenerationOutput, Generator
+from ._generation import GenerationOutput, Generator, generate
 from ._models import PretrainedModel, Tokenizer, from_pretrained
 from ._tensors import to_numpy, to_tensor as as_tensor
 from . import exporters
@@ -22,5 +22,5 @@ Tensor = _ingot._Tensor
 __all__ = [
     "Dim", "ExportError", "ExportedProgram", "GenerationOutput", "Generator", "Module", "Outputs",
     "PretrainedModel", "Tensor", "Tokenizer", "ValueRange", "as_tensor", "export", "exporters",
-    "from_pretrained", "load", "save", "to_numpy", "__version__",
+    "from_pretrained", "generate", "load", "save", "to_numpy", "__version__",
 ]

@@ -128,3 +128,13 @@ class Generator:
                  temperature: Optional[float] = ..., top_k: Optional[int] = ..., top_p: Optional[float] = ...,
                  min_p: Optional[float] = ..., repetition_penalty: Optional[float] = ..., seed: Optional[int] = ...,
                  stop_tokens: Optional[Sequence[int]] = ..., ignore_eos: bool = ...) -> GenerationOutput: ...
+
+def generate(source: Union[str, Path], prompt: Optional[str] = ..., *, chat: Optional[str] = ...,
+             system: Optional[str] = ..., messages: Optional[Sequence[Dict[str, Any]]] = ...,
+             images: Optional[Sequence[Union[str, Path]]] = ..., audio: Optional[Union[str, Path]] = ...,
+             inputs: Optional[Dict[str, Union[str, Path, np.ndarray]]] = ...,
+             streamer: Optional[Callable[[str], None]] = ..., max_new_tokens: Optional[int] = ...,
+             max_cache_len: Optional[int] = ..., temperature: Optional[float] = ...,
+             top_k: Optional[int] = ..., top_p: Optional[float] = ..., min_p: Optional[float] = ...,
+             repetition_penalty: Optional[float] = ..., seed: Optional[int] = ...,
+             greedy: bool = ..., ignore_eos: bool = ..., dtype: str = ...) -> GenerationOutput: ...

@@ -68,3 +68,43 @@ class Generator:
             ids = [int(i) for i in arr]
         return GenerationOutput(self._gen.generate(ids, max_new_tokens=max_new_tokens,
                                                    streamer=streamer, **options))
+
+
+def generate(source, prompt: Optional[str] = None, *, chat: Optional[str] = None,
+             system: Optional[str] = None, messages: Optional[Sequence[dict]] = None,
+             images: Optional[Sequence[Union[str, os.PathLike]]] = None,
+             audio: Optional[Union[str, os.PathLike]] = None,
+             inputs: Optional[dict] = None,
+             streamer: Optional[Callable[[str], None]] = None,
+             max_new_tokens: Optional[int] = None, max_cache_len: Optional[int] = None,
+             temperature: Optional[float] = None, top_k: Optional[int] = None,
+             top_p: Optional[float] = None, min_p: Optional[float] = None,
+             repetition_penalty: Optional[float] = None, seed: Optional[int] = None,
+             greedy: bool = False, ignore_eos: bool = False,
+             dtype: str = "auto") -> GenerationOutput:
+    """`ingot generate` from Python: the same request preparation as the CLI (one C++ code
+    path). `source` is a model folder (exported in memory) or a generation directory; the
+    prompt is text, `chat` [+ `system`] or `messages` (rendered with the model's chat
+    template), `images` (files, beside a text or chat prompt of a vision-language model),
+    `audio` (a WAV file for Whisper) or `inputs` ({name: array or .npy path}). Options
+    override the model's generation_config.json defaults. streamer(text) receives the text
+    as each token completes it. Returns the keys of `ingot generate --json`."""
+    import json
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ingot_inputs_") as tmp:
+        pairs = []
+        for name, value in (inputs or {}).items():
+            if isinstance(value, (str, os.PathLike)):
+                pairs.append((name, os.fspath(value)))
+            else:
+                path = os.path.join(tmp, f"{name}.npy")
+                np.save(path, np.asarray(value))
+                pairs.append((name, path))
+        out = _ingot._generate(
+            os.fspath(source), prompt or "", chat or "", system or "",
+            json.dumps(list(messages)) if messages is not None else "",
+            [os.fspath(i) for i in (images or [])], os.fspath(audio) if audio else "", pairs,
+            max_new_tokens, max_cache_len, temperature, top_k, top_p, min_p,
+            repetition_penalty, seed, greedy, ignore_eos, dtype, streamer)
+    return GenerationOutput(out)
