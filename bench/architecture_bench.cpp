@@ -14,7 +14,7 @@
 
 #include "bench_model.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace {
 

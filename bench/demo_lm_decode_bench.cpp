@@ -1,6 +1,6 @@
 // Decode steps of the demo LM (assets/demo-lm: a 4-layer, 256-wide Llama, ~5 MB of
 // weights), a model small enough that a step is dominated by per-node overhead: the
-// execution plan (runtime/execution_plan.h) against the interpreter on the same
+// execution plan (runtime/executor/execution_plan.h) against the interpreter on the same
 // ProgramModule graph. Counters: tokens/s, µs per step, and µs per graph node.
 //   build/release/bench/ingot_bench --benchmark_filter=DemoLmDecode
 #include <benchmark/benchmark.h>
@@ -12,7 +12,7 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 
 #include "bench_model.h"
 #include "ingot/export/export.h"
-#include "ingot/export/serialize.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/formats/serialize.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
 

@@ -22,7 +22,7 @@
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace {
 

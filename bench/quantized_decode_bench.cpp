@@ -24,7 +24,7 @@
 #include "ingot/ops/cpu/quantize_pack.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "ingot/core/error.h"
 #include "ingot/models/config.h"
-#include "ingot/models/decoder_lm.h"
+#include "ingot/models/decoder/decoder_lm.h"
 
 namespace {
 

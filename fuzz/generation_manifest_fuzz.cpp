@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ingot/core/error.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::filesystem::path dir =

@@ -15,8 +15,8 @@
 #include <string>
 
 #include "ingot/core/error.h"
-#include "ingot/export/archive_header.h"
-#include "ingot/export/serialize.h"
+#include "ingot/formats/archive_header.h"
+#include "ingot/formats/serialize.h"
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include <string_view>
 
 #include "ingot/core/error.h"
-#include "ingot/export/pt2/reader.h"
-#include "ingot/export/pt2/zip.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/formats/pt2/zip.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ingot/core/error.h"
-#include "ingot/models/whisper_generation.h"
+#include "ingot/models/encdec/whisper_generation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

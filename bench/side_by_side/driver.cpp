@@ -42,9 +42,9 @@
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/runtime/generator/generator.h"
 #include "ingot/runtime/passes/pipeline.h"
-#include "ingot/runtime/program_module.h"
 
 namespace {
 

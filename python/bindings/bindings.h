@@ -18,7 +18,7 @@
 
 #include "ingot/core/tensor.h"
 #include "ingot/exporters/exporter.h"
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/models/model.h"
 
 namespace py = pybind11;

@@ -9,7 +9,7 @@
 #include "bindings.h"
 #include "ingot/app/generate.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 #include "ingot/text/decode_stream.h"
 #include "ingot/text/tokenizer.h"
 

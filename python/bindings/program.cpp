@@ -3,9 +3,9 @@
 // Calls that run or read programs release the GIL.
 #include <limits>
 
-#include "ingot/export/serialize.h"
-#include "ingot/runtime/program_module.h"
 #include "bindings.h"
+#include "ingot/formats/serialize.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::python {
 

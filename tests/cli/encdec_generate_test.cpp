@@ -2,8 +2,8 @@
 // tools/reference/make_encdec_fixtures.py): greedy ids == transformers' generate for all
 // 20 new tokens from the prompt text (tokenized with </s>, given to the encoder) and from
 // --input input_ids=FILE.npy, for the directory and the model folder; errors naming the
-// input. The Unigram case runs T5's own tokenizer model (tokenizer_unigram_test.cpp) on
-// the same checkpoint.
+// input. The Unigram case runs T5's own tokenizer model
+// (tests/text/tokenizer_unigram_test.cpp) on the same checkpoint.
 #include <gtest/gtest.h>
 
 #include <filesystem>

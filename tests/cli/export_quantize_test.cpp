@@ -9,7 +9,7 @@
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
-#include "ingot/export/serialize.h"
+#include "ingot/formats/serialize.h"
 
 namespace ingot::cli {
 namespace {

@@ -7,10 +7,10 @@
 #include "../ops/op_test_util.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
-#include "ingot/export/pt2/reader.h"
-#include "ingot/export/serialize.h"
 #include "ingot/formats/npy.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/formats/serialize.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::cli {
 namespace {

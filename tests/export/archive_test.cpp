@@ -14,10 +14,10 @@
 
 #include "archive_programs.h"
 #include "ingot/core/storage.h"
-#include "ingot/export/archive_codec.h"
-#include "ingot/export/serialize.h"
+#include "ingot/formats/archive_codec.h"
+#include "ingot/formats/serialize.h"
 #include "ingot/ops/registry.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

@@ -7,7 +7,7 @@
 #include "ingot/export/export.h"
 #include "ingot/export/passes.h"
 #include "ingot/nn/module.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

@@ -9,10 +9,10 @@
 #include "../models/fixture_path.h"
 #include "export_test_util.h"
 #include "ingot/export/export.h"
-#include "ingot/export/serialize.h"
 #include "ingot/formats/npy.h"
+#include "ingot/formats/serialize.h"
 #include "ingot/models/model.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

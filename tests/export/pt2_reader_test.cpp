@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "ingot/core/error.h"
-#include "ingot/export/pt2/reader.h"
-#include "ingot/export/pt2/sympy_expr.h"
-#include "ingot/export/pt2/aten_ops.h"
-#include "ingot/export/pt2/zip.h"
+#include "ingot/formats/pt2/aten_ops.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/formats/pt2/sympy_expr.h"
+#include "ingot/formats/pt2/zip.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot {

@@ -10,7 +10,7 @@
 #include "ingot/export/export.h"
 #include "ingot/nn/module.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "seed_programs.h"
 
 namespace ingot {

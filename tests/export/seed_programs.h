@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "ingot/export/control_flow.h"
-#include "ingot/export/pytree.h"
+#include "ingot/ir/pytree.h"
 #include "ingot/nn/module.h"
 #include "ingot/ops/functional.h"
 

@@ -6,7 +6,7 @@
 #include "ingot/export/control_flow.h"
 #include "ingot/export/export.h"
 #include "ingot/nn/layers.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

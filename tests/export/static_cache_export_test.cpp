@@ -5,10 +5,10 @@
 
 #include "../models/fixture_path.h"
 #include "export_test_util.h"
-#include "ingot/export/static_cache_pytree.h"
 #include "ingot/export/export.h"
+#include "ingot/export/static_cache_pytree.h"
 #include "ingot/models/model.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

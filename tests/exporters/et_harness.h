@@ -17,7 +17,7 @@
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/formats/npy.h"
 #include "ingot/ops/functional/views.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::testing::et {
 

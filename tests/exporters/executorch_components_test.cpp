@@ -24,10 +24,10 @@
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/formats/npy.h"
-#include "ingot/models/encoder_decoder.h"
-#include "ingot/models/qwen2_vl_vision.h"
+#include "ingot/models/encdec/encoder_decoder.h"
+#include "ingot/models/vision/qwen2_vl_vision.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

@@ -20,7 +20,7 @@
 #include "ingot/exporters/executorch/pte_writer.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

@@ -22,7 +22,7 @@
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ingot/text/tokenizer.h"
 
 namespace ingot::exporters {

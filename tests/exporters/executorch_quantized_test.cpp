@@ -9,7 +9,7 @@
 #include "et_harness.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

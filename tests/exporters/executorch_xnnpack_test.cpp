@@ -15,7 +15,7 @@
 #include "ingot/exporters/pretrained.h"
 #include "ingot/nn/module.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

@@ -14,7 +14,7 @@
 #include "ingot/exporters/skips.h"
 #include "ingot/exporters/tool_versions.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "ingot/formats/npy.h"
-#include "ingot/models/encoder_decoder.h"
+#include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/models/model.h"
-#include "ingot/models/qwen2_vl_vision.h"
+#include "ingot/models/vision/qwen2_vl_vision.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 

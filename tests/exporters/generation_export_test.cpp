@@ -15,7 +15,7 @@
 #include "ingot/export/passes.h"
 #include "ingot/exporters/fixes.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot::exporters {
 namespace {

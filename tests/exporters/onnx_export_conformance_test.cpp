@@ -23,9 +23,9 @@
 #include "ingot/exporters/onnx/optimize.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/formats/npy.h"
-#include "ingot/models/encoder_decoder.h"
+#include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ingot/text/tokenizer.h"
 #include "ort_harness.h"
 

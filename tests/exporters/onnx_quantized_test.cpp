@@ -11,7 +11,7 @@
 #include "../models/fixture_path.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ort_harness.h"
 
 namespace ingot::exporters {

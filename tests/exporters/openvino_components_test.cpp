@@ -24,9 +24,9 @@
 #include "ingot/exporters/openvino/lowering.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/models/encoder_decoder.h"
+#include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ov_harness.h"
 
 namespace ingot::exporters {

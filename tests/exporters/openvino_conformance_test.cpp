@@ -27,7 +27,7 @@
 #include "ingot/exporters/pretrained.h"
 #include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ingot/text/tokenizer.h"
 #include "ov_harness.h"
 

@@ -10,7 +10,7 @@
 #include "../models/fixture_path.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ov_harness.h"
 
 namespace ingot::exporters {

@@ -5,7 +5,7 @@
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

@@ -14,9 +14,9 @@
 #include <optional>
 
 #include "et_harness.h"
-#include "ingot/export/pt2/reader.h"
 #include "ingot/exporters/executorch/executorch_config.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
+#include "ingot/formats/pt2/reader.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::exporters {

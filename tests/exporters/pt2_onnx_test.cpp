@@ -4,9 +4,9 @@
 // 1e-4. SKIPs with the reason when the venv is absent.
 #include <gtest/gtest.h>
 
-#include "ingot/export/pt2/reader.h"
 #include "ingot/exporters/onnx/onnx_config.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
+#include "ingot/formats/pt2/reader.h"
 #include "ort_harness.h"
 #include "pt2_fixture_cases.h"
 

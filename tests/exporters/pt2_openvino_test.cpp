@@ -11,10 +11,10 @@
 // SKIPs with the reason when the venv of tools/openvino/setup-venv is absent.
 #include <gtest/gtest.h>
 
-#include "ingot/export/pt2/reader.h"
 #include "ingot/exporters/openvino/lowering.h"
 #include "ingot/exporters/openvino/openvino_config.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
+#include "ingot/formats/pt2/reader.h"
 #include "ingot/ops/functional.h"
 #include "ov_harness.h"
 #include "pt2_fixture_cases.h"

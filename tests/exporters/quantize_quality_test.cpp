@@ -19,8 +19,8 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/formats/npy.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
-#include "ingot/runtime/generator.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot::exporters {
 namespace {

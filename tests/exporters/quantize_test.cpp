@@ -10,11 +10,11 @@
 
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
-#include "ingot/export/serialize.h"
 #include "ingot/exporters/executorch/executorch_config.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/onnx/onnx_config.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/formats/serialize.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {
 namespace {

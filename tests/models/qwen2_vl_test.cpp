@@ -9,8 +9,8 @@
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
 #include "ingot/formats/npy.h"
-#include "ingot/models/qwen2_vl_vision.h"
-#include "ingot/models/vision_language.h"
+#include "ingot/models/vision/qwen2_vl_vision.h"
+#include "ingot/models/vision/vision_language.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::models {

@@ -3,7 +3,7 @@
 // v1.1 gated-gelu with its own lm_head): the relative-position buckets exactly, the
 // encoder states, every layer's cross-attention K/V, the teacher-forced logits (full
 // forward and decode through a StaticCache one token at a time). Tolerance 1e-4 (float32).
-#include "ingot/models/t5.h"
+#include "ingot/models/encdec/t5.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
 #include "ingot/formats/npy.h"
-#include "ingot/models/encoder_decoder.h"
+#include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 

@@ -6,7 +6,7 @@
 // language detection, forced_decoder_ids) and greedy generation with the suppress lists
 // == transformers' generate ids for 20 tokens, from the fixture's input_features and
 // from the raw WAV through ingot's own feature extractor. Tolerance 1e-4.
-#include "ingot/models/whisper.h"
+#include "ingot/models/encdec/whisper.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "fixture_path.h"
 #include "ingot/formats/npy.h"
 #include "ingot/media/whisper_features.h"
-#include "ingot/models/whisper_generation.h"
+#include "ingot/models/encdec/whisper_generation.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 

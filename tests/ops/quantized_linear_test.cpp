@@ -180,7 +180,7 @@ TEST(QuantizedLinear, BadLayoutsAreClearErrors) {
   EXPECT_THROW(quantized_linear(x, to(q, DType::I8), s, Tensor(), Tensor(), 4, 32), DTypeError);
 }
 
-// ingot::quantized_linear2 / 3 (what runtime/fuse_sibling_linears writes): each output is
+// ingot::quantized_linear2 / 3 (what runtime/passes/fuse_sibling_linears writes): each output is
 // bit for bit its own quantized_linear's, for row counts that split unevenly over the
 // threads, both activation modes, every ISA level the CPU has, decode and prefill m.
 TEST(QuantizedLinearSiblings, EachOutputEqualsItsOwnLinear) {

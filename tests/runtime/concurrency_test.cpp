@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "../models/fixture_path.h"
-#include "ingot/export/serialize.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/formats/serialize.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot {
 namespace {

@@ -14,11 +14,11 @@
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/formats/npy.h"
-#include "ingot/models/encoder_decoder.h"
+#include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/generator.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot {
 namespace {

@@ -1,8 +1,8 @@
-// Execution plans (runtime/execution_plan.h): on the decoder fixtures the planned path
+// Execution plans (runtime/executor/execution_plan.h): on the decoder fixtures the planned path
 // gives bit-identical logits and caches to the interpreter, a new input shape makes a
 // new plan (not a wrong answer), a held output is never overwritten, and decode steps
 // after warm-up allocate no storage at all.
-#include "ingot/runtime/execution_plan.h"
+#include "ingot/runtime/executor/execution_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/generator.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot {
 namespace {

@@ -2,7 +2,7 @@
 // (fixtures from tools/reference/make_generation_fixtures.py) for every decoder, for the
 // merged multi-token decode graph and for separate prefill / decode graphs, with the
 // cache allocated once and written in place.
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include "ingot/models/model.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::testing {
 

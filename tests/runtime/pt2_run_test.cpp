@@ -10,10 +10,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "ingot/export/pt2/reader.h"
 #include "ingot/formats/npy.h"
+#include "ingot/formats/pt2/reader.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "ingot/export/pytree.h"
+#include "ingot/ir/pytree.h"
 
 namespace ingot::testing::pt2 {
 

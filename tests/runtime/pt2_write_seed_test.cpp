@@ -14,11 +14,11 @@
 #include "export/export_test_util.h"
 #include "export/seed_programs.h"
 #include "ingot/export/export.h"
-#include "ingot/export/pt2/reader.h"
-#include "ingot/export/pt2/writer.h"
 #include "ingot/formats/npy.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/formats/pt2/writer.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "pt2_torch_check.h"
 
 namespace ingot {

@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "decoder_fixtures.h"
-#include "ingot/export/pt2/reader.h"
-#include "ingot/export/pt2/writer.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/formats/npy.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/formats/pt2/writer.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "pt2_torch_check.h"
 
 namespace ingot {

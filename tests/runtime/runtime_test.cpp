@@ -5,8 +5,8 @@
 #include "../export/export_test_util.h"
 #include "ingot/export/export.h"
 #include "ingot/nn/module.h"
-#include "ingot/runtime/interpreter.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/interpreter.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot {
 namespace {

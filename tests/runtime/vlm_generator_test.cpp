@@ -13,11 +13,11 @@
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/formats/npy.h"
-#include "ingot/models/vision_language.h"
+#include "ingot/models/vision/vision_language.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/generator.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot {
 namespace {

@@ -18,12 +18,12 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/formats/npy.h"
 #include "ingot/media/whisper_features.h"
-#include "ingot/models/encoder_decoder.h"
-#include "ingot/models/whisper_generation.h"
+#include "ingot/models/encdec/encoder_decoder.h"
+#include "ingot/models/encdec/whisper_generation.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/generator.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot {
 namespace {

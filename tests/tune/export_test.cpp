@@ -12,9 +12,9 @@
 #include <limits>
 
 #include "export/export_test_util.h"
-#include "ingot/export/serialize.h"
 #include "ingot/formats/safetensors.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/formats/serialize.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "ingot/tune/export_attention.h"
 #include "ingot/tune/export_position_embeddings.h"
 

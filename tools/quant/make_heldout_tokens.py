@@ -2,7 +2,7 @@
 (the last 1% of the tokenised Austen corpus, the end of Persuasion), exactly as
 tools/reference/train_demo_lm.py splits it, tokenised with the committed tokenizer.
 
-The quantisation quality test (tests/runtime/quantized_quality_test.cpp) measures the
+The quantisation quality test (tests/exporters/quantize_quality_test.cpp) measures the
 held-out perplexity of the demo LM in float32 and quantised on these ids.
 
 Usage (repository root, reference venv; apt-get downloads the pinned .deb):

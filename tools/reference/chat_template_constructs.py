@@ -1,6 +1,6 @@
 """One small template per Jinja construct the chat-template engine implements, with its
 variables; make_chat_template_fixtures.py renders each with jinja2 into constructs.json,
-and tests/models/jinja_test.cpp checks ingot renders the same (or fails where jinja2
+and tests/text/jinja_test.cpp checks ingot renders the same (or fails where jinja2
 fails)."""
 
 V = {

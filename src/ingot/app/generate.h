@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ingot/core/dtype.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 #include "ingot/runtime/passes/runtime_options.h"
 
 namespace ingot::app {

@@ -23,8 +23,8 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
-#include "ingot/models/encoder_decoder.h"
-#include "ingot/models/vision_language.h"
+#include "ingot/models/encdec/encoder_decoder.h"
+#include "ingot/models/vision/vision_language.h"
 
 namespace ingot::cli {
 

@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "ingot/export/pt2/reader.h"
-#include "ingot/export/pt2/writer.h"
-#include "ingot/export/serialize.h"
 #include "ingot/exporters/exporter.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/formats/pt2/writer.h"
+#include "ingot/formats/serialize.h"
 
 namespace ingot::cli {
 

@@ -1,11 +1,11 @@
 // Program files the commands accept: an .ingot archive, or a torch.export .pt2 archive
-// (read by export/pt2, re-traced into an ingot program).
+// (read by formats/pt2, re-traced into an ingot program).
 #pragma once
 
 #include <string>
 
-#include "ingot/export/program.h"
 #include "ingot/exporters/config.h"
+#include "ingot/ir/program.h"
 
 namespace ingot::cli {
 
@@ -18,7 +18,7 @@ ExportedProgram load_program_file(const std::string& path, std::string* header =
 // (with to_pt2, the native program written as a .pt2).
 int export_program_file(const std::string& path, const exporters::NativeExportConfig& config,
                         const std::string& output, bool to_pt2 = false);
-// Writes a program as a torch.export archive (export/pt2/writer.h).
+// Writes a program as a torch.export archive (formats/pt2/writer.h).
 void save_as_pt2(const ExportedProgram& program, const std::string& output);
 
 }  // namespace ingot::cli

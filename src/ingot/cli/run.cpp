@@ -11,11 +11,11 @@
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/cli/program_file.h"
-#include "ingot/export/serialize.h"
 #include "ingot/formats/npy.h"
+#include "ingot/formats/serialize.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::cli {
 

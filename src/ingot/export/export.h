@@ -24,8 +24,8 @@
 #include <tuple>
 #include <vector>
 
-#include "ingot/export/program.h"
-#include "ingot/export/pytree.h"
+#include "ingot/ir/program.h"
+#include "ingot/ir/pytree.h"
 #include "ingot/nn/module.h"
 
 namespace ingot {

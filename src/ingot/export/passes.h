@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 
 namespace ingot {
 

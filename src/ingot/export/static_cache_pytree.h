@@ -1,4 +1,4 @@
-// nn::StaticCache as a pytree (export/pytree.h): its named tensors (key_cache.N,
+// nn::StaticCache as a pytree (ir/pytree.h): its named tensors (key_cache.N,
 // value_cache.N, cache_position) are the leaves, so a program traced on a cache takes
 // them as inputs and its in-place writes become USER_INPUT_MUTATION outputs, which the
 // runtime performs in place. Including this header also installs the cache's room check
@@ -6,7 +6,7 @@
 // position + new_tokens <= max_cache_len) instead of guards on one example.
 #pragma once
 
-#include "ingot/export/pytree.h"
+#include "ingot/ir/pytree.h"
 #include "ingot/nn/static_cache.h"
 
 template <>

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "ingot/export/control_flow.h"
-#include "ingot/export/graph.h"
-#include "ingot/export/program.h"
+#include "ingot/ir/graph.h"
+#include "ingot/ir/program.h"
 #include "ingot/ops/registry.h"
 #include "ingot/sym/shape_env.h"
 

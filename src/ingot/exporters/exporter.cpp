@@ -4,11 +4,11 @@
 #include <fmt/ranges.h>
 
 #include "ingot/export/passes.h"
-#include "ingot/export/serialize.h"
 #include "ingot/exporters/fixes.h"
 #include "ingot/exporters/pretrained.h"
 #include "ingot/exporters/quantize.h"
 #include "ingot/exporters/skips.h"
+#include "ingot/formats/serialize.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::exporters {

@@ -8,8 +8,8 @@
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/skips.h"
-#include "ingot/models/encoder_decoder.h"
-#include "ingot/models/vision_language.h"
+#include "ingot/models/encdec/encoder_decoder.h"
+#include "ingot/models/vision/vision_language.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::exporters {

@@ -1,5 +1,5 @@
 // Exporter::export_encoder_decoder: the generation components of an encoder-decoder
-// model (models/encoder_decoder.h; docs/generation.md), each a standalone program through
+// model (models/encdec/encoder_decoder.h; docs/generation.md), each a standalone program through
 // the backend's stages:
 //
 //   encoder   encoder input (input_ids [1, source] for T5)   -> encoder_hidden_states
@@ -17,7 +17,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/models/encoder_decoder.h"
+#include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 

@@ -19,8 +19,8 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_export.h"
-#include "ingot/models/qwen2_vl_vision.h"
-#include "ingot/models/vision_language.h"
+#include "ingot/models/vision/qwen2_vl_vision.h"
+#include "ingot/models/vision/vision_language.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 

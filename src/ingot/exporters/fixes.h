@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 
 namespace ingot::exporters {
 

@@ -3,9 +3,9 @@
 #include <charconv>
 #include <filesystem>
 
-#include "ingot/models/encoder_decoder.h"
-#include "ingot/models/vision_language.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/models/encdec/encoder_decoder.h"
+#include "ingot/models/vision/vision_language.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot::exporters {
 

@@ -17,7 +17,7 @@
 
 #include "ingot/exporters/exporter.h"
 #include "ingot/generation/manifest.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 
 namespace ingot::exporters {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ingot/export/graph.h"
+#include "ingot/ir/graph.h"
 
 namespace ingot::exporters {
 

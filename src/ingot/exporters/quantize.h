@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "ingot/export/program.h"
 #include "ingot/exporters/quantizer_config.h"
+#include "ingot/ir/program.h"
 
 namespace ingot::exporters {
 

@@ -1,9 +1,9 @@
 // Pretrained models loaded from Hugging Face folders, and the AutoModel-style entry.
 //
-// Each architecture file (llama.cpp, qwen3.cpp, gpt2.cpp, bert.cpp, ...) registers a
-// factory under the class name found in config.json's `architectures`; from_pretrained
-// reads the config, builds the module tree and loads the safetensors weights into it
-// (zero-copy when the stored dtype is the compute dtype).
+// Each architecture file (models/<family>/: decoder/llama.cpp, decoder/qwen3.cpp,
+// encoder/bert.cpp, ...) registers a factory under the class name found in config.json's
+// `architectures`; from_pretrained reads the config, builds the module tree and loads the
+// safetensors weights into it (zero-copy when the stored dtype is the compute dtype).
 #pragma once
 
 #include <functional>

@@ -9,7 +9,7 @@
 // unk_token, pad_token, sep_token, cls_token, mask_token; strings or {"content": ...}
 // objects) are passed to the template, as transformers passes special_tokens_map.
 //
-// Rendering uses ingot's Jinja engine (models/chat/template.h); what it supports and how
+// Rendering uses ingot's Jinja engine (text/chat/template.h); what it supports and how
 // its errors read is in docs/chat_templates.md. A ChatTemplate is immutable and may be
 // rendered concurrently.
 #pragma once

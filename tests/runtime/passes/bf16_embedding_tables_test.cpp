@@ -13,7 +13,7 @@
 #include "ingot/models/model.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "models/fixture_path.h"
 #include "runtime/program_logits.h"
 

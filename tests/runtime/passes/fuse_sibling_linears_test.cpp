@@ -16,7 +16,7 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "models/fixture_path.h"
 
 namespace ingot {

@@ -13,7 +13,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/program_module.h"
+#include "ingot/runtime/executor/program_module.h"
 #include "models/fixture_path.h"
 
 namespace ingot {

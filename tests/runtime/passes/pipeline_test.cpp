@@ -11,7 +11,7 @@
 #include "ingot/core/error.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
-#include "ingot/runtime/generator.h"
+#include "ingot/runtime/generator/generator.h"
 #include "models/fixture_path.h"
 
 namespace ingot {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "ingot/export/program.h"
 #include "ingot/exporters/executorch/pte_program.h"
+#include "ingot/ir/program.h"
 
 namespace ingot::exporters::executorch {
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "ingot/export/graph.h"
 #include "ingot/exporters/executorch/pte_program.h"
+#include "ingot/ir/graph.h"
 
 namespace ingot::exporters::executorch {
 

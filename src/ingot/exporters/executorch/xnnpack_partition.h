@@ -22,9 +22,9 @@
 #include <set>
 #include <vector>
 
-#include "ingot/export/graph.h"
 #include "ingot/exporters/executorch/kernels.h"
 #include "ingot/exporters/executorch/xnnpack_payload.h"
+#include "ingot/ir/graph.h"
 
 namespace ingot::exporters::executorch {
 class Emitter;

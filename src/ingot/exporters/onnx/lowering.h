@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include "ingot/export/program.h"
 #include "ingot/exporters/onnx/builder.h"
 #include "ingot/exporters/onnx/translation.h"
+#include "ingot/ir/program.h"
 
 namespace ingot::exporters::onnx {
 

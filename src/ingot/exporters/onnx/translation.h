@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ingot/export/graph.h"
 #include "ingot/exporters/node_arguments.h"
 #include "ingot/exporters/onnx/builder.h"
+#include "ingot/ir/graph.h"
 
 namespace ingot::exporters::onnx {
 

@@ -25,9 +25,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ingot/export/program.h"
 #include "ingot/exporters/openvino/ir.h"
 #include "ingot/exporters/openvino/translation.h"
+#include "ingot/ir/program.h"
 
 namespace ingot::exporters::openvino {
 

@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ingot/export/graph.h"
 #include "ingot/exporters/node_arguments.h"
 #include "ingot/exporters/openvino/ir.h"
+#include "ingot/ir/graph.h"
 
 namespace ingot::exporters::openvino {
 

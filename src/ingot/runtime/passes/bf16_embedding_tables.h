@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <map>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {

@@ -10,7 +10,7 @@
 // as it is (the copy shares its weights): only the runtime's Generator runs the fused copy.
 #pragma once
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {

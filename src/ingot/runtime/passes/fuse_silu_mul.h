@@ -8,7 +8,7 @@
 // float rounding (the fused op rounds a 16-bit result once instead of twice).
 #pragma once
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {

@@ -30,7 +30,7 @@
 #include <memory>
 #include <string>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {

@@ -11,7 +11,7 @@
 
 #include <optional>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {

@@ -22,7 +22,7 @@
 #include <optional>
 #include <tuple>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/pass.h"
 
 namespace ingot::runtime {

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "ingot/export/program.h"
+#include "ingot/ir/program.h"
 #include "ingot/runtime/passes/runtime_options.h"
 
 namespace ingot::runtime {

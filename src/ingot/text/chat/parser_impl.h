@@ -1,5 +1,5 @@
 // The chat-template parser, shared by parser.cpp (statements) and
-// expression_parser.cpp (expressions); internal to models/chat.
+// expression_parser.cpp (expressions); internal to text/chat.
 #pragma once
 
 #include <fmt/format.h>
