@@ -1,4 +1,5 @@
-// libFuzzer target: a generation directory's manifest.json (runtime::Generator::load)
+// libFuzzer target: a generation directory's manifest.json (runtime::Generator::load, through
+// generation::GenerationManifest::read: format and version first, then typed fields)
 // must be refused with an ingot::Error when malformed (wrong types, a component file
 // outside the directory, a format ingot's runtime does not run, missing files) and never
 // crash or hang.
