@@ -169,9 +169,10 @@ TEST_P(Int8Activations, KernelsMatchReference) {
   const char* kernel = int8_dot_kernel_name(int8_dot_kernel(isa));
   for (size_t j = 0; j < got.size(); ++j)
     EXPECT_NEAR(got[j], scalar[j], 2e-6 * scale) << kernel << " output " << j;
-  if (isa == QuantIsa::AvxVnni)
+  if (isa == QuantIsa::AvxVnni) {
     EXPECT_EQ(got, run(pr, QuantActivations::Int8, QuantIsa::Avx2))
         << "avxvnni-ymm and avx2-maddubs sum the same integers in the same order";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -209,7 +210,9 @@ TEST(Int8ActivationsTables, KernelPerTable) {
     EXPECT_LE(int(got), int(isa));
     EXPECT_TRUE(quant_isa_supported(got));
     EXPECT_EQ(quant_isa(), got);
-    if (quant_isa_supported(isa)) EXPECT_EQ(got, isa);
+    if (quant_isa_supported(isa)) {
+      EXPECT_EQ(got, isa);
+    }
   }
   set_quant_isa(before);
   EXPECT_EQ(quant_isa(), before);
