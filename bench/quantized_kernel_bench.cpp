@@ -6,10 +6,12 @@
 // frac_of_bw (that over the read probe, measured fresh right after the loop) and the
 // label naming the kernel ("int4 a8 avx2-maddubs"). A table the CPU cannot run is
 // skipped with the reason.
-//   build/release/bench/ingot_bench --benchmark_filter=QuantKernelTable \
-//     --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true
+//   build/release/bench/ingot_bench --benchmark_filter=QuantKernelTable
+//     --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true (one line)
 // Args: kind (16 bf16, 8 int8, 4 int4), activations (0 f32, 1 int8), table (QuantIsa:
-// 0 scalar, 1 avx2, 2 avxvnni, 3 avx512), N, K, m.
+// 0 scalar, 1 avx2, 2 avxvnni, 3 avx512), N, K, m, copies: an iteration runs the product
+// on `copies` weights at different addresses in turn (a decode step's many per-layer
+// matrices, each read from DRAM once per step, not from the L3).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -61,6 +63,7 @@ void BM_QuantKernelTable(benchmark::State& state) {
   const bool int8_act = state.range(1) != 0;
   const auto isa = cpu::QuantIsa(state.range(2));
   const int64_t n = state.range(3), k = state.range(4), m = state.range(5);
+  const int64_t copies = state.range(6);
   if (!cpu::quant_isa_supported(isa)) {
     state.SkipWithError("this CPU (after INGOT_ISA) cannot run this kernel table");
     return;
@@ -76,20 +79,34 @@ void BM_QuantKernelTable(benchmark::State& state) {
   std::string label;
   double bytes = 0;
   std::function<void()> run;
-  cpu::PackedWeight pw;
+  std::vector<cpu::PackedWeight> pw;
+  std::vector<std::vector<uint8_t>> q_copies;
+  std::vector<std::vector<float>> s_copies;
   cpu::GemmArgs g;
   if (kind == 16) {
     g.m = m, g.n = n, g.k = k;
     g.a = {x, DType::F32, k, 1};
-    g.b = {random_matrix(n, k, DType::BF16), DType::BF16, 1, k};
+    const auto* w = static_cast<const uint16_t*>(random_matrix(n * copies, k, DType::BF16));
     g.c = y.data(), g.ldc = n;
-    run = [&] { cpu::gemm(g); };
+    run = [&, w] {
+      for (int64_t c = 0; c < copies; ++c) {
+        g.b = {w + c * n * k, DType::BF16, 1, k};
+        cpu::gemm(g);
+      }
+    };
     bytes = double(n * k) * 2;
     label = std::string("bf16 ") + std::string(cpu::gemm_isa_name(cpu::gemm_isa()));
   } else {
     const cpu::PackedBuffers& p = packed(kind, n, k);
-    pw = {p.q.data(), p.scales.data(), nullptr, kind, n, k, kind == 8 ? k : 32};
-    run = [&] { cpu::quantized_matmul(x, k, m, pw, y.data(), n); };
+    for (int64_t c = 0; c < copies; ++c) {  // the same values at other addresses
+      q_copies.push_back(p.q);
+      s_copies.push_back(p.scales);
+      pw.push_back({q_copies.back().data(), s_copies.back().data(), nullptr, kind, n, k,
+                    kind == 8 ? k : 32});
+    }
+    run = [&] {
+      for (const cpu::PackedWeight& w : pw) cpu::quantized_matmul(x, k, m, w, y.data(), n);
+    };
     bytes = double(p.q.size() + p.scales.size() * 4);
     label = "int" + std::to_string(kind) +
             (int8_act ? std::string(" a8 ") + cpu::int8_dot_kernel_name(cpu::int8_dot_kernel(isa))
@@ -102,11 +119,11 @@ void BM_QuantKernelTable(benchmark::State& state) {
     benchmark::DoNotOptimize(y.data());
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                   double(state.iterations());
+                   double(state.iterations() * copies);  // per product
   const double bw = read_bandwidth_gbs(/*fresh=*/true);
   cpu::set_quant_isa(isa_before);
   cpu::set_gemm_isa(gemm_before);
-  state.SetLabel(label);
+  state.SetLabel(label + (copies > 1 ? " x" + std::to_string(copies) : ""));
   state.counters["GB_per_s"] = bytes / s / 1e9;
   state.counters["frac_of_bw"] = bytes / s / 1e9 / bw;
   state.counters["probe_GB/s"] = bw;
@@ -118,15 +135,18 @@ void BM_QuantKernelTable(benchmark::State& state) {
 // what decode streams from DRAM), an 8B model's MLP (also past a 32 MiB L3) and a 0.6B
 // MLP projection (in L3: the kernels' compute limit).
 void tables(benchmark::internal::Benchmark* b) {
-  const auto table = [&](int64_t isa, int64_t n, int64_t k, int64_t m) {
-    b->Args({16, 0, isa, n, k, m});
+  const auto table = [&](int64_t isa, int64_t n, int64_t k, int64_t m, int64_t copies) {
+    b->Args({16, 0, isa, n, k, m, copies});
     for (int64_t kind : {8, 4})
-      for (int64_t act : {0, 1}) b->Args({kind, act, isa, n, k, m});
+      for (int64_t act : {0, 1}) b->Args({kind, act, isa, n, k, m, copies});
   };
   for (auto [n, k] : {std::pair<int64_t, int64_t>{151936, 1024}, {14336, 4096}, {3072, 1024}})
     for (int64_t m : {1, 4})
-      for (int64_t isa : {1, 2, 3}) table(isa, n, k, m);
-  table(0, 3072, 1024, 1);  // the portable kernels (what ARM runs), in L3 only: they are slow
+      for (int64_t isa : {1, 2, 3}) table(isa, n, k, m, 1);
+  // A 0.6B model's down projection, 48 copies (int4 95 MB, bf16 302 MB: past the L3).
+  for (int64_t isa : {1, 2, 3}) table(isa, 1024, 3072, 1, 48);
+  table(1, 1024, 3072, 1, 1);  // the same, one copy (L3-resident): the per-call costs
+  table(0, 3072, 1024, 1, 1);  // the portable kernels (what ARM runs), in L3: they are slow
   b->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.5);
 }
 BENCHMARK(BM_QuantKernelTable)->Apply(tables);
