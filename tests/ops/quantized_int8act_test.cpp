@@ -67,7 +67,7 @@ std::vector<float> run(const Problem& pr, QuantActivations act, QuantIsa isa) {
   set_quant_isa(isa);
   std::vector<float> y(size_t(pr.m * pr.n), NAN);
   quantized_matmul(pr.x.data(), pr.k, pr.m, pr.pw, y.data(), pr.n);
-  set_quant_isa(QuantIsa::Avx512);
+  set_quant_isa(default_quant_isa());
   return y;
 }
 
@@ -200,10 +200,17 @@ TEST(Int8ActivationsTables, KernelPerTable) {
   EXPECT_EQ(int8_dot_kernel(QuantIsa::Avx2), Int8DotKernel::Avx2Maddubs);
   EXPECT_EQ(int8_dot_kernel(QuantIsa::AvxVnni), Int8DotKernel::AvxVnniYmm);
   const CpuFeatures& f = cpu_features();
-  EXPECT_EQ(int8_dot_kernel(QuantIsa::Avx512), f.avx512vnni ? Int8DotKernel::Avx512VnniZmm
-                                               : f.avxvnni  ? Int8DotKernel::AvxVnniYmm
-                                                            : Int8DotKernel::Avx2Maddubs);
+  EXPECT_EQ(int8_dot_kernel(QuantIsa::Avx512),
+            f.avx512vnni ? Int8DotKernel::Avx512VnniZmm : Int8DotKernel::Avx2Maddubs);
   EXPECT_STREQ(int8_dot_kernel_name(Int8DotKernel::AvxVnniYmm), "avxvnni-ymm");
+  // The start table: the widest of Avx512 / Avx2 / Scalar the CPU runs, never AvxVnni
+  // (its kernel measured no faster than maddubs).
+  const QuantIsa start = default_quant_isa();
+  EXPECT_TRUE(quant_isa_supported(start));
+  EXPECT_NE(start, QuantIsa::AvxVnni);
+  EXPECT_EQ(start, f.avx512_kernels() ? QuantIsa::Avx512
+                   : f.avx2_kernels() ? QuantIsa::Avx2
+                                      : QuantIsa::Scalar);
   const QuantIsa before = quant_isa();
   for (QuantIsa isa : {QuantIsa::Scalar, QuantIsa::Avx2, QuantIsa::AvxVnni, QuantIsa::Avx512}) {
     const QuantIsa got = set_quant_isa(isa);

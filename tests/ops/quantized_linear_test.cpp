@@ -82,7 +82,7 @@ std::vector<double> reference(const Tensor& x, const std::vector<double>& w, int
 class QuantizedKernels
     : public ::testing::TestWithParam<std::tuple<Scheme, int64_t, cpu::QuantIsa>> {
  protected:
-  void TearDown() override { cpu::set_quant_isa(cpu::QuantIsa::Avx512); }
+  void TearDown() override { cpu::set_quant_isa(cpu::default_quant_isa()); }
 };
 
 // Bound on |y_int8 - y_exact| for output (i, j) with int8 activations: each activation is
@@ -255,7 +255,7 @@ TEST(QuantizedLinearSiblings, EachOutputEqualsItsOwnLinear) {
       }
     }
   }
-  cpu::set_quant_isa(cpu::QuantIsa::Avx512);  // back to the widest the CPU has
+  cpu::set_quant_isa(cpu::default_quant_isa());  // back to the start table
 }
 
 // Weights that do not share a layout are a clear error naming the op.

@@ -62,9 +62,13 @@ std::atomic<int64_t>& panel_min_rows() {
   return rows;
 }
 
-// The highest table the CPU runs.
+// The start table: Avx512 where the CPU runs it, else Avx2, else Scalar. AvxVnni is not
+// a start table: on the one AVX-VNNI CPU measured (AMD Zen 5), its vpdpbusd kernel was
+// level with or 3-10% slower than the maddubs one in decode (DRAM- and L3-resident
+// weights, same bits either way; docs/quantization.md, "Kernel tables"), so the maddubs
+// kernel stays the default until a CPU measures otherwise. set_quant_isa selects it.
 QuantIsa best_isa() {
-  for (QuantIsa isa : {QuantIsa::Avx512, QuantIsa::AvxVnni, QuantIsa::Avx2})
+  for (QuantIsa isa : {QuantIsa::Avx512, QuantIsa::Avx2})
     if (quant_isa_supported(isa)) return isa;
   return QuantIsa::Scalar;
 }
@@ -90,6 +94,10 @@ QuantIsa quant_isa() {
   return active_isa().load();
 }
 
+QuantIsa default_quant_isa() {
+  return best_isa();
+}
+
 bool quant_isa_supported(QuantIsa isa) {
   const CpuFeatures& f = cpu_features();
   switch (isa) {
@@ -112,8 +120,9 @@ QuantIsa set_quant_isa(QuantIsa isa) {
   return isa;
 }
 
-// Avx512 on a CPU without AVX512-VNNI keeps the AVX-512 f32 kernels and takes the best ymm
-// integer kernel (the zmm integer kernels need vpdpbusd).
+// Avx512 on a CPU without AVX512-VNNI keeps the AVX-512 f32 kernels and takes the maddubs
+// ymm integer kernel (the zmm integer kernels need vpdpbusd; maddubs over AVX-VNNI as in
+// best_isa).
 Int8DotKernel int8_dot_kernel(QuantIsa isa) {
   const CpuFeatures& f = cpu_features();
   switch (isa) {
@@ -124,9 +133,7 @@ Int8DotKernel int8_dot_kernel(QuantIsa isa) {
     case QuantIsa::AvxVnni:
       return Int8DotKernel::AvxVnniYmm;
     case QuantIsa::Avx512:
-      return f.avx512vnni ? Int8DotKernel::Avx512VnniZmm
-             : f.avxvnni  ? Int8DotKernel::AvxVnniYmm
-                          : Int8DotKernel::Avx2Maddubs;
+      return f.avx512vnni ? Int8DotKernel::Avx512VnniZmm : Int8DotKernel::Avx2Maddubs;
   }
   return Int8DotKernel::Scalar;
 }

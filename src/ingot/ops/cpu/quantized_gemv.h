@@ -62,15 +62,18 @@ void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
 //  - AvxVnni: Avx2's f32 kernels; int8 activations through AVX-VNNI vpdpbusd on ymm.
 //  - Avx512: AVX-512 F/BW/VL/DQ f32 kernels; int8 activations through AVX512-VNNI on zmm
 //    (per-row decode kernel, panel GEMM for prefill), or, on a CPU without AVX512-VNNI,
-//    the best ymm kernel it has (AvxVnni's, else Avx2's).
-// The start value is the highest table the CPU runs (docs/quantization.md, "Kernel
-// tables", has the measurements behind that choice where several are valid).
+//    Avx2's maddubs kernel.
+// The start value is Avx512 where the CPU runs it, else Avx2, else Scalar: AvxVnni is
+// selected only by set_quant_isa, its kernel having measured level with or slower than
+// maddubs on the one AVX-VNNI CPU measured (docs/quantization.md, "Kernel tables").
 enum class QuantIsa { Scalar, Avx2, AvxVnni, Avx512 };
 QuantIsa quant_isa();
 // Selects the highest table at or below `isa` that the CPU runs; returns it.
 QuantIsa set_quant_isa(QuantIsa isa);
 // Whether this CPU (cpu_features()) runs `isa`'s kernels.
 bool quant_isa_supported(QuantIsa isa);
+// The start table (above); tests restore it after selecting others.
+QuantIsa default_quant_isa();
 
 // The integer dot-product kernel that int8 activations use at a table (for labels,
 // benchmarks and tests): "scalar", "avx2-maddubs", "avxvnni-ymm", "avx512vnni-zmm".
