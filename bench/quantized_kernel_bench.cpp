@@ -143,8 +143,10 @@ void tables(benchmark::internal::Benchmark* b) {
   for (auto [n, k] : {std::pair<int64_t, int64_t>{151936, 1024}, {14336, 4096}, {3072, 1024}})
     for (int64_t m : {1, 4})
       for (int64_t isa : {1, 2, 3}) table(isa, n, k, m, 1);
-  // A 0.6B model's down projection, 48 copies (int4 95 MB, bf16 302 MB: past the L3).
+  // A 0.6B model's down projection and its gate (up) projection, 48 copies each (int4
+  // 95 MB, bf16 302 MB: past the L3).
   for (int64_t isa : {1, 2, 3}) table(isa, 1024, 3072, 1, 48);
+  for (int64_t isa : {1, 2, 3}) table(isa, 3072, 1024, 1, 48);
   table(1, 1024, 3072, 1, 1);  // the same, one copy (L3-resident): the per-call costs
   table(0, 3072, 1024, 1, 1);  // the portable kernels (what ARM runs), in L3: they are slow
   b->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.5);
