@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_model.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/runtime/generator.h"
 
 namespace {
@@ -96,9 +96,10 @@ void BM_ExportAndDecode(benchmark::State& state, std::pair<std::string, size_t> 
   o.max_cache_len = 64;
   o.multi_token_decode = true;
   const auto start = std::chrono::steady_clock::now();
-  ingot::runtime::Generator gen(
-      ingot::exporters::programs_of(ingot::exporters::NativeExporter().export_for_generation(
-          *model, ingot::exporters::NativeExportConfig(), o)));
+  ingot::runtime::Generator gen((ingot::exporters::NativeExporter().export_for_generation(
+                                     *model, ingot::exporters::NativeExportConfig(), o))
+                                    .package(),
+                                std::nullopt, ingot::runtime::RuntimeOptions::from_environment());
   const double export_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<int64_t> prompt(16);

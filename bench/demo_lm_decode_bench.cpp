@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
@@ -30,8 +30,9 @@ void BM_DemoLmDecode(benchmark::State& state, bool planned) {
   static const ingot::ExportedProgram decode = [] {
     ingot::exporters::GenerationExportOptions o;
     o.max_cache_len = kMaxCacheLen;
-    return ingot::exporters::programs_of(ingot::exporters::NativeExporter().export_for_generation(
-                                             *model, ingot::exporters::NativeExportConfig(), o))
+    return (ingot::exporters::NativeExporter().export_for_generation(
+                *model, ingot::exporters::NativeExportConfig(), o))
+        .package()
         .at("decode");
   }();
   ingot::runtime::ProgramModule mod(decode);

@@ -34,7 +34,7 @@
 #include "bench_model.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -95,8 +95,8 @@ EtSetup export_setup(const std::string& backend) {
     auto& p = dynamic_cast<ingot::exporters::ExecutorchProgram&>(*d.decode);
     std::vector<int64_t> prompt(kPromptLen);
     for (int64_t i = 0; i < kPromptLen; ++i) prompt[size_t(i)] = 100 + i;
-    ingot::models::save_npy((d.dir / "prompt.npy").string(),
-                            ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
+    ingot::formats::save_npy((d.dir / "prompt.npy").string(),
+                             ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
     nlohmann::json io{{"inputs", p.input_names},   {"outputs", p.output_names},
                       {"prompt", "prompt.npy"},    {"prompt_ids", prompt},
                       {"initial", nlohmann::json::object()}};
@@ -104,7 +104,7 @@ EtSetup export_setup(const std::string& backend) {
     ingot::nn::StaticCache cache(*d.model->cache_spec(), 1, kMaxCacheLen);
     for (const auto& [name, t] : cache.named_tensors()) {
       ingot::Tensor ct = ingot::contiguous(t);
-      ingot::models::save_npy((d.dir / (name + ".npy")).string(), ct);
+      ingot::formats::save_npy((d.dir / (name + ".npy")).string(), ct);
       std::ofstream(d.dir / (name + ".bin"), std::ios::binary)
           .write(static_cast<const char*>(ct.raw_data()), std::streamsize(ct.nbytes()));
       io["initial"][name] = name + ".npy";
@@ -161,7 +161,7 @@ double ingot_decode_tokens_per_s(EtSetup& s, ingot::runtime::ProgramModule& mod)
         ingot::le(slots, ingot::unsqueeze(pos, 1)), {1, 1, q, kMaxCacheLen}));
     return mod(ids, mask, ingot::unsqueeze(pos, 0), cache).at(0);
   };
-  ingot::Tensor prompt = ingot::models::load_npy((s.dir / "prompt.npy").string());
+  ingot::Tensor prompt = ingot::formats::load_npy((s.dir / "prompt.npy").string());
   step(prompt, 0);
   ingot::Tensor token = ingot::zeros({1, 1}, ingot::DType::I64);
   auto t0 = std::chrono::steady_clock::now();

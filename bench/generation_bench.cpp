@@ -6,7 +6,7 @@
 
 #include "bench_common.h"
 #include "bench_model.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/runtime/generator.h"
 
 namespace {
@@ -18,9 +18,10 @@ void BM_GenerateQwen3_0_6B(benchmark::State& state, ingot::DType dtype) {
   for (const auto& [name, t] : model->state_dict()) weight_bytes += int64_t(t.nbytes());
   ingot::exporters::GenerationExportOptions o;
   o.max_cache_len = 128;
-  ingot::runtime::Generator gen(
-      ingot::exporters::programs_of(ingot::exporters::NativeExporter().export_for_generation(
-          *model, ingot::exporters::NativeExportConfig(), o)));
+  ingot::runtime::Generator gen((ingot::exporters::NativeExporter().export_for_generation(
+                                     *model, ingot::exporters::NativeExportConfig(), o))
+                                    .package(),
+                                std::nullopt, ingot::runtime::RuntimeOptions::from_environment());
   std::vector<int64_t> prompt(16);
   for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = int64_t(i * 7 + 1);
   ingot::runtime::GenerateOptions go;

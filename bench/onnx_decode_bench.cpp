@@ -20,7 +20,7 @@
 #include "bench_model.h"
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -61,8 +61,8 @@ DecodeSetup& setup() {
     d.artifact->save((d.dir / "decode.onnx").string());
     std::vector<int64_t> prompt(kPromptLen);
     for (int64_t i = 0; i < kPromptLen; ++i) prompt[size_t(i)] = 100 + i;
-    ingot::models::save_npy((d.dir / "prompt.npy").string(),
-                            ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
+    ingot::formats::save_npy((d.dir / "prompt.npy").string(),
+                             ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
     return d;
   }();
   return s;
@@ -73,7 +73,7 @@ void decode_steps(benchmark::State& state, const ingot::ExportedProgram& program
   DecodeSetup& s = setup();
   auto mod = ingot::runtime::ProgramModule(program);
   ingot::nn::StaticCache cache(*s.model->cache_spec(), 1, kMaxCacheLen);
-  ingot::Tensor prompt = ingot::models::load_npy((s.dir / "prompt.npy").string());
+  ingot::Tensor prompt = ingot::formats::load_npy((s.dir / "prompt.npy").string());
   ingot::Tensor token = ingot::zeros({1, 1}, ingot::DType::I64);
   mod(prompt, cache);
   int64_t steps = 0;

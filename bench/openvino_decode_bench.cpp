@@ -18,7 +18,7 @@
 
 #include "bench_model.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace {
 
@@ -57,8 +57,8 @@ OpenVINOSetup& setup() {
     d.peak_rss_above_model_mb = double(ingot::bench::status_kb("VmHWM:")) / 1024 - d.model_rss_mb;
     std::vector<int64_t> prompt(kPromptLen);
     for (int64_t i = 0; i < kPromptLen; ++i) prompt[size_t(i)] = 100 + i;
-    ingot::models::save_npy((d.dir / "prompt.npy").string(),
-                            ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
+    ingot::formats::save_npy((d.dir / "prompt.npy").string(),
+                             ingot::Tensor::from_vector(prompt, {1, kPromptLen}));
     return d;
   }();
   return s;

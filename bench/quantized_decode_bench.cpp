@@ -19,7 +19,7 @@
 
 #include "bench_model.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/cpu/gemm.h"

@@ -17,12 +17,12 @@
 #include <random>
 #include <string>
 
-#include "ingot/models/decode_stream.h"
-#include "ingot/models/tokenizer.h"
+#include "ingot/text/decode_stream.h"
+#include "ingot/text/tokenizer.h"
 
 namespace {
 
-using ingot::models::Tokenizer;
+using ingot::text::Tokenizer;
 
 std::string fixtures_dir() {
   const char* root = std::getenv("INGOT_SOURCE_DIR");
@@ -120,7 +120,7 @@ void BM_StreamDecode(benchmark::State& state, const std::string& name) {
   size_t bytes = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    ingot::models::DecodeStream stream(tok, /*skip_special_tokens=*/true);
+    ingot::text::DecodeStream stream(tok, /*skip_special_tokens=*/true);
     bytes = 0;
     for (int64_t id : ids) bytes += stream.step(id).size();
     bytes += stream.flush().size();

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "ingot/core/error.h"
-#include "ingot/models/chat/json.h"
-#include "ingot/models/chat/template.h"
+#include "ingot/text/chat/json.h"
+#include "ingot/text/chat/template.h"
 
 namespace {
 
@@ -29,17 +29,17 @@ const char* const kVariables[] = {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  static const ingot::models::chat::Value variables[] = {
-      ingot::models::chat::value_from_json(kVariables[0], "fuzz"),
-      ingot::models::chat::value_from_json(kVariables[1], "fuzz"),
-      ingot::models::chat::value_from_json(kVariables[2], "fuzz"),
+  static const ingot::text::chat::Value variables[] = {
+      ingot::text::chat::value_from_json(kVariables[0], "fuzz"),
+      ingot::text::chat::value_from_json(kVariables[1], "fuzz"),
+      ingot::text::chat::value_from_json(kVariables[2], "fuzz"),
   };
-  ingot::models::chat::RenderLimits limits;
+  ingot::text::chat::RenderLimits limits;
   limits.max_output_bytes = 1 << 20;
   limits.max_work_bytes = 16 << 20;
   limits.max_steps = 200000;
   try {
-    auto tpl = ingot::models::chat::Template::parse(text, "fuzz-input");
+    auto tpl = ingot::text::chat::Template::parse(text, "fuzz-input");
     const auto& vars = variables[size ? data[0] % 3 : 0];
     tpl.render(vars.as_dict(), limits);
   } catch (const ingot::Error&) {

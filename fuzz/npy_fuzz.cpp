@@ -3,11 +3,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    ingot::Tensor t = ingot::models::parse_npy(data, size, "fuzz-input");
+    ingot::Tensor t = ingot::formats::parse_npy(data, size, "fuzz-input");
     volatile int64_t sink = t.numel();
     (void)sink;
   } catch (const ingot::IoError&) {

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <cstring>
 
-#include "ingot/models/safetensors.h"
+#include "ingot/formats/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    auto header = ingot::models::parse_safetensors(data, size, "fuzz-input");
+    auto header = ingot::formats::parse_safetensors(data, size, "fuzz-input");
     // Touch every tensor's bytes as the loader's views would.
     volatile uint8_t sink = 0;
     for (const auto& [name, e] : header.entries) {

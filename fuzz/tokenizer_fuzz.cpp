@@ -6,12 +6,12 @@
 #include <string>
 
 #include "ingot/core/error.h"
-#include "ingot/models/tokenizer.h"
+#include "ingot/text/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    auto tok = ingot::models::Tokenizer::from_json_text(text, "fuzz-input");
+    auto tok = ingot::text::Tokenizer::from_json_text(text, "fuzz-input");
     // The last sample has grapheme clusters of several code points (A + ring + acute,
     // e + acute, CR LF, a flag) for the Precompiled normalizer's whole-cluster lookups.
     for (const char* sample :

@@ -4,12 +4,12 @@
 #include <cstdint>
 
 #include "ingot/core/error.h"
-#include "ingot/models/audio_io.h"
+#include "ingot/media/audio_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    ingot::models::Audio a = ingot::models::read_audio_bytes(data, size, "fuzz-input");
-    volatile size_t sink = ingot::models::downmix_to_mono(a).size();
+    ingot::media::Audio a = ingot::media::read_audio_bytes(data, size, "fuzz-input");
+    volatile size_t sink = ingot::media::downmix_to_mono(a).size();
     (void)sink;
   } catch (const ingot::IoError&) {
   }

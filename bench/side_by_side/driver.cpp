@@ -37,16 +37,14 @@
 #include "../machine_probe.h"
 #include "ingot/core/thread_pool.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/bf16_embedding_tables.h"
 #include "ingot/runtime/generator.h"
-#include "ingot/runtime/huge_page_weights.h"
-#include "ingot/runtime/packed_linear_weights.h"
+#include "ingot/runtime/passes/pipeline.h"
 #include "ingot/runtime/program_module.h"
 
 namespace {
@@ -69,7 +67,7 @@ struct Session {
   std::string dir;
   std::shared_ptr<ingot::models::PretrainedModel> model;  // released after the export
   std::optional<ingot::nn::CacheSpec> cache_spec;
-  std::map<std::string, ingot::ExportedProgram> programs;
+  ingot::runtime::GenerationPackage programs;
   std::unique_ptr<ingot::runtime::Generator> generator;
   int64_t cache_len = 0;
 };
@@ -82,7 +80,7 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   INGOT_CHECK(act.empty() || act == "int8" || act == "float", ingot::ValueError,
               "[side_by_side] load: activations must be int8 or float, got '{}'", act);
   s.generator.reset();
-  s.programs.clear();
+  s.programs = {};
   s.model.reset();
   const auto t0 = Clock::now();
   s.model = ingot::models::from_pretrained(
@@ -100,18 +98,19 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   ingot::cpu::set_quant_activations(act.empty()     ? initial
                                     : act == "int8" ? ingot::cpu::QuantActivations::Int8
                                                     : ingot::cpu::QuantActivations::Float);
-  s.programs = ingot::exporters::programs_of(
-      ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o));
-  // The driver keeps its programs (for `logits`): on the same huge-page weights as the
-  // Generator's, so the weights are in memory once (runtime/huge_page_weights.h).
-  // Likewise on the Generator's bf16 embedding tables (runtime/bf16_embedding_tables.h)
-  // and packed f32 linear weights (runtime/packed_linear_weights.h).
-  ingot::runtime::HugePageWeights huge_pages;
-  ingot::runtime::Bf16EmbeddingTables tables;
-  ingot::runtime::PackedLinearWeights panels;
-  for (auto& [name, program] : s.programs)
-    program = panels.apply(tables.apply(huge_pages.apply(program)));
-  s.generator = std::make_unique<ingot::runtime::Generator>(s.programs);
+  s.programs =
+      (ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o)).package();
+  // The driver keeps its programs (for `logits`), rewritten by the same load-time passes
+  // as the Generator's (runtime/passes/pipeline.h; the environment's RuntimeOptions, so an
+  // A/B switch such as INGOT_PACKED_WEIGHTS=0 reaches both) but the prefill's
+  // last-position LM head (`logits` wants every position). The Generator's own pipeline
+  // then finds the weights already moved and packed: the weights are in memory once.
+  const ingot::runtime::RuntimeOptions options = ingot::runtime::RuntimeOptions::from_environment();
+  ingot::runtime::RuntimeOptions every_position = options;
+  every_position.disabled_passes.insert("last_position_logits");
+  ingot::runtime::PassPipeline passes(every_position);
+  for (auto& [name, program] : s.programs) program = passes.run(program, {name});
+  s.generator = std::make_unique<ingot::runtime::Generator>(s.programs, std::nullopt, options);
   // `logits` runs these without their example inputs (a whole KV cache), as the
   // Generator does.
   for (auto& [name, program] : s.programs) program.example_inputs.clear();
@@ -144,14 +143,14 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
 
 nlohmann::json logits(Session& s, const std::string& out, const std::vector<int64_t>& ids) {
   INGOT_CHECK(s.cache_spec, ingot::ValueError, "[side_by_side] logits before load");
-  ingot::runtime::ProgramModule mod(s.programs.count("prefill") ? s.programs.at("prefill")
-                                                                : s.programs.at("decode"));
+  ingot::runtime::ProgramModule mod(s.programs.contains("prefill") ? s.programs.at("prefill")
+                                                                   : s.programs.at("decode"));
   ingot::nn::StaticCache cache(*s.cache_spec, 1, s.cache_len);
   auto outs = mod(ingot::Tensor::from_vector(ids, {1, int64_t(ids.size())}), cache);
   std::vector<float> row;
   ingot::runtime::last_row(outs.at(0), row);
   outs.clear();
-  ingot::models::save_npy(out, ingot::Tensor::from_vector(row, {int64_t(row.size())}));
+  ingot::formats::save_npy(out, ingot::Tensor::from_vector(row, {int64_t(row.size())}));
   return {{"vocab", row.size()}};
 }
 
@@ -195,8 +194,8 @@ nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len
   auto artifacts = ingot::exporters::OnnxExporter().export_for_generation(*model, c, g);
   fs::create_directories(out);
   artifacts.at("decode")->save((fs::path(out) / "decode.onnx").string());
-  ingot::models::save_npy((fs::path(out) / "prompt.npy").string(),
-                          ingot::Tensor::from_vector(prompt_of(prompt), {1, prompt}));
+  ingot::formats::save_npy((fs::path(out) / "prompt.npy").string(),
+                           ingot::Tensor::from_vector(prompt_of(prompt), {1, prompt}));
   return {{"onnx", (fs::path(out) / "decode.onnx").string()}};
 }
 

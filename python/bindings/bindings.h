@@ -64,7 +64,7 @@ models::ModelInputs model_inputs(const PyModel& m, const std::map<std::string, T
 
 // export_for_generation's result and what writing its directory (or a Generator) needs.
 struct Components {
-  std::map<std::string, std::unique_ptr<exporters::ExportArtifact>> parts;
+  exporters::GenerationExport parts;
   exporters::GenerationExportOptions options;
   std::string model_folder, architecture;
 };

@@ -1,9 +1,9 @@
 // The exporter framework (transformers.exporters, natively): configs read from JSON (the
 // Python layer builds the JSON from dicts and keyword arguments), exporters picked by
 // format, their artifacts, and generation components with their directory writer.
-#include "ingot/exporters/exporter.h"
-#include "ingot/exporters/generation_directory.h"
 #include "bindings.h"
+#include "ingot/exporters/exporter.h"
+#include "ingot/exporters/generation_export.h"
 
 namespace ingot::python {
 
@@ -51,18 +51,16 @@ void bind_exporters(py::module_& m) {
       .def(
           "get",
           [](const Components& c, const std::string& name) -> const exporters::ExportArtifact& {
-            auto it = c.parts.find(name);
-            INGOT_CHECK(it != c.parts.end(), ValueError, "[ingot.exporters] no component '{}'", name);
-            return *it->second;
+            INGOT_CHECK(c.parts.contains(name), ValueError, "[ingot.exporters] no component '{}'",
+                        name);
+            return *c.parts.at(name);
           },
           py::arg("name"), py::return_value_policy::reference_internal)
-      .def_property_readonly("max_cache_len", [](const Components& c) { return c.options.max_cache_len; })
+      .def_property_readonly("max_cache_len",
+                             [](const Components& c) { return c.options.max_cache_len; })
       .def(
           "save",
-          [](const Components& c, const std::string& dir) {
-            exporters::save_generation_directory(c.parts, dir, c.model_folder, c.architecture,
-                                                 c.options);
-          },
+          [](const Components& c, const std::string& dir) { c.parts.save(dir, c.model_folder); },
           py::arg("dir"), py::call_guard<py::gil_scoped_release>());
 
   py::class_<PyExporter>(m, "_Exporter")
@@ -97,6 +95,7 @@ void bind_exporters(py::module_& m) {
             c->options.multi_token_decode = multi_token_decode;
             c->options.dynamic_cache_len = dynamic_cache_len;
             c->model_folder = model.folder;
+            c->options.model_folder = model.folder;
             c->architecture = model.model->architecture();
             c->parts = as_export_errors(
                 [&] { return e.exporter->export_for_generation(*model.model, *config, c->options); });

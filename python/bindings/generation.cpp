@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "ingot/exporters/generation_directory.h"
-#include "ingot/models/decode_stream.h"
-#include "ingot/models/tokenizer.h"
-#include "ingot/runtime/generator.h"
 #include "bindings.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/runtime/generator.h"
+#include "ingot/text/decode_stream.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::python {
 
@@ -17,12 +17,12 @@ namespace {
 
 struct PyGenerator {
   std::unique_ptr<runtime::Generator> generator;
-  std::shared_ptr<models::Tokenizer> tokenizer;  // null when the folder has none
+  std::shared_ptr<text::Tokenizer> tokenizer;  // null when the folder has none
 };
 
-std::shared_ptr<models::Tokenizer> tokenizer_of(const std::string& folder) {
+std::shared_ptr<text::Tokenizer> tokenizer_of(const std::string& folder) {
   if (!std::filesystem::exists(std::filesystem::path(folder) / "tokenizer.json")) return nullptr;
-  return std::make_shared<models::Tokenizer>(models::Tokenizer::from_folder(folder));
+  return std::make_shared<text::Tokenizer>(text::Tokenizer::from_folder(folder));
 }
 
 // Sampling and stopping settings; unset ones keep the model's defaults.
@@ -60,7 +60,7 @@ py::dict generate(PyGenerator& g, const std::vector<int64_t>& prompt, const Gene
   if (a.ignore_eos) o.stop_tokens.clear();
 
   std::vector<int64_t> generated;
-  std::optional<models::DecodeStream> stream;
+  std::optional<text::DecodeStream> stream;
   if (g.tokenizer) stream.emplace(*g.tokenizer, /*skip_special_tokens=*/true, prompt);
   o.on_token = [&](int64_t token) {
     generated.push_back(token);
@@ -100,7 +100,8 @@ void bind_generation(py::module_& m) {
           [](const std::string& dir, std::optional<int64_t> max_cache_len) {
             py::gil_scoped_release release;
             PyGenerator g;
-            g.generator = std::make_unique<runtime::Generator>(runtime::Generator::load(dir, max_cache_len));
+            g.generator = std::make_unique<runtime::Generator>(runtime::Generator::load(
+                dir, max_cache_len, runtime::RuntimeOptions::from_environment()));
             g.tokenizer = tokenizer_of(dir);
             return g;
           },
@@ -110,8 +111,8 @@ void bind_generation(py::module_& m) {
           [](const Components& c, std::optional<int64_t> max_cache_len) {
             py::gil_scoped_release release;
             PyGenerator g;
-            g.generator = std::make_unique<runtime::Generator>(exporters::programs_of(c.parts),
-                                                               max_cache_len);
+            g.generator = std::make_unique<runtime::Generator>(
+                c.parts.package(), max_cache_len, runtime::RuntimeOptions::from_environment());
             g.generator->set_generation_config(models::GenerationConfig::from_folder(c.model_folder));
             g.tokenizer = tokenizer_of(c.model_folder);
             return g;

@@ -1,13 +1,13 @@
 // Hugging Face models (from_pretrained, the eager forward), ingot.export (torch.export's
 // entry point: a model's forward on named example inputs with a dynamic_shapes spec,
 // through the native exporter's stages like `ingot export`) and the tokenizer.
-#include <algorithm>
-
-#include "ingot/exporters/exporter.h"
-#include "ingot/models/tokenizer.h"
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
+
 #include "bindings.h"
+#include "ingot/exporters/exporter.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::python {
 
@@ -70,28 +70,29 @@ void bind_models(py::module_& m) {
       py::arg("dynamic") = false, py::arg("prefer_deferred_runtime_asserts_over_guards") = false,
       py::call_guard<py::gil_scoped_release>());
 
-  py::class_<models::Tokenizer, std::shared_ptr<models::Tokenizer>>(m, "Tokenizer")
+  py::class_<text::Tokenizer, std::shared_ptr<text::Tokenizer>>(m, "Tokenizer")
       .def_static(
-          "from_file", [](const std::filesystem::path& p) { return models::Tokenizer::from_file(p.string()); },
+          "from_file",
+          [](const std::filesystem::path& p) { return text::Tokenizer::from_file(p.string()); },
           py::arg("path"))
       .def_static(
           "from_pretrained",
-          [](const std::filesystem::path& p) { return models::Tokenizer::from_folder(p.string()); },
+          [](const std::filesystem::path& p) { return text::Tokenizer::from_folder(p.string()); },
           py::arg("folder"),
-                  "Reads FOLDER/tokenizer.json (a model folder or a generation directory)")
+          "Reads FOLDER/tokenizer.json (a model folder or a generation directory)")
       .def(
           "encode",
-          [](const models::Tokenizer& t, const std::string& text, bool add_special_tokens) {
+          [](const text::Tokenizer& t, const std::string& text, bool add_special_tokens) {
             return t.encode(text, add_special_tokens);
           },
           py::arg("text"), py::arg("add_special_tokens") = true)
       .def(
           "decode",
-          [](const models::Tokenizer& t, const std::vector<int64_t>& ids, bool skip) {
+          [](const text::Tokenizer& t, const std::vector<int64_t>& ids, bool skip) {
             return t.decode(ids, skip);
           },
           py::arg("ids"), py::arg("skip_special_tokens") = false)
-      .def("token_to_id", &models::Tokenizer::token_to_id, py::arg("token"));
+      .def("token_to_id", &text::Tokenizer::token_to_id, py::arg("token"));
 }
 
 }  // namespace ingot::python

@@ -14,7 +14,7 @@
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -27,7 +27,7 @@ std::string t5(const std::string& model, const std::string& f = "") {
   return testing::fixture_path("encdec/" + model + "/" + f);
 }
 std::vector<int64_t> ints(const std::string& file) {
-  Tensor t = models::load_npy(file);
+  Tensor t = formats::load_npy(file);
   return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
 }
 std::string text_of(const std::string& file) {
@@ -93,7 +93,7 @@ TEST_P(T5Cli, BadInputsNameTheInput) {
     EXPECT_NE(std::string(e.what()).find("input_ids"), std::string::npos) << e.what();
   }
   const fs::path mask = fs::path(dir_) / "mask.npy";
-  models::save_npy(mask.string(), Tensor::from_vector(std::vector<int64_t>{1, 1}, {1, 2}));
+  formats::save_npy(mask.string(), Tensor::from_vector(std::vector<int64_t>{1, 1}, {1, 2}));
   try {
     call(run_generate, {dir_, "--input", "attention_mask=" + mask.string()});
     FAIL() << "expected a ValueError";

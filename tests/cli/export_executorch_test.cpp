@@ -11,11 +11,11 @@
 #include "../models/fixture_path.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::cli {
 namespace {
@@ -37,9 +37,9 @@ TEST(CliExportExecutorch, FormatExecutorchDynamicMatchesTransformersInExecuTorch
   EXPECT_EQ(head.substr(4), "ET12");
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
   et::Cases cases(tmp.path() / "cases");
-  Tensor mask = models::load_npy(dir + "/attention_mask.npy");
-  cases.add({{"input_ids", models::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
-            {{0, {"logits", models::load_npy(dir + "/logits.npy")}}}, mask);
+  Tensor mask = formats::load_npy(dir + "/attention_mask.npy");
+  cases.add({{"input_ids", formats::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
+            {{0, {"logits", formats::load_npy(dir + "/logits.npy")}}}, mask);
   EXPECT_TRUE(cases.run(pte, 1e-4).value("ok", false));
 }
 
@@ -57,9 +57,9 @@ TEST(CliExportExecutorch, BackendXnnpackMatchesTransformersAndAppliesToExecutorc
             0);
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
   et::Cases cases(tmp.path() / "cases");
-  Tensor mask = models::load_npy(dir + "/attention_mask.npy");
-  cases.add({{"input_ids", models::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
-            {{0, {"logits", models::load_npy(dir + "/logits.npy")}}}, mask);
+  Tensor mask = formats::load_npy(dir + "/attention_mask.npy");
+  cases.add({{"input_ids", formats::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
+            {{0, {"logits", formats::load_npy(dir + "/logits.npy")}}}, mask);
   EXPECT_TRUE(cases.run(out, 1e-4).value("ok", false));
 }
 
@@ -99,7 +99,7 @@ TEST(CliExportExecutorch, TextLlmRunnerGeneratesIngotsGreedyTextFromTheGeneratio
   const int64_t steps = 24;
   const std::string prompt = "It is a truth universally acknowledged, that";
   auto model = models::from_pretrained(demo);
-  auto tok = models::Tokenizer::from_folder(demo);
+  auto tok = text::Tokenizer::from_folder(demo);
   nn::StaticCache cache(*model->cache_spec(), 1, 64);
   std::vector<int64_t> ids = tok.encode(prompt, false), generated;
   Tensor step = Tensor::from_vector(ids, {1, int64_t(ids.size())});
@@ -168,8 +168,8 @@ TEST(CliExportExecutorch, GenerationTaskWritesTheComponentsOfMultimodalModels) {
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason();
   const std::string t5 = testing::fixture_path("encdec/t5");
   et::Cases run(tmp.path() / "cases");
-  run.add({{"input_ids", models::load_npy(t5 + "/input_ids.npy")}},
-          {{0, {"encoder_hidden_states", models::load_npy(t5 + "/encoder_hidden_states.npy")}}});
+  run.add({{"input_ids", formats::load_npy(t5 + "/input_ids.npy")}},
+          {{0, {"encoder_hidden_states", formats::load_npy(t5 + "/encoder_hidden_states.npy")}}});
   EXPECT_TRUE(run.run(tmp.path() / "t5" / "encoder.pte", 1e-4).value("ok", false));
 }
 

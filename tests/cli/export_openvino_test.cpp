@@ -13,7 +13,7 @@
 #include "../models/fixture_path.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::cli {
@@ -40,11 +40,19 @@ TEST(CliExportOpenVINO, FormatOpenVINODynamicMatchesTransformersInOpenVINO) {
   EXPECT_THROW(call(run_export, {dir, "--format", "onnx", "--compress-to-fp16", "-o",
                                  (tmp.path() / "x.onnx").string()}),
                ValueError);
+  // -o without .xml is a directory in optimum-intel's layout, not an XML file without an
+  // extension.
+  const fs::path as_dir = tmp.path() / "qwen3-ov";
+  ASSERT_EQ(call(run_export, {dir, "--format", "openvino", "-o", as_dir.string()}), 0);
+  EXPECT_TRUE(fs::is_directory(as_dir));
+  EXPECT_TRUE(fs::exists(as_dir / "openvino_model.xml"));
+  EXPECT_TRUE(fs::exists(as_dir / "openvino_model.bin"));
   if (!ovt::have_venv()) GTEST_SKIP() << ovt::skip_reason();
   ovt::Cases cases(tmp.path() / "cases");
-  Tensor mask = models::load_npy(dir + "/attention_mask.npy");
-  cases.add({{"input_ids", models::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
-            {{"logits", models::load_npy(dir + "/logits.npy")}}, {{"logits", ne(mask, Scalar(0))}});
+  Tensor mask = formats::load_npy(dir + "/attention_mask.npy");
+  cases.add({{"input_ids", formats::load_npy(dir + "/input_ids.npy")}, {"attention_mask", mask}},
+            {{"logits", formats::load_npy(dir + "/logits.npy")}},
+            {{"logits", ne(mask, Scalar(0))}});
   EXPECT_TRUE(cases.run(model, 1e-4).value("ok", false));
   EXPECT_TRUE(cases.run(half, 2e-2).value("ok", false));  // float16 weights: a looser bound
 }
@@ -140,8 +148,8 @@ TEST(CliExportOpenVINO, MultimodalAndEncoderDecoderDirectoriesHoldEveryComponent
     EXPECT_EQ(manifest["pipeline"].value("kind", ""), f.kind) << manifest.dump(2);
     if (f.input.empty() || !ovt::have_venv()) continue;
     ovt::Cases cases(tmp.path() / "cases");
-    cases.add({{f.input, models::load_npy(folder + "/" + f.input_file)}},
-              {{f.output, models::load_npy(folder + "/" + f.output_file)}});
+    cases.add({{f.input, formats::load_npy(folder + "/" + f.input_file)}},
+              {{f.output, formats::load_npy(folder + "/" + f.output_file)}});
     const std::string first = "openvino_" + f.components[0] + "_model.xml";
     const nlohmann::json summary = cases.run(fs::path(out) / first, 1e-4);
     EXPECT_TRUE(summary.value("ok", false)) << summary.dump();

@@ -8,7 +8,7 @@
 #include "../ops/op_test_util.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -33,18 +33,28 @@ TEST(CliExport, ExportInspectAndRunTheArchiveMatchTransformers) {
                  {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
                   "attention_mask=" + dir + "/attention_mask.npy", "-o", (tmp / "out").string()}),
             0);
-  Tensor logits = models::load_npy((tmp / "out" / "logits.npy").string());
-  Tensor expected = models::load_npy(dir + "/logits.npy");
+  Tensor logits = formats::load_npy((tmp / "out" / "logits.npy").string());
+  Tensor expected = formats::load_npy(dir + "/logits.npy");
   ASSERT_EQ(logits.sizes(), expected.sizes());
   testing::expect_close(logits, testing::values(expected), 1e-4, 0, "logits");
-  // A missing input is named.
+  // input_ids alone: the program's attention_mask defaults to ones, as the model folder's
+  // forward does, so both give the same logits.
+  ASSERT_EQ(call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "-o",
+                           (tmp / "out2").string()}),
+            0);
+  ASSERT_EQ(call(run_run, {dir, "--input", "input_ids=" + dir + "/input_ids.npy", "-o",
+                           (tmp / "eager").string()}),
+            0);
+  testing::expect_close(formats::load_npy((tmp / "out2" / "logits.npy").string()),
+                        testing::values(formats::load_npy((tmp / "eager" / "logits.npy").string())),
+                        1e-5, 0, "the program's and the folder's logits on input_ids alone");
+  // A missing input without a default is named.
   try {
-    call(run_run, {archive, "--input", "input_ids=" + dir + "/input_ids.npy", "-o",
-                   (tmp / "out2").string()});
+    call(run_run, {archive, "--input", "attention_mask=" + dir + "/attention_mask.npy", "-o",
+                   (tmp / "out3").string()});
     FAIL();
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("needs input 'attention_mask'"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("needs input 'input_ids'"), std::string::npos) << e.what();
   }
   fs::remove_all(tmp);
 }

@@ -142,5 +142,17 @@ TEST_F(InstructChat, ExportedDirectoryCarriesChatTemplateJson) {
   EXPECT_EQ(j["generated_ids"], c["generated_ids"]);
 }
 
+// --chat prints the answer, not the rendered template with its special tokens before it.
+TEST_F(InstructChat, ChatPrintsTheAnswerNotTheTemplate) {
+  const nlohmann::json& c = reference["cases"][0];
+  std::vector<std::string> args{model};
+  for (std::string& a : prompt_args(c)) args.push_back(std::move(a));
+  args.insert(args.end(), {"--max-new-tokens", std::to_string(max_new_tokens())});
+  auto [rc, out] = captured(run_generate, args);
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(out.find("<|im_start|>"), std::string::npos) << out;
+  EXPECT_EQ(out.rfind(c["text"].get<std::string>(), 0), 0u) << out;  // the answer comes first
+}
+
 }  // namespace
 }  // namespace ingot::cli

@@ -11,8 +11,8 @@
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/safetensors.h"
+#include "ingot/formats/npy.h"
+#include "ingot/formats/safetensors.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::cli {
@@ -94,8 +94,8 @@ TEST(CliOptions, GenerateJsonReportsIdsTextAndTimings) {
   // The same prompt as preprocessed input_ids gives the same tokens.
   const fs::path ids =
       fs::temp_directory_path() / ("ingot_cli_ids_" + std::to_string(::getpid()) + ".npy");
-  models::save_npy(ids.string(), Tensor::from_vector(j["prompt_ids"].get<std::vector<int64_t>>(),
-                                                     {1, int64_t(j["prompt_ids"].size())}));
+  formats::save_npy(ids.string(), Tensor::from_vector(j["prompt_ids"].get<std::vector<int64_t>>(),
+                                                      {1, int64_t(j["prompt_ids"].size())}));
   auto [rc2, out2] = captured(run_generate, {demo, "--input", "input_ids=" + ids.string(),
                                              "--max-new-tokens", "6", "--json"});
   ASSERT_EQ(rc2, 0);
@@ -119,11 +119,11 @@ TEST(CliOptions, GenerateComputesInBf16WhenTheCheckpointIsStoredInBf16) {
   fs::create_directories(dir);
   for (const char* f : {"tokenizer.json", "tokenizer_config.json", "generation_config.json"})
     fs::copy_file(demo / f, dir / f, fs::copy_options::overwrite_existing);
-  const auto weights = models::SafetensorsFile::open((demo / "model.safetensors").string());
+  const auto weights = formats::SafetensorsFile::open((demo / "model.safetensors").string());
   std::map<std::string, Tensor> bf16;
   for (const auto& [name, entry] : weights.entries())
     bf16[name] = to(weights.tensor(name), DType::BF16);
-  models::save_safetensors((dir / "model.safetensors").string(), bf16);
+  formats::save_safetensors((dir / "model.safetensors").string(), bf16);
   std::ifstream cf(demo / "config.json");
   nlohmann::json config = nlohmann::json::parse(cf);
   ASSERT_EQ(config["dtype"], "float32");
@@ -162,11 +162,39 @@ TEST(CliOptions, RunJsonListsOutputNamesShapesAndDtypes) {
   const nlohmann::json& logits = j["outputs"][1];
   EXPECT_EQ(logits["name"], "logits");
   EXPECT_EQ(logits["dtype"], "float32");
-  Tensor ids = models::load_npy(dir + "/input_ids.npy");
+  Tensor ids = formats::load_npy(dir + "/input_ids.npy");
   EXPECT_EQ(logits["shape"], (std::vector<int64_t>{ids.size(0), ids.size(1), 96}));
-  EXPECT_EQ(models::load_npy(logits["file"].get<std::string>()).sizes(),
+  EXPECT_EQ(formats::load_npy(logits["file"].get<std::string>()).sizes(),
             (IntShape{ids.size(0), ids.size(1), 96}));
   fs::remove_all(outdir);
+}
+
+// Negative or too small sizes name the flag, not an internal option they feed.
+TEST(CliOptions, GenerationSizesNameTheFlag) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  std::string e = error_of(run_generate, {demo, "--prompt", "x", "--max-new-tokens", "-5"});
+  EXPECT_NE(e.find("--max-new-tokens must be at least 1 (got -5)"), std::string::npos) << e;
+  e = error_of(run_generate, {demo, "--prompt", "x", "--max-cache-len", "4"});
+  EXPECT_NE(e.find("--max-cache-len must be at least 8 (got 4)"), std::string::npos) << e;
+}
+
+// `ingot generate FOLDER` runs the programs `ingot export FOLDER --task generation` writes
+// (separate prefill and decode), and --verbose reports what the load-time passes did.
+TEST(CliOptions, FolderAndExportedDirectoryGiveTheSameTokens) {
+  const std::string demo = testing::fixture_path("../../assets/demo-lm");
+  const fs::path dir = fs::temp_directory_path() / ("ingot_cli_same_" + std::to_string(::getpid()));
+  ASSERT_EQ(call(run_export, {demo, "--task", "generation", "-o", dir.string()}), 0);
+  const std::vector<std::string> args{"--prompt", "It is a truth", "--max-new-tokens",
+                                      "8",        "--json",        "--verbose"};
+  std::vector<std::string> from_folder{demo}, from_dir{dir.string()};
+  from_folder.insert(from_folder.end(), args.begin(), args.end());
+  from_dir.insert(from_dir.end(), args.begin(), args.end());
+  auto [rc1, a] = captured(run_generate, from_folder);
+  auto [rc2, b] = captured(run_generate, from_dir);
+  ASSERT_EQ(rc1, 0);
+  ASSERT_EQ(rc2, 0);
+  EXPECT_EQ(nlohmann::json::parse(a)["generated_ids"], nlohmann::json::parse(b)["generated_ids"]);
+  fs::remove_all(dir);
 }
 
 }  // namespace

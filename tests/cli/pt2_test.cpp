@@ -9,7 +9,7 @@
 #include "ingot/cli/commands.h"
 #include "ingot/export/pt2/reader.h"
 #include "ingot/export/serialize.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/runtime/program_module.h"
 
 namespace ingot::cli {
@@ -44,8 +44,8 @@ TEST(CliPt2, RunWritesTorchsOutputs) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(out)) files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u);
-  const Tensor got = models::load_npy(files[0].string());
-  const Tensor want = models::load_npy(dir + "/case1_out0.npy");
+  const Tensor got = formats::load_npy(files[0].string());
+  const Tensor want = formats::load_npy(dir + "/case1_out0.npy");
   ASSERT_EQ(got.sizes(), want.sizes());
   testing::expect_close(got, testing::values(want), 1e-5, 0, "logits");
   fs::remove_all(out);
@@ -59,8 +59,8 @@ TEST(CliPt2, ExportToNativeAndBackToPt2) {
   // model folder -> .pt2 (dynamic), read back by ingot
   const std::string folder = testing::fixture_path("models/gpt2");
   ASSERT_EQ(call(run_export, {folder, "--format", "pt2", "--dynamic", "-o", (out / "m.pt2").string()}), 0);
-  const Tensor want = models::load_npy(dir + "/case0_out0.npy");
-  const Tensor ids = models::load_npy(dir + "/case0_input_ids.npy");
+  const Tensor want = formats::load_npy(dir + "/case0_out0.npy");
+  const Tensor ids = formats::load_npy(dir + "/case0_input_ids.npy");
   const ExportedProgram native = load((out / "m.ingot").string());
   const auto a = runtime::ProgramModule(native).run({ids});
   testing::expect_close(a.at(0), testing::values(want), 1e-5, 0, "pt2 -> ingot");

@@ -17,7 +17,7 @@
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -31,7 +31,7 @@ std::string qwen(const std::string& f = "") {
 }
 
 std::vector<int64_t> npy_ids(const std::string& name) {
-  Tensor t = models::load_npy(qwen(name + ".npy"));
+  Tensor t = formats::load_npy(qwen(name + ".npy"));
   return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
 }
 

@@ -7,7 +7,7 @@
 #include "../ops/op_test_util.h"
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -22,8 +22,8 @@ TEST(CliRun, WritesOutputsMatchingTransformers) {
   ASSERT_EQ(call(run_run, {dir, "--input", "input_ids=" + dir + "/input_ids.npy", "--input",
                            "attention_mask=" + dir + "/attention_mask.npy", "-o", out.string()}),
             0);
-  Tensor logits = models::load_npy((out / "logits.npy").string());
-  Tensor expected = models::load_npy(dir + "/logits.npy");
+  Tensor logits = formats::load_npy((out / "logits.npy").string());
+  Tensor expected = formats::load_npy(dir + "/logits.npy");
   ASSERT_EQ(logits.sizes(), expected.sizes());
   testing::expect_close(logits, testing::values(expected), 1e-4, 0, "logits");
   fs::remove_all(out);

@@ -13,7 +13,7 @@
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -33,7 +33,7 @@ std::vector<int64_t> reference_greedy() {
 
 // transformers' greedy ids after the JPEG's pixel values (a lossy copy of the PNG).
 std::vector<int64_t> reference_greedy_jpeg() {
-  Tensor t = models::load_npy(llava("greedy_jpeg.npy"));
+  Tensor t = formats::load_npy(llava("greedy_jpeg.npy"));
   return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
 }
 

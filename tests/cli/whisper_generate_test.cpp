@@ -14,7 +14,7 @@
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/error.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::cli {
 namespace {
@@ -27,7 +27,7 @@ std::string wf(const std::string& f) {
   return testing::fixture_path("whisper/" + f);
 }
 std::vector<int64_t> ints(const std::string& file) {
-  Tensor t = models::load_npy(file);
+  Tensor t = formats::load_npy(file);
   return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.numel());
 }
 
@@ -124,7 +124,7 @@ TEST_F(WhisperCli, BadAudioNamesTheFile) {
   }
   // Features of the wrong shape (80 mel bins for a 16-bin model) name input_features.
   const fs::path big = fs::path(dir_) / "big.npy";
-  models::save_npy(big.string(), Tensor::empty({1, 80, 100}, DType::F32, true));
+  formats::save_npy(big.string(), Tensor::empty({1, 80, 100}, DType::F32, true));
   EXPECT_ANY_THROW(call(run_generate, {dir_, "--input", "input_features=" + big.string()}));
   // --audio for a model that is not a speech model.
   try {

@@ -10,8 +10,8 @@
 #include "export_test_util.h"
 #include "ingot/export/export.h"
 #include "ingot/export/serialize.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 #include "ingot/runtime/program_module.h"
 
 namespace ingot {
@@ -22,7 +22,7 @@ class ModelExport : public ::testing::TestWithParam<std::string> {};
 TEST_P(ModelExport, StaticShapesMatchEagerWithMappedWeights) {
   const std::string folder = testing::fixture_path(std::string("models/") + GetParam());
   auto model = models::from_pretrained(folder);
-  Tensor ids = models::load_npy(folder + "/input_ids.npy");
+  Tensor ids = formats::load_npy(folder + "/input_ids.npy");
   auto forward = [&](const Tensor& input_ids) {
     models::ModelInputs in;
     in.input_ids = input_ids;

@@ -15,7 +15,7 @@
 #include "et_cpp_judge.h"
 #include "ingot/core/tensor.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional/views.h"
 #include "ingot/runtime/program_module.h"
 
@@ -59,13 +59,13 @@ class Cases : CaseDirs {
            const Tensor& keep = Tensor()) {
     const fs::path c = next_case();
     for (size_t k = 0; k < inputs.size(); ++k)
-      models::save_npy((c / "in" / fmt::format("{}_{}.npy", k, inputs[k].first)).string(),
-                       contiguous(inputs[k].second));
+      formats::save_npy((c / "in" / fmt::format("{}_{}.npy", k, inputs[k].first)).string(),
+                        contiguous(inputs[k].second));
     for (const auto& [k, nt] : want)
-      models::save_npy((c / "want" / fmt::format("{}_{}.npy", k, nt.first)).string(),
-                       contiguous(nt.second));
+      formats::save_npy((c / "want" / fmt::format("{}_{}.npy", k, nt.first)).string(),
+                        contiguous(nt.second));
     if (keep.defined())
-      models::save_npy(
+      formats::save_npy(
           (c / "want" / fmt::format("0_{}.keep.npy", want.at(0).second.first)).string(),
           contiguous(keep));
   }

@@ -23,8 +23,8 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
@@ -40,7 +40,7 @@ constexpr double kAtol = 1e-4;  // f32 ExecuTorch vs ingot
 #define SKIP_WITHOUT_VENV() \
   if (!et::have_venv()) GTEST_SKIP() << et::skip_reason()
 
-using Artifacts = std::map<std::string, std::unique_ptr<ExportArtifact>>;
+using Artifacts = GenerationExport;
 using testing::ComponentCases;
 
 ExecutorchProgram& pte_of(ExportArtifact& a) {
@@ -146,14 +146,14 @@ void prepare_model(const std::string& name, const std::string& folder, int64_t l
   ASSERT_EQ(components.size(), count) << name;
   ComponentCases cases;
   const Tensor ids = name == "llava" || name == "qwen2_vl"
-                         ? models::load_npy(folder + "/input_ids.npy")
+                         ? formats::load_npy(folder + "/input_ids.npy")
                          : Tensor();
   if (name == "llava") {
     cases = testing::llava_component_cases(*model, folder, len);
     cases["decode"] = {seed_decode_case(*model, ids, len)};
   } else if (name == "qwen2_vl") {
     cases = testing::qwen2_vl_component_cases(*model, folder, len);
-    const int64_t delta = models::load_npy(folder + "/rope_deltas.npy").data<int64_t>()[0];
+    const int64_t delta = formats::load_npy(folder + "/rope_deltas.npy").data<int64_t>()[0];
     cases["decode"] = {seed_decode_case(*model, ids, len, delta)};
   } else if (name == "whisper") {
     auto* whisper = dynamic_cast<models::EncoderDecoderModel*>(model.get());

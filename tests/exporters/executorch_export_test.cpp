@@ -683,13 +683,13 @@ void prepare_fixture_conformance(const std::string& name, const std::string& bac
   // transformers' own outputs on the committed inputs (tools/reference/make_model_fixtures.py).
   {
     models::ModelInputs ref;
-    ref.input_ids = models::load_npy(folder + "/input_ids.npy");
-    ref.attention_mask = models::load_npy(folder + "/attention_mask.npy");
+    ref.input_ids = formats::load_npy(folder + "/input_ids.npy");
+    ref.attention_mask = formats::load_npy(folder + "/attention_mask.npy");
     if (fs::exists(folder + "/token_type_ids.npy"))
-      ref.token_type_ids = models::load_npy(folder + "/token_type_ids.npy");
+      ref.token_type_ids = formats::load_npy(folder + "/token_type_ids.npy");
     // (padded query positions left out, as tests/models/hf_conformance_test.cpp does)
     cases.add(method_inputs(ref),
-              {{0, {out_name, models::load_npy(folder + "/" + out_name + ".npy")}}},
+              {{0, {out_name, formats::load_npy(folder + "/" + out_name + ".npy")}}},
               ref.attention_mask);
   }
   runs.push_back(cases.batch_run(name + "/" + backend, file, kAtol));

@@ -21,9 +21,9 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/executorch/llm_runner_layout.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::exporters {
 namespace {
@@ -94,8 +94,8 @@ Exported export_decode(models::PretrainedModel& model, const DecodeCase& tc,
   e.pte = dir / "decode.pte";
   e.io = dir / "io.json";
   p.save(e.pte.string());
-  models::save_npy((dir / "prompt.npy").string(),
-                   Tensor::from_vector(tc.prompt, {1, int64_t(tc.prompt.size())}));
+  formats::save_npy((dir / "prompt.npy").string(),
+                    Tensor::from_vector(tc.prompt, {1, int64_t(tc.prompt.size())}));
   nlohmann::json io{{"inputs", p.input_names},
                     {"outputs", p.output_names},
                     {"prompt", "prompt.npy"},
@@ -107,7 +107,7 @@ Exported export_decode(models::PretrainedModel& model, const DecodeCase& tc,
   nn::StaticCache empty(*model.cache_spec(), 1, kMaxLen);
   for (const auto& [name, t] : empty.named_tensors()) {
     Tensor ct = contiguous(t);
-    models::save_npy((dir / (name + ".npy")).string(), ct);
+    formats::save_npy((dir / (name + ".npy")).string(), ct);
     std::ofstream(dir / (name + ".bin"), std::ios::binary)
         .write(static_cast<const char*>(ct.raw_data()), std::streamsize(ct.nbytes()));
     io["initial"][name] = name + ".npy";
@@ -135,7 +135,7 @@ void expect_same_run(const et::ToolResult& r, const Greedy& want, const fs::path
     ASSERT_EQ(size_t(in.gcount()), v.size() * sizeof(float));
     et_logits = Tensor::from_vector(v, {kSteps, vocab});
   } else {
-    et_logits = models::load_npy(logits.string());  // [steps, vocab]
+    et_logits = formats::load_npy(logits.string());  // [steps, vocab]
   }
   ASSERT_EQ(et_logits.size(0), kSteps);
   for (int64_t s = 0; s < kSteps; ++s)
@@ -150,7 +150,7 @@ std::vector<DecodeCase> decode_cases() {
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   // The trained demo model decodes real text, so the tokens are not a constant stream.
   const std::string demo = testing::fixture_path("../../assets/demo-lm");
-  auto tok = models::Tokenizer::from_folder(demo);
+  auto tok = text::Tokenizer::from_folder(demo);
   out.push_back(
       {"demo_lm", demo, tok.encode("It is a truth universally acknowledged, that", false)});
   return out;

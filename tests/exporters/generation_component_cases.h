@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "ingot/formats/npy.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -35,10 +35,10 @@ inline std::map<std::string, Tensor> empty_cache_inputs(const models::Pretrained
 // decode over the prompt ids.
 inline ComponentCases llava_component_cases(const models::PretrainedModel& model,
                                             const std::string& folder, int64_t max_cache_len) {
-  const Tensor pv = models::load_npy(folder + "/pixel_values.npy");
-  const Tensor features = models::load_npy(folder + "/image_features.npy");
-  const Tensor embeds = models::load_npy(folder + "/inputs_embeds.npy");  // [1, 27, 48]
-  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
+  const Tensor pv = formats::load_npy(folder + "/pixel_values.npy");
+  const Tensor features = formats::load_npy(folder + "/image_features.npy");
+  const Tensor embeds = formats::load_npy(folder + "/inputs_embeds.npy");  // [1, 27, 48]
+  const Tensor hidden = formats::load_npy(folder + "/last_hidden_state.npy");
   ComponentCases cases = {
       {"image_encoder", {{{"pixel_values", pv}}, {{"pixel_values", cat({pv, pv, pv}, 0)}}}},
       {"multi_modal_projector",
@@ -50,7 +50,7 @@ inline ComponentCases llava_component_cases(const models::PretrainedModel& model
   lm.emplace("inputs_embeds", embeds);
   cases["language_model"] = {lm};
   auto decode = empty_cache_inputs(model, max_cache_len);
-  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
+  decode.emplace("input_ids", formats::load_npy(folder + "/input_ids.npy"));
   cases["decode"] = {decode};
   return cases;
 }
@@ -60,11 +60,11 @@ inline ComponentCases llava_component_cases(const models::PretrainedModel& model
 // shorter source with one token.
 inline ComponentCases t5_component_cases(const models::PretrainedModel& model,
                                          const std::string& folder, int64_t max_cache_len) {
-  const Tensor ids = models::load_npy(folder + "/input_ids.npy");  // [1, 15]
-  const Tensor states = models::load_npy(folder + "/encoder_hidden_states.npy");
-  const Tensor keys = models::load_npy(folder + "/cross_key.npy");  // [layers, 1, h, 15, d]
-  const Tensor values = models::load_npy(folder + "/cross_value.npy");
-  const Tensor decoder_ids = models::load_npy(folder + "/decoder_input_ids.npy");
+  const Tensor ids = formats::load_npy(folder + "/input_ids.npy");  // [1, 15]
+  const Tensor states = formats::load_npy(folder + "/encoder_hidden_states.npy");
+  const Tensor keys = formats::load_npy(folder + "/cross_key.npy");  // [layers, 1, h, 15, d]
+  const Tensor values = formats::load_npy(folder + "/cross_value.npy");
+  const Tensor decoder_ids = formats::load_npy(folder + "/decoder_input_ids.npy");
   std::vector<int64_t> long_ids;
   for (int64_t i = 0; i < 40; ++i) long_ids.push_back(3 + (i * 7) % 39);
   auto decode_case = [&](int64_t source, int64_t tokens) {
@@ -92,27 +92,27 @@ inline ComponentCases t5_component_cases(const models::PretrainedModel& model,
 inline ComponentCases qwen2_vl_component_cases(const models::PretrainedModel& model,
                                                const std::string& folder, int64_t max_cache_len) {
   auto encoder_inputs = [&](const std::string& suffix) {
-    const Tensor pv = models::load_npy(folder + "/pixel_values" + suffix + ".npy");
+    const Tensor pv = formats::load_npy(folder + "/pixel_values" + suffix + ".npy");
     const models::Qwen2VisionInputs side = models::qwen2_vl_vision_inputs(
-        models::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
+        formats::load_npy(folder + "/image_grid_thw" + suffix + ".npy"), 2);
     const int64_t tokens = side.vision_segment_ids.size(0);
     return std::map<std::string, Tensor>{
         {"pixel_values", contiguous(reshape(pv, {SymInt(tokens), SymInt(4), SymInt(pv.size(1))}))},
         {"vision_position_ids", side.vision_position_ids},
         {"vision_segment_ids", side.vision_segment_ids}};
   };
-  const Tensor hidden = models::load_npy(folder + "/last_hidden_state.npy");
+  const Tensor hidden = formats::load_npy(folder + "/last_hidden_state.npy");
   ComponentCases cases = {
       {"image_encoder", {encoder_inputs(""), encoder_inputs("_two")}},
       {"lm_head", {{{"hidden_states", hidden}}, {{"hidden_states", slice(hidden, 1, 42, 43)}}}},
   };
   auto lm = empty_cache_inputs(model, max_cache_len);
-  lm.emplace("inputs_embeds", models::load_npy(folder + "/inputs_embeds.npy"));
-  lm.emplace("position_ids", models::load_npy(folder + "/position_ids.npy"));
+  lm.emplace("inputs_embeds", formats::load_npy(folder + "/inputs_embeds.npy"));
+  lm.emplace("position_ids", formats::load_npy(folder + "/position_ids.npy"));
   cases["language_model"] = {lm};
   auto decode = empty_cache_inputs(model, max_cache_len);
-  decode.emplace("input_ids", models::load_npy(folder + "/input_ids.npy"));
-  decode.emplace("rope_deltas", models::load_npy(folder + "/rope_deltas.npy"));
+  decode.emplace("input_ids", formats::load_npy(folder + "/input_ids.npy"));
+  decode.emplace("rope_deltas", formats::load_npy(folder + "/rope_deltas.npy"));
   cases["decode"] = {decode};
   return cases;
 }
@@ -121,11 +121,11 @@ inline ComponentCases qwen2_vl_component_cases(const models::PretrainedModel& mo
 // with an empty cache (the 4-token decoder prompt) and one token.
 inline ComponentCases whisper_component_cases(models::EncoderDecoderModel& whisper,
                                               const std::string& folder, int64_t max_cache_len) {
-  const Tensor features = models::load_npy(folder + "/input_features.npy");  // [1, 16, 100]
-  const Tensor features8 = models::load_npy(folder + "/input_features_8k.npy");
-  const Tensor states = models::load_npy(folder + "/encoder_hidden.npy");  // [1, 50, 32]
+  const Tensor features = formats::load_npy(folder + "/input_features.npy");  // [1, 16, 100]
+  const Tensor features8 = formats::load_npy(folder + "/input_features_8k.npy");
+  const Tensor states = formats::load_npy(folder + "/encoder_hidden.npy");  // [1, 50, 32]
   const std::map<std::string, Tensor> cross = whisper.cross_attention_cache(states).named();
-  const Tensor prompt = models::load_npy(folder + "/decoder_input_ids.npy");  // [1, 4]
+  const Tensor prompt = formats::load_npy(folder + "/decoder_input_ids.npy");  // [1, 4]
   auto decode_case = [&](const Tensor& ids) {
     auto c = empty_cache_inputs(whisper, max_cache_len);
     for (const auto& [name, t] : cross) c.emplace(name, contiguous(t));

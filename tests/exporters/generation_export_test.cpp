@@ -2,16 +2,18 @@
 // backend gets the same programs from the same capture and step function, components are
 // keyed by seed 003's names, per-component configs apply, and a generation directory
 // says which runtime its components are for.
+#include "ingot/exporters/generation_export.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/passes.h"
 #include "ingot/exporters/fixes.h"
-#include "ingot/exporters/generation_directory.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/runtime/generator.h"
 
@@ -156,11 +158,19 @@ TEST(GenerationDirectory, ManifestNamesTheFormatAndTheGeneratorRunsOnlyNative) {
   g.max_cache_len = 16;
   const fs::path tmp = fs::temp_directory_path() / ("ingot_gendir_" + std::to_string(::getpid()));
   const std::string native_dir = (tmp / "native").string(), onnx_dir = (tmp / "onnx").string();
-  save_generation_directory(NativeExporter().export_for_generation(*model, NativeExportConfig(), g),
-                            native_dir, testing::fixture_path("models/llama"),
-                            model->architecture(), g);
-  save_generation_directory(OnnxExporter().export_for_generation(*model, OnnxConfig(), g), onnx_dir,
-                            testing::fixture_path("models/llama"), model->architecture(), g);
+  GenerationExport native = NativeExporter().export_for_generation(*model, NativeExportConfig(), g);
+  native.save(native_dir, testing::fixture_path("models/llama"));
+  OnnxExporter()
+      .export_for_generation(*model, OnnxConfig(), g)
+      .save(onnx_dir, testing::fixture_path("models/llama"));
+  // The manifest on disk is the one in memory, with each input's role.
+  EXPECT_EQ(generation::GenerationManifest::read(native_dir).to_json(), native.manifest.to_json());
+  const generation::StepLayout& decode = native.manifest.layout("decode");
+  EXPECT_EQ(decode.inputs.front().role, generation::InputRole::kInputIds);
+  EXPECT_GT(decode.count(generation::InputRole::kKeyCache), 0u);
+  EXPECT_EQ(decode.count(generation::InputRole::kKeyCache),
+            decode.count(generation::InputRole::kValueCache));
+  EXPECT_EQ(decode.inputs.back().role, generation::InputRole::kCachePosition);
   EXPECT_TRUE(fs::exists(fs::path(native_dir) / "decode.ingot"));
   EXPECT_TRUE(fs::exists(fs::path(onnx_dir) / "decode.onnx"));
   runtime::Generator gen = runtime::Generator::load(native_dir);
@@ -171,9 +181,15 @@ TEST(GenerationDirectory, ManifestNamesTheFormatAndTheGeneratorRunsOnlyNative) {
   } catch (const NotSupportedError& e) {
     EXPECT_TRUE(testing::contains(e.what(), "holds onnx components")) << e.what();
   }
-  // A manifest pointing outside its directory, or with a mistyped field, is refused.
-  std::ofstream(fs::path(native_dir) / "manifest.json")
-      << R"({"format": "ingot-generation", "components": {"decode": "../native/decode.ingot"}})";
+  // A manifest pointing outside its directory, of an older version, or with a mistyped
+  // field, is refused.
+  nlohmann::json outside = native.manifest.to_json();
+  outside["components"]["decode"] = "../native/decode.ingot";
+  std::ofstream(fs::path(native_dir) / "manifest.json") << outside.dump();
+  EXPECT_THROW(runtime::Generator::load(native_dir), IoError);
+  nlohmann::json old = native.manifest.to_json();
+  old["version"] = 1;
+  std::ofstream(fs::path(native_dir) / "manifest.json") << old.dump();
   EXPECT_THROW(runtime::Generator::load(native_dir), IoError);
   std::ofstream(fs::path(native_dir) / "manifest.json") << R"({"format": 3, "components": {}})";
   EXPECT_THROW(runtime::Generator::load(native_dir), IoError);

@@ -9,7 +9,7 @@
 
 #include "../ops/op_test_util.h"
 #include "ingot/exporters/onnx/writer.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "onnx_test_models.h"
 #include "ort_harness.h"
 
@@ -38,7 +38,7 @@ class OnnxConformance : public ::testing::Test {
 
   std::string input(const std::string& name, const Tensor& t) {
     std::string path = (dir_ / (name + ".npy")).string();
-    models::save_npy(path, t);
+    formats::save_npy(path, t);
     return name + "=" + path;
   }
 
@@ -56,7 +56,7 @@ class OnnxConformance : public ::testing::Test {
   }
 
   Tensor output(const std::string& name) {
-    return models::load_npy((dir_ / "out" / (name + ".npy")).string());
+    return formats::load_npy((dir_ / "out" / (name + ".npy")).string());
   }
 
   fs::path dir_;

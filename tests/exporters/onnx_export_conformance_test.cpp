@@ -22,11 +22,11 @@
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/onnx/optimize.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "ingot/text/tokenizer.h"
 #include "ort_harness.h"
 
 namespace ingot::exporters {
@@ -343,7 +343,7 @@ TEST_P(OnnxDecodeLoop, GreedyTokensEqualIngotsRuntimeWithTheCacheBoundInPlace) {
   p.save((dir.path() / "decode.onnx").string());
   const int64_t prompt_len = int64_t(tc.prompt.size());
   Tensor prompt = Tensor::from_vector(tc.prompt, {1, prompt_len});
-  models::save_npy((dir.path() / "prompt.npy").string(), prompt);
+  formats::save_npy((dir.path() / "prompt.npy").string(), prompt);
 
   // ingot's runtime on the same program: prompt once, then one token per step.
   auto mod = ingot::runtime::ProgramModule(p.program);
@@ -368,7 +368,7 @@ TEST_P(OnnxDecodeLoop, GreedyTokensEqualIngotsRuntimeWithTheCacheBoundInPlace) {
   ASSERT_TRUE(r.summary.is_object()) << r.log;
   EXPECT_EQ(r.summary["tokens"].get<std::vector<int64_t>>(), tokens) << r.log;
   EXPECT_EQ(r.summary["cache_position"].get<int64_t>(), prompt_len + steps - 1);
-  Tensor ort_logits = models::load_npy((dir.path() / "logits.npy").string());  // [steps, vocab]
+  Tensor ort_logits = formats::load_npy((dir.path() / "logits.npy").string());  // [steps, vocab]
   ASSERT_EQ(ort_logits.size(0), steps);
   for (int64_t s = 0; s < steps; ++s) {
     testing::expect_near_tensors(select(ort_logits, 0, s), last_logits[size_t(s)], kAtol);
@@ -388,7 +388,7 @@ std::vector<DecodeCase> decode_cases() {
   }
   // The trained demo model decodes real text, so the tokens are not a constant stream.
   const std::string demo = testing::fixture_path("../../assets/demo-lm");
-  auto tok = models::Tokenizer::from_folder(demo);
+  auto tok = text::Tokenizer::from_folder(demo);
   out.push_back(
       {"demo_lm", demo, tok.encode("It is a truth universally acknowledged, that", false)});
   return out;
@@ -410,9 +410,8 @@ using testing::ComponentCases;
 // Each component's cases (generation_component_cases.h, inputs by user-input name) run
 // by ONNX Runtime on the saved component == ingot's runtime on the program it was lowered
 // from (kAtol).
-void expect_components_in_ort_equal_ingot(
-    std::map<std::string, std::unique_ptr<ExportArtifact>>& components, const ComponentCases& cases,
-    const fs::path& dir) {
+void expect_components_in_ort_equal_ingot(GenerationExport& components, const ComponentCases& cases,
+                                          const fs::path& dir) {
   for (const auto& [name, inputs] : cases) {
     OnnxProgram& p = onnx_of(*components.at(name));
     const fs::path file = dir / (name + ".onnx");

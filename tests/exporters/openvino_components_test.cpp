@@ -41,7 +41,7 @@ constexpr double kAtol = 1e-4;  // f32 OpenVINO vs ingot
 #define SKIP_WITHOUT_VENV() \
   if (!ovt::have_venv()) GTEST_SKIP() << ovt::skip_reason()
 
-using Artifacts = std::map<std::string, std::unique_ptr<ExportArtifact>>;
+using Artifacts = GenerationExport;
 
 // One case of a component: OpenVINO's feeds (by Parameter name) and the values OpenVINO
 // must give (outputs by Result name; variables as state.<id>), from ingot's runtime.

@@ -15,9 +15,9 @@
 #include <fstream>
 #include <set>
 
+#include "../decoder_fixtures.h"
 #include "../export/export_test_util.h"
 #include "../export/seed_programs.h"
-#include "../decoder_fixtures.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/control_flow.h"
 #include "ingot/export/static_cache_pytree.h"
@@ -25,10 +25,10 @@
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/exporters/openvino/writer.h"
 #include "ingot/exporters/pretrained.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/tokenizer.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
+#include "ingot/text/tokenizer.h"
 #include "ov_harness.h"
 
 namespace ingot::exporters {
@@ -120,16 +120,16 @@ TEST_P(OpenVINOFixtureConformance, DynamicBatchAndSequenceAtThreeShapesAndTransf
   }
   // The committed transformers inputs and outputs (tools/reference/make_model_fixtures.py).
   std::map<std::string, Tensor> feeds{
-      {"input_ids", models::load_npy(folder + "/input_ids.npy")},
-      {"attention_mask", models::load_npy(folder + "/attention_mask.npy")}};
+      {"input_ids", formats::load_npy(folder + "/input_ids.npy")},
+      {"attention_mask", formats::load_npy(folder + "/attention_mask.npy")}};
   if (fs::exists(folder + "/token_type_ids.npy"))
-    feeds["token_type_ids"] = models::load_npy(folder + "/token_type_ids.npy");
+    feeds["token_type_ids"] = formats::load_npy(folder + "/token_type_ids.npy");
   std::map<std::string, Tensor> want, masks;
   const Tensor keep = ne(feeds["attention_mask"], Scalar(0));  // [batch, seq]
   for (const char* name : {"logits", "last_hidden_state", "pooler_output"}) {
     const std::string f = folder + "/" + name + ".npy";
     if (!fs::exists(f)) continue;
-    want[name] = models::load_npy(f);
+    want[name] = formats::load_npy(f);
     if (std::string(name) != "pooler_output") masks[name] = keep;
   }
   ASSERT_FALSE(want.empty());
@@ -372,7 +372,7 @@ TEST_P(OpenVINODecodeLoop, GreedyTokensEqualIngotsRuntimeStatefulAndNot) {
   const int64_t max_len = prompt_len + steps + 8;
   ovt::ScratchDir dir(std::string("decode_") + tc.name);
   Tensor prompt = Tensor::from_vector(tc.prompt, {1, prompt_len});
-  models::save_npy((dir.path() / "prompt.npy").string(), prompt);
+  formats::save_npy((dir.path() / "prompt.npy").string(), prompt);
   GenerationExportOptions g;
   g.max_cache_len = max_len;
   for (bool stateful : {true, false}) {
@@ -392,7 +392,7 @@ TEST_P(OpenVINODecodeLoop, GreedyTokensEqualIngotsRuntimeStatefulAndNot) {
     ASSERT_TRUE(r.summary.is_object()) << r.log;
     EXPECT_EQ(r.summary["stateful"].get<bool>(), stateful);
     EXPECT_EQ(r.summary["tokens"].get<std::vector<int64_t>>(), tokens) << r.log;
-    Tensor ov_logits = models::load_npy(logits_file.string());  // [steps, vocab]
+    Tensor ov_logits = formats::load_npy(logits_file.string());  // [steps, vocab]
     ASSERT_EQ(ov_logits.size(0), steps);
     for (int64_t s = 0; s < steps; ++s)
       testing::expect_near_tensors(select(ov_logits, 0, s), last_logits[size_t(s)], kAtol);
@@ -405,7 +405,7 @@ std::vector<DecodeCase> decode_cases() {
     out.push_back({m, testing::fixture_path(std::string("models/") + m), {3, 17, 42, 5, 9}});
   // The trained demo model decodes real text, so the tokens are not a constant stream.
   const std::string demo = testing::fixture_path("../../assets/demo-lm");
-  auto tok = models::Tokenizer::from_folder(demo);
+  auto tok = text::Tokenizer::from_folder(demo);
   out.push_back(
       {"demo_lm", demo, tok.encode("It is a truth universally acknowledged, that", false)});
   return out;

@@ -13,7 +13,7 @@
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
 #include "ingot/export/custom_op.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/openvino/ir_fixes.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/exporters/openvino/translation.h"

@@ -11,7 +11,7 @@
 
 #include "ingot/core/tensor.h"
 #include "ingot/exporters/tool_versions.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "venv_tool.h"
 
 namespace ingot::testing::ort {
@@ -48,8 +48,10 @@ class Cases : CaseDirs {
   using CaseDirs::CaseDirs;
   void add(const std::map<std::string, Tensor>& inputs, const std::map<std::string, Tensor>& want) {
     const fs::path c = next_case();
-    for (const auto& [name, t] : inputs) models::save_npy((c / "in" / (name + ".npy")).string(), t);
-    for (const auto& [name, t] : want) models::save_npy((c / "want" / (name + ".npy")).string(), t);
+    for (const auto& [name, t] : inputs)
+      formats::save_npy((c / "in" / (name + ".npy")).string(), t);
+    for (const auto& [name, t] : want)
+      formats::save_npy((c / "want" / (name + ".npy")).string(), t);
   }
   // Checks the model and runs every case; EXPECTs success and returns the summary.
   nlohmann::json run(const fs::path& model, double atol = 1e-4, double rtol = 0.0) const {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ingot/core/tensor.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "venv_tool.h"
 
 namespace ingot::testing::ov {
@@ -43,16 +43,19 @@ class Cases : CaseDirs {
   void add(const std::map<std::string, Tensor>& inputs, const std::map<std::string, Tensor>& want,
            const std::map<std::string, Tensor>& masks = {}) {
     const fs::path c = next_case();
-    for (const auto& [name, t] : inputs) models::save_npy((c / "in" / (name + ".npy")).string(), t);
-    for (const auto& [name, t] : want) models::save_npy((c / "want" / (name + ".npy")).string(), t);
+    for (const auto& [name, t] : inputs)
+      formats::save_npy((c / "in" / (name + ".npy")).string(), t);
+    for (const auto& [name, t] : want)
+      formats::save_npy((c / "want" / (name + ".npy")).string(), t);
     if (!masks.empty()) fs::create_directories(c / "mask");
     for (const auto& [name, t] : masks)
-      models::save_npy((c / "mask" / (name + ".npy")).string(), t);
+      formats::save_npy((c / "mask" / (name + ".npy")).string(), t);
   }
   // A case whose inputs OpenVINO must refuse (a size outside a Parameter's interval).
   void add_refused(const std::map<std::string, Tensor>& inputs) {
     const fs::path c = next_case();
-    for (const auto& [name, t] : inputs) models::save_npy((c / "in" / (name + ".npy")).string(), t);
+    for (const auto& [name, t] : inputs)
+      formats::save_npy((c / "in" / (name + ".npy")).string(), t);
     std::ofstream(c / "refused") << "expected to be refused\n";
   }
   // Reads, compiles and runs every case; EXPECTs success and returns the summary.

@@ -94,7 +94,7 @@ TEST(Pt2Executorch, ExecutorchEqualsTorchOnEveryFixtureArchive) {
           ASSERT_LT(k, pte->input_names.size()) << "more recorded inputs than method inputs";
           feeds.push_back(
               {pte->input_names[k++],
-               models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string())});
+               formats::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string())});
         }
         ASSERT_EQ(k, pte->input_names.size());
         // The method's outputs: the user outputs (torch's flattened outputs) in order.
@@ -106,7 +106,7 @@ TEST(Pt2Executorch, ExecutorchEqualsTorchOnEveryFixtureArchive) {
           want.push_back(
               {j,
                {pte->output_names[j],
-                models::load_npy((kDir / name / c["outputs"][u++].get<std::string>()).string())}});
+                formats::load_npy((kDir / name / c["outputs"][u++].get<std::string>()).string())}});
         }
         ASSERT_EQ(u, c["outputs"].size());
         cases->add(feeds, want);

@@ -6,16 +6,16 @@
 // for a program that mutates buffers, each buffer's value after the call.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "ingot/core/tensor.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::testing::pt2_fixtures {
 
@@ -39,7 +39,7 @@ inline nlohmann::json manifest(const std::string& name) {
 
 // Loads the .npy file a manifest entry names, relative to the fixture's folder.
 inline Tensor load(const std::string& name, const nlohmann::json& file) {
-  return models::load_npy((kDir / name / file.get<std::string>()).string());
+  return formats::load_npy((kDir / name / file.get<std::string>()).string());
 }
 
 // The user inputs present in case `c`, in the manifest's order (torch's flattened

@@ -17,8 +17,8 @@
 #include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
 #include "ingot/exporters/exporter.h"
-#include "ingot/exporters/generation_directory.h"
-#include "ingot/models/npy.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/runtime/program_module.h"
@@ -54,7 +54,7 @@ std::vector<int64_t> greedy(models::PretrainedModel& model, const QuantizerConfi
   c.quantizer = q;
   GenerationExportOptions g;
   g.max_cache_len = 32;
-  runtime::Generator gen(programs_of(NativeExporter().export_for_generation(model, c, g)));
+  runtime::Generator gen((NativeExporter().export_for_generation(model, c, g)).package());
   runtime::GenerateOptions o;
   o.max_new_tokens = 16;
   return gen.generate({1, 5, 9, 2}, o);
@@ -150,7 +150,7 @@ TEST(QuantizeQuality, DemoLmHeldOutPerplexity) {
                                : std::string(INGOT_FIXTURES_DIR) + "/../..";
   auto model = models::from_pretrained(root + "/assets/demo-lm");
   const Tensor ids = contiguous(
-      to(models::load_npy(testing::fixture_path("demo_lm/heldout_tokens.npy")), DType::I64));
+      to(formats::load_npy(testing::fixture_path("demo_lm/heldout_tokens.npy")), DType::I64));
   constexpr int64_t kWindow = 512;  // the training script's evaluation windows
   const int64_t windows = std::min<int64_t>(8, ids.numel() / kWindow);
   const double f32 = std::exp(heldout_nll(*model, {}, ids, kWindow, windows));

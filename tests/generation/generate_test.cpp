@@ -7,7 +7,7 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::generation {
 namespace {
@@ -18,9 +18,9 @@ class Generate : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     model_ = models::from_pretrained(ingot::testing::fixture_path("models/mistral_sliding_window"));
-    prompt_ = models::load_npy(
+    prompt_ = formats::load_npy(
         ingot::testing::fixture_path("generation/mistral_sliding_window/prompt.npy"));
-    greedy_ = values(models::load_npy(
+    greedy_ = values(formats::load_npy(
         ingot::testing::fixture_path("generation/mistral_sliding_window/greedy.npy")));
   }
   static void TearDownTestSuite() { model_.reset(); }

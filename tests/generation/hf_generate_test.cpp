@@ -9,8 +9,8 @@
 #include "../decoder_fixtures.h"
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
+#include "ingot/formats/npy.h"
 #include "ingot/generation/generate.h"
-#include "ingot/models/npy.h"
 
 namespace ingot::generation {
 namespace {
@@ -23,7 +23,7 @@ class HfGenerate : public ::testing::TestWithParam<std::string> {
     model_ = models::from_pretrained(ingot::testing::fixture_path("models/" + GetParam()));
   }
   Tensor fixture(const std::string& name) const {
-    return models::load_npy(
+    return formats::load_npy(
         ingot::testing::fixture_path("generation/" + GetParam() + "/" + name + ".npy"));
   }
   // [batch, steps, vocab] from per-step [batch, vocab] scores.

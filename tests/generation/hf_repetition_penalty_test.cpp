@@ -10,8 +10,8 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
+#include "ingot/formats/npy.h"
 #include "ingot/generation/generate.h"
-#include "ingot/models/npy.h"
 
 namespace ingot::generation {
 namespace {
@@ -23,7 +23,7 @@ class HfRepetitionPenalty : public ::testing::TestWithParam<std::string> {
   std::string path(const std::string& name) const {
     return ingot::testing::fixture_path("generation/" + GetParam() + "/" + name + ".npy");
   }
-  Tensor fixture(const std::string& name) const { return models::load_npy(path(name)); }
+  Tensor fixture(const std::string& name) const { return formats::load_npy(path(name)); }
 };
 
 TEST_P(HfRepetitionPenalty, GreedyMatchesTransformers) {

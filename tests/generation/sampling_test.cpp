@@ -9,7 +9,7 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 
 namespace ingot::generation {
 namespace {
@@ -25,14 +25,14 @@ struct WarperCase {
 // logits equal within 1e-6 (float32 arithmetic on both sides).
 TEST(Warpers, MatchTransformers) {
   const std::string dir = ingot::testing::fixture_path("generation/warpers/");
-  Tensor logits = models::load_npy(dir + "logits.npy");  // [4, 32] float32
+  Tensor logits = formats::load_npy(dir + "logits.npy");  // [4, 32] float32
   const WarperCase cases[] = {
       {"temperature_0.7", {0.7, 0, 1.0}}, {"top_k_5", {1.0, 5, 1.0}},
       {"top_k_1", {1.0, 1, 1.0}},         {"top_p_0.8", {1.0, 0, 0.8}},
       {"top_p_0.3", {1.0, 0, 0.3}},       {"temperature_1.3_top_k_10_top_p_0.9", {1.3, 10, 0.9}},
   };
   for (const auto& c : cases) {
-    std::vector<double> expected = values(models::load_npy(dir + c.file + ".npy"));
+    std::vector<double> expected = values(formats::load_npy(dir + c.file + ".npy"));
     std::vector<double> got = values(warp_logits(logits, c.params));
     ASSERT_EQ(got.size(), expected.size());
     int removed = 0;
@@ -57,8 +57,8 @@ TEST(Warpers, MatchTransformers) {
 // within 1e-6.
 TEST(Processors, MatchTransformers) {
   const std::string dir = ingot::testing::fixture_path("generation/warpers/");
-  Tensor logits = models::load_npy(dir + "logits.npy");  // [4, 32] float32
-  std::vector<double> seen_values = values(models::load_npy(dir + "seen_ids.npy"));  // [4, 12]
+  Tensor logits = formats::load_npy(dir + "logits.npy");  // [4, 32] float32
+  std::vector<double> seen_values = values(formats::load_npy(dir + "seen_ids.npy"));  // [4, 12]
   const int64_t rows = logits.size(0), vocab = logits.size(1), seen_len = 12;
   ASSERT_EQ(seen_values.size(), size_t(rows * seen_len));
   SamplingParams min_p_01{1.0, 0, 1.0, 0.1}, min_p_05{1.0, 0, 1.0, 0.5};
@@ -80,7 +80,7 @@ TEST(Processors, MatchTransformers) {
                                 seen_values.begin() + (r + 1) * seen_len);
       process(std::span<float>(data + r * vocab, size_t(vocab)), seen, params, sampling);
     }
-    std::vector<double> expected = values(models::load_npy(dir + file + ".npy"));
+    std::vector<double> expected = values(formats::load_npy(dir + file + ".npy"));
     std::vector<double> actual = values(got);
     int removed = 0, changed = 0;
     for (size_t i = 0; i < actual.size(); ++i) {

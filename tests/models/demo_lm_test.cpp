@@ -13,10 +13,10 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/ops/functional.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::models {
 namespace {
@@ -47,7 +47,7 @@ TEST(DemoLm, FolderIsAnHfCheckpointWithinTheSizeBudget) {
 
 TEST(DemoLm, TokenizerMatchesTokenizersPackage) {
   json want = expected();
-  Tokenizer tok = Tokenizer::from_folder(demo_dir());
+  text::Tokenizer tok = text::Tokenizer::from_folder(demo_dir());
   EXPECT_EQ(tok.vocab_size(), want["vocab_size"].get<size_t>());
   EXPECT_EQ(tok.token_to_id("<|endoftext|>"), want["eot_id"].get<int64_t>());
   ASSERT_FALSE(want["tokenizer_cases"].empty());
@@ -61,7 +61,7 @@ TEST(DemoLm, TokenizerMatchesTokenizersPackage) {
 
 TEST(DemoLm, ForwardMatchesTransformersFloat32) {
   json want = expected();
-  Tokenizer tok = Tokenizer::from_folder(demo_dir());
+  text::Tokenizer tok = text::Tokenizer::from_folder(demo_dir());
   const auto ids = tok.encode(want["prompt"].get<std::string>(), true);
   ASSERT_EQ(ids, want["prompt_ids"].get<std::vector<int64_t>>());
 
@@ -70,7 +70,7 @@ TEST(DemoLm, ForwardMatchesTransformersFloat32) {
   ModelInputs in;
   in.input_ids = Tensor::from_vector<int64_t>(ids, {1, int64_t(ids.size())});
   Tensor logits = model->forward(in).logits;  // [1, seq, vocab]
-  Tensor reference = load_npy(fixture_path("demo_lm/logits.npy"));
+  Tensor reference = formats::load_npy(fixture_path("demo_lm/logits.npy"));
   ASSERT_EQ(logits.sizes(), reference.sizes());
   auto got = ingot::testing::values(logits), ref = ingot::testing::values(reference);
   double max_diff = 0;
@@ -95,7 +95,7 @@ TEST(DemoLm, GreedyDecodeWithKVCacheMatchesTransformersGenerate) {
     in.input_ids = Tensor::from_vector<int64_t>({next}, {1, 1});
   }
   EXPECT_EQ(out, greedy);
-  Tokenizer tok = Tokenizer::from_folder(demo_dir());
+  text::Tokenizer tok = text::Tokenizer::from_folder(demo_dir());
   EXPECT_FALSE(tok.decode(out, true).empty());
 }
 

@@ -10,9 +10,9 @@
 #include "../decoder_fixtures.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
+#include "ingot/formats/npy.h"
+#include "ingot/formats/safetensors.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/safetensors.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::models {
@@ -45,9 +45,9 @@ TEST_P(HfConformance, MatchesTransformersFloat32) {
   const std::string dir = fixture_path("models/" + GetParam());
   auto model = from_pretrained(dir);
   ModelInputs in;
-  in.input_ids = load_npy(dir + "/input_ids.npy");
-  in.attention_mask = load_npy(dir + "/attention_mask.npy");
-  if (GetParam() == "bert") in.token_type_ids = load_npy(dir + "/token_type_ids.npy");
+  in.input_ids = formats::load_npy(dir + "/input_ids.npy");
+  in.attention_mask = formats::load_npy(dir + "/attention_mask.npy");
+  if (GetParam() == "bert") in.token_type_ids = formats::load_npy(dir + "/token_type_ids.npy");
   in.output_hidden_states = true;
   ModelOutputs out = model->forward(in);
   auto named = out.named();
@@ -57,7 +57,7 @@ TEST_P(HfConformance, MatchesTransformersFloat32) {
     const std::string path = dir + "/" + key + ".npy";
     if (!std::filesystem::exists(path)) continue;
     ASSERT_TRUE(named.contains(key)) << key;
-    Tensor expected = load_npy(path);
+    Tensor expected = formats::load_npy(path);
     ASSERT_EQ(named[key].sizes(), expected.sizes()) << key;
     EXPECT_LE(max_abs_diff(named[key], expected, in.attention_mask, bdim), 1e-4)
         << GetParam() << " " << key;
@@ -110,12 +110,12 @@ std::string load_error(const fs::path& dir) {
 
 TEST(FromPretrained, MissingTensorWrongShapeAndBadConfigAreNamed) {
   fs::path dir = scratch_copy("qwen3");
-  auto sf = SafetensorsFile::open((dir / "model.safetensors").string());
+  auto sf = formats::SafetensorsFile::open((dir / "model.safetensors").string());
   std::map<std::string, Tensor> tensors;
   for (const auto& [name, e] : sf.entries()) tensors[name] = clone(sf.tensor(name));
   auto rewrite = [&](std::map<std::string, Tensor> t) {
     fs::remove(dir / "model.safetensors");
-    save_safetensors((dir / "model.safetensors").string(), t);
+    formats::save_safetensors((dir / "model.safetensors").string(), t);
   };
 
   auto missing = tensors;
@@ -157,11 +157,11 @@ TEST(FromPretrained, Bfloat16ComputeStaysCloseToFloat32Reference) {
   auto model = from_pretrained(dir, LoadOptions{DType::BF16});
   EXPECT_EQ(model->state_dict().at("model.norm.weight").dtype(), DType::BF16);
   ModelInputs in;
-  in.input_ids = load_npy(dir + "/input_ids.npy");
-  in.attention_mask = load_npy(dir + "/attention_mask.npy");
+  in.input_ids = formats::load_npy(dir + "/input_ids.npy");
+  in.attention_mask = formats::load_npy(dir + "/attention_mask.npy");
   Tensor logits = model->forward(in).logits;
   EXPECT_EQ(logits.dtype(), DType::BF16);
-  Tensor expected = load_npy(dir + "/logits.npy");
+  Tensor expected = formats::load_npy(dir + "/logits.npy");
   ingot::testing::expect_close(logits, ingot::testing::values(expected), 0.08, 0.05, "bf16 logits");
   Tensor agree = eq(argmax(logits, -1), argmax(expected, -1));
   EXPECT_GE(sum(agree).item<int64_t>(), 16) << "of 18 positions";

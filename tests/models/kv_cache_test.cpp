@@ -5,8 +5,8 @@
 #include "../decoder_fixtures.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 
 namespace ingot::models {
 namespace {
@@ -22,7 +22,7 @@ class KVCacheDecoding : public ::testing::TestWithParam<std::string> {};
 TEST_P(KVCacheDecoding, PrefillThenStepsMatchFullForward) {
   const std::string dir = ingot::testing::fixture_path("models/" + GetParam());
   auto model = from_pretrained(dir);
-  Tensor ids = slice(load_npy(dir + "/input_ids.npy"), 0, 0, 1);  // [1, 9], no padding
+  Tensor ids = slice(formats::load_npy(dir + "/input_ids.npy"), 0, 0, 1);  // [1, 9], no padding
   const int64_t n = ids.size(1), prompt = kPrompt;
   ModelInputs full;
   full.input_ids = ids;
@@ -48,7 +48,7 @@ TEST_P(KVCacheDecoding, PrefillThenStepsMatchFullForward) {
 TEST_P(KVCacheDecoding, StaticCacheBlocksMatchFullForward) {
   const std::string dir = ingot::testing::fixture_path("models/" + GetParam());
   auto model = from_pretrained(dir);
-  Tensor ids = slice(load_npy(dir + "/input_ids.npy"), 0, 0, 1);  // [1, 9], no padding
+  Tensor ids = slice(formats::load_npy(dir + "/input_ids.npy"), 0, 0, 1);  // [1, 9], no padding
   const int64_t n = ids.size(1), max_len = 12;
   ModelInputs full;
   full.input_ids = ids;

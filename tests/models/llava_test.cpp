@@ -6,7 +6,7 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
 
@@ -20,7 +20,7 @@ std::string llava_dir() {
   return fixture_path("vlm/llava");
 }
 Tensor fixture(const std::string& name) {
-  return load_npy(llava_dir() + "/" + name + ".npy");
+  return formats::load_npy(llava_dir() + "/" + name + ".npy");
 }
 
 

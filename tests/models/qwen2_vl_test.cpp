@@ -8,7 +8,7 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
@@ -23,7 +23,7 @@ std::string qwen_dir() {
   return fixture_path("vlm/qwen2_vl");
 }
 Tensor fixture(const std::string& name) {
-  return load_npy(qwen_dir() + "/" + name + ".npy");
+  return formats::load_npy(qwen_dir() + "/" + name + ".npy");
 }
 
 std::shared_ptr<VisionLanguageModel> load_qwen() {

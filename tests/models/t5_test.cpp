@@ -12,8 +12,8 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 
@@ -24,7 +24,7 @@ using ingot::testing::fixture_path;
 using ingot::testing::max_abs_diff;
 
 Tensor fixture(const std::string& model, const std::string& name) {
-  return load_npy(fixture_path("encdec/" + model + "/" + name + ".npy"));
+  return formats::load_npy(fixture_path("encdec/" + model + "/" + name + ".npy"));
 }
 
 std::shared_ptr<EncoderDecoderModel> load(const std::string& model) {

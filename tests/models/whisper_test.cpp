@@ -16,8 +16,8 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/whisper_features.h"
+#include "ingot/formats/npy.h"
+#include "ingot/media/whisper_features.h"
 #include "ingot/models/whisper_generation.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -82,20 +82,20 @@ TEST(Whisper, EncoderEqualsTransformers) {
   auto m = load();
   EXPECT_EQ(m->config().num_mel_bins, 16);
   EXPECT_EQ(m->config().input_frames(), 100);
-  Tensor enc = m->encode(load_npy(wfile("input_features.npy")));
+  Tensor enc = m->encode(formats::load_npy(wfile("input_features.npy")));
   ASSERT_EQ(enc.sizes(), (IntShape{1, 50, 32}));
-  EXPECT_LE(max_abs_diff(enc, load_npy(wfile("encoder_hidden.npy"))), kTol);
+  EXPECT_LE(max_abs_diff(enc, formats::load_npy(wfile("encoder_hidden.npy"))), kTol);
 }
 
 TEST(Whisper, DecoderLogitsEqualTransformers) {
   auto m = load();
-  const Tensor expected = load_npy(wfile("logits.npy"));  // [1, prompt + 19, vocab]
-  const std::vector<int64_t> prompt = ids_of(load_npy(wfile("decoder_input_ids.npy")));
+  const Tensor expected = formats::load_npy(wfile("logits.npy"));  // [1, prompt + 19, vocab]
+  const std::vector<int64_t> prompt = ids_of(formats::load_npy(wfile("decoder_input_ids.npy")));
   std::vector<int64_t> ids = prompt;
-  const std::vector<int64_t> gen = ids_of(load_npy(wfile("greedy.npy")));
+  const std::vector<int64_t> gen = ids_of(formats::load_npy(wfile("greedy.npy")));
   ids.insert(ids.end(), gen.begin(), gen.end() - 1);
   ModelInputs in;
-  in.input_features = load_npy(wfile("input_features.npy"));
+  in.input_features = formats::load_npy(wfile("input_features.npy"));
   in.decoder_input_ids = ids_tensor(ids);
   const double full_diff = max_abs_diff(m->forward(in).logits, expected);
   EXPECT_LE(full_diff, kTol);
@@ -120,7 +120,7 @@ TEST(Whisper, DecoderLogitsEqualTransformers) {
 TEST(Whisper, DecoderPromptsEqualTransformers) {
   auto m = load();
   const CrossAttentionCache cross =
-      m->cross_attention_cache(m->encode(load_npy(wfile("input_features.npy"))));
+      m->cross_attention_cache(m->encode(formats::load_npy(wfile("input_features.npy"))));
   int detections = 0;
   auto first = [&] {
     ++detections;
@@ -143,7 +143,7 @@ TEST(Whisper, DecoderPromptsEqualTransformers) {
   EXPECT_EQ(detections, 2);  // the two cases without a language or forced ids
   // The fixture's own file: <|de|> transcribe, no timestamps.
   const auto g = WhisperGenerationConfig::from_folder(wdir());
-  EXPECT_EQ(g.decoder_prompt(), ids_of(load_npy(wfile("decoder_input_ids.npy"))));
+  EXPECT_EQ(g.decoder_prompt(), ids_of(formats::load_npy(wfile("decoder_input_ids.npy"))));
   // Errors: an unknown language, a language the model lacks, detection without the audio.
   nlohmann::json j = base;
   j["language"] = "klingon";
@@ -162,13 +162,13 @@ TEST(Whisper, DecoderPromptsEqualTransformers) {
 TEST(Whisper, GreedyEqualsTransformersGenerate) {
   auto m = load();
   const auto g = WhisperGenerationConfig::from_folder(wdir());
-  const std::vector<int64_t> expected = ids_of(load_npy(wfile("greedy.npy")));
+  const std::vector<int64_t> expected = ids_of(formats::load_npy(wfile("greedy.npy")));
   ASSERT_GE(expected.size(), 16u);
-  EXPECT_EQ(greedy(*m, load_npy(wfile("input_features.npy")), g, int64_t(expected.size())),
+  EXPECT_EQ(greedy(*m, formats::load_npy(wfile("input_features.npy")), g, int64_t(expected.size())),
             expected);
   // From the raw audio: stereo float32 at 8 kHz through ingot's feature extractor.
-  const WhisperFeatureExtractor fe = WhisperFeatureExtractor::from_folder(wdir());
-  const std::vector<int64_t> expected8 = ids_of(load_npy(wfile("greedy_8k.npy")));
+  const media::WhisperFeatureExtractor fe = media::WhisperFeatureExtractor::from_folder(wdir());
+  const std::vector<int64_t> expected8 = ids_of(formats::load_npy(wfile("greedy_8k.npy")));
   EXPECT_EQ(greedy(*m, fe.preprocess_file(fixture_path("whisper/stereo8k.wav")), g,
                    int64_t(expected8.size())),
             expected8);
@@ -182,10 +182,12 @@ TEST(Whisper, SuppressListsMatter) {
   // lists change the result, so the test above checks them.
   auto m = load();
   auto g = WhisperGenerationConfig::from_folder(wdir());
-  const std::vector<int64_t> with = greedy(*m, load_npy(wfile("input_features.npy")), g, 20);
+  const std::vector<int64_t> with =
+      greedy(*m, formats::load_npy(wfile("input_features.npy")), g, 20);
   g.suppress_tokens.clear();
   g.begin_suppress_tokens.clear();
-  const std::vector<int64_t> without = greedy(*m, load_npy(wfile("input_features.npy")), g, 20);
+  const std::vector<int64_t> without =
+      greedy(*m, formats::load_npy(wfile("input_features.npy")), g, 20);
   EXPECT_NE(with, without);
 }
 
@@ -200,7 +202,7 @@ TEST(Whisper, InputFeatureShapeErrorsNameTheInput) {
   }
   EXPECT_THROW(m->encode(zeros({1, 80, 100}, DType::F32)), ShapeError);
   ModelInputs in;
-  in.input_features = load_npy(wfile("input_features.npy"));
+  in.input_features = formats::load_npy(wfile("input_features.npy"));
   EXPECT_THROW(m->forward(in), ValueError);  // no decoder_input_ids
 }
 

@@ -4,7 +4,7 @@
 // tools/reference/make_tune_fixtures.py).
 #include <cmath>
 
-#include "ingot/models/safetensors.h"
+#include "ingot/formats/safetensors.h"
 #include "op_test_util.h"
 
 namespace ingot {
@@ -76,8 +76,8 @@ TEST(UpsampleBilinear2d, AlignCornersKeepsCornersAndInterpolatesLinearly) {
 }
 
 TEST(UpsampleBilinear2d, MatchesPyTorchInterpolate) {
-  auto file =
-      models::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/upsample.safetensors");
+  auto file = formats::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) +
+                                             "/tune/upsample.safetensors");
   Tensor x = file.tensor("input");  // [2, 3, 4, 5]
   for (bool align : {true, false}) {
     for (auto [oh, ow] : {std::pair<int64_t, int64_t>{7, 9}, {3, 2}}) {

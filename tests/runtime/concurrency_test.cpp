@@ -10,7 +10,7 @@
 
 #include "../models/fixture_path.h"
 #include "ingot/export/serialize.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/runtime/generator.h"
 
 namespace ingot {
@@ -44,13 +44,13 @@ TEST(Concurrency, GeneratorsOverOneLoadedDirectoryGiveTheSequentialTokens) {
   g.multi_token_decode = false;  // prefill + decode: two programs shared
   const fs::path dir =
       fs::temp_directory_path() / ("ingot_concurrency_" + std::to_string(::getpid()));
-  exporters::save_generation_directory(
-      exporters::NativeExporter().export_for_generation(*model, exporters::NativeExportConfig(), g),
-      dir.string(), testing::fixture_path("models/llama"), model->architecture(), g);
+  exporters::NativeExporter()
+      .export_for_generation(*model, exporters::NativeExportConfig(), g)
+      .save(dir.string(), testing::fixture_path("models/llama"));
   // The components loaded once (weights mapped once); every Generator below shares them.
-  std::map<std::string, ExportedProgram> components;
+  runtime::GenerationPackage components{generation::GenerationManifest::read(dir.string()), {}};
   for (const char* name : {"prefill", "decode"}) {
-    components.emplace(name, load((dir / (std::string(name) + ".ingot")).string()));
+    components.programs.emplace(name, load((dir / (std::string(name) + ".ingot")).string()));
   }
   const std::vector<Request> rs = requests();
   std::vector<std::vector<int64_t>> sequential;

@@ -12,9 +12,9 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
@@ -30,14 +30,14 @@ std::string dir_of(const std::string& model) {
   return testing::fixture_path("encdec/" + model);
 }
 Tensor fixture(const std::string& model, const std::string& name) {
-  return models::load_npy(dir_of(model) + "/" + name + ".npy");
+  return formats::load_npy(dir_of(model) + "/" + name + ".npy");
 }
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
   return std::vector<int64_t>(c.data<int64_t>(), c.data<int64_t>() + c.numel());
 }
 
-using Artifacts = std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>;
+using Artifacts = exporters::GenerationExport;
 
 class T5Generation : public ::testing::TestWithParam<std::string> {
  protected:
@@ -47,12 +47,12 @@ class T5Generation : public ::testing::TestWithParam<std::string> {
     ASSERT_NE(model_, nullptr);
     exporters::GenerationExportOptions o;
     o.max_cache_len = 32;
+    o.model_folder = dir_of(GetParam());  // the decoder prompt from its generation_config.json
     artifacts_ = exporters::NativeExporter().export_for_generation(
         *model_, exporters::NativeExportConfig(), o);
   }
   runtime::Generator generator() {
-    runtime::Generator gen(exporters::programs_of(artifacts_));
-    gen.set_encoder_decoder("input_ids", model_->decoder_prompt(dir_of(GetParam())));
+    runtime::Generator gen(artifacts_.package());
     return gen;
   }
   static runtime::GenerateOptions greedy() {
@@ -137,11 +137,7 @@ TEST_P(T5Generation, OtherSourceLengthsDecodeLikeTheEagerModel) {
 TEST_P(T5Generation, SavedDirectoryGeneratesTheSameIds) {
   const fs::path dir = fs::temp_directory_path() / ("ingot_encdec_" + GetParam());
   fs::remove_all(dir);
-  exporters::GenerationExportOptions o;
-  o.max_cache_len = 32;
-  o.multi_token_decode = true;
-  exporters::save_generation_directory(artifacts_, dir.string(), dir_of(GetParam()),
-                                       model_->architecture(), o, model_.get());
+  artifacts_.save(dir.string(), dir_of(GetParam()));
   std::ifstream f(dir / "manifest.json");
   const nlohmann::json manifest = nlohmann::json::parse(f);
   EXPECT_EQ(manifest["pipeline"]["kind"], "encoder-decoder");
@@ -168,10 +164,12 @@ TEST_P(T5Generation, ErrorsNameWhatIsMissing) {
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("input_ids"), std::string::npos) << e.what();
   }
-  std::map<std::string, ExportedProgram> decode_only{{"decode", artifacts_.at("decode")->program}};
-  runtime::Generator bare(decode_only);
+  // A manifest whose encoder-decoder pipeline lacks the encoder is refused at construction.
+  runtime::GenerationPackage decode_only = artifacts_.package();
+  decode_only.programs.erase("encoder");
+  decode_only.manifest.components.erase("encoder");
   try {
-    bare.set_encoder_decoder("input_ids", {0});
+    runtime::Generator bare(std::move(decode_only));
     FAIL() << "expected a ValueError";
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("'encoder'"), std::string::npos) << e.what();

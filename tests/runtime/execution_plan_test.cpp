@@ -10,7 +10,7 @@
 
 #include "../models/fixture_path.h"
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
 #include "ingot/runtime/program_module.h"
@@ -20,10 +20,11 @@ namespace {
 
 using exporters::GenerationExportOptions;
 
-std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedModel& model,
-                                                             const GenerationExportOptions& o) {
-  return exporters::programs_of(
-      exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(), o));
+runtime::GenerationPackage export_for_generation(models::PretrainedModel& model,
+                                                 const GenerationExportOptions& o) {
+  return (exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(),
+                                                            o))
+      .package();
 }
 
 // Same dtype, sizes and bytes.

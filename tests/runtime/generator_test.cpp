@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../export/export_test_util.h"
 #include "../decoder_fixtures.h"
+#include "../export/export_test_util.h"
 #include "../models/fixture_path.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/generation/generate.h"
-#include "ingot/models/npy.h"
 
 namespace ingot {
 namespace {
@@ -20,16 +20,18 @@ using exporters::decompose_for_generation;
 using exporters::GenerationExportOptions;
 
 // The native components of the framework's export_for_generation / export_captured.
-std::map<std::string, ExportedProgram> export_for_generation(models::PretrainedModel& model,
-                                                             const GenerationExportOptions& o) {
-  return exporters::programs_of(
-      exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(), o));
+runtime::GenerationPackage export_for_generation(models::PretrainedModel& model,
+                                                 const GenerationExportOptions& o) {
+  return (exporters::NativeExporter().export_for_generation(model, exporters::NativeExportConfig(),
+                                                            o))
+      .package();
 }
-std::map<std::string, ExportedProgram> export_captured(
+runtime::GenerationPackage export_captured(
     models::PretrainedModel& model, const std::map<std::string, exporters::CapturedCall>& calls,
     const GenerationExportOptions& o) {
-  return exporters::programs_of(exporters::NativeExporter().export_captured(
-      model, calls, exporters::NativeExportConfig(), o));
+  return (exporters::NativeExporter().export_captured(model, calls, exporters::NativeExportConfig(),
+                                                      o))
+      .package();
 }
 
 std::vector<int64_t> ints(const Tensor& t) {
@@ -48,8 +50,8 @@ TEST_P(GeneratorTest, GreedyTokensEqualTransformers) {
   const Case c = GetParam();
   const std::string fixtures = testing::fixture_path(std::string("generation/") + c.model);
   auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + c.model));
-  std::vector<int64_t> prompt = ints(models::load_npy(fixtures + "/prompt.npy"));
-  std::vector<int64_t> expected = ints(models::load_npy(fixtures + "/greedy.npy"));
+  std::vector<int64_t> prompt = ints(formats::load_npy(fixtures + "/prompt.npy"));
+  std::vector<int64_t> expected = ints(formats::load_npy(fixtures + "/greedy.npy"));
   // The fixture holds prompt + new tokens.
   if (expected.size() > prompt.size() &&
       std::equal(prompt.begin(), prompt.end(), expected.begin())) {
@@ -235,9 +237,9 @@ TEST(Generator, RepetitionPenaltyEqualsTransformers) {
     SCOPED_TRACE(name);
     const std::string fixtures = testing::fixture_path(std::string("generation/") + name);
     auto model = models::from_pretrained(testing::fixture_path(std::string("models/") + name));
-    std::vector<int64_t> prompt = ints(models::load_npy(fixtures + "/prompt.npy"));
-    std::vector<int64_t> expected = ints(models::load_npy(fixtures + "/penalty.npy"));
-    std::vector<int64_t> plain = ints(models::load_npy(fixtures + "/greedy.npy"));
+    std::vector<int64_t> prompt = ints(formats::load_npy(fixtures + "/prompt.npy"));
+    std::vector<int64_t> expected = ints(formats::load_npy(fixtures + "/penalty.npy"));
+    std::vector<int64_t> plain = ints(formats::load_npy(fixtures + "/greedy.npy"));
     expected.erase(expected.begin(), expected.begin() + long(prompt.size()));
     plain.erase(plain.begin(), plain.begin() + long(prompt.size()));
     GenerationExportOptions o;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ingot/export/pt2/reader.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -59,19 +59,19 @@ TEST_P(Pt2RunTest, OutputsEqualTorch) {
     std::vector<Tensor> inputs;
     for (const auto& name : manifest["inputs"]) {
       if (c["inputs"].contains(name.get<std::string>()))
-        inputs.push_back(models::load_npy(
+        inputs.push_back(formats::load_npy(
             (dir / c["inputs"][name.get<std::string>()].get<std::string>()).string()));
     }
     const std::vector<Tensor> out = mod.run(inputs);
     ASSERT_EQ(out.size(), c["outputs"].size());
     for (size_t j = 0; j < out.size(); ++j) {
-      const Tensor want = models::load_npy((dir / c["outputs"][j].get<std::string>()).string());
+      const Tensor want = formats::load_npy((dir / c["outputs"][j].get<std::string>()).string());
       EXPECT_EQ(out[j].dtype(), want.dtype()) << "output " << j;
       EXPECT_LE(max_diff(out[j], want), 1e-5)
           << GetParam().name << " output " << j << " at " << inputs[0].shape_string();
     }
     for (const auto& [buffer, file] : c["buffers"].items()) {
-      const Tensor want = models::load_npy((dir / file.get<std::string>()).string());
+      const Tensor want = formats::load_npy((dir / file.get<std::string>()).string());
       EXPECT_LE(max_diff(mod.buffer(buffer), want), 1e-5)
           << GetParam().name << " buffer " << buffer;
     }

@@ -16,7 +16,7 @@
 #include "ingot/export/export.h"
 #include "ingot/export/pt2/reader.h"
 #include "ingot/export/pt2/writer.h"
-#include "ingot/models/npy.h"
+#include "ingot/formats/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 #include "pt2_torch_check.h"
@@ -197,13 +197,13 @@ void write_case(const ExportedProgram& ep, const std::vector<Tensor>& in,
   const auto& top = ep.in_spec.children;
   if (top.size() == 1 && !top[0].keys.empty() && !top[0].is_leaf()) {
     for (size_t i = 0; i < top[0].keys.size(); ++i)
-      models::save_npy((dir / "in" / ("kw_" + top[0].keys[i] + ".npy")).string(), in.at(t++));
+      formats::save_npy((dir / "in" / ("kw_" + top[0].keys[i] + ".npy")).string(), in.at(t++));
   } else {
     for (size_t i = 0; i < top.size(); ++i) {
       const TreeSpec& s = top[i];
       const bool tensor = s.type == "tensor" || (s.type == "optional" && !s.children.empty());
       if (tensor)
-        models::save_npy((dir / "in" / (std::to_string(i) + "_x.npy")).string(), in.at(t++));
+        formats::save_npy((dir / "in" / (std::to_string(i) + "_x.npy")).string(), in.at(t++));
       else
         std::ofstream(dir / "in" / (std::to_string(i) + "_x.json"))
             << testing::pt2::static_json(s.value);
@@ -211,7 +211,7 @@ void write_case(const ExportedProgram& ep, const std::vector<Tensor>& in,
   }
   ASSERT_EQ(t, in.size()) << "the input tree has " << t << " tensors, the set " << in.size();
   for (size_t j = 0; j < want.size(); ++j)
-    models::save_npy((dir / "want" / (std::to_string(j) + ".npy")).string(), want[j]);
+    formats::save_npy((dir / "want" / (std::to_string(j) + ".npy")).string(), want[j]);
 }
 
 TEST(Pt2WriteSeedsTorch, EverySeedProgramRunsInTorchEqualToIngot) {

@@ -17,8 +17,8 @@
 #include "ingot/export/pt2/reader.h"
 #include "ingot/export/pt2/writer.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 #include "pt2_torch_check.h"
@@ -50,7 +50,7 @@ std::vector<Tensor> case_inputs(const std::string& name, const nlohmann::json& c
   for (const auto& n : m["inputs"]) {
     const std::string s = n.get<std::string>();
     if (c["inputs"].contains(s))
-      in.push_back(models::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string()));
+      in.push_back(formats::load_npy((kDir / name / c["inputs"][s].get<std::string>()).string()));
   }
   return in;
 }
@@ -78,7 +78,7 @@ TEST(Pt2Write, FixturesRoundTripThroughTheWriter) {
         ASSERT_EQ(out.size(), c["outputs"].size()) << name;
         for (size_t j = 0; j < out.size(); ++j) {
           const Tensor want =
-              models::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
+              formats::load_npy((kDir / name / c["outputs"][j].get<std::string>()).string());
           EXPECT_LE(max_diff(out[j], want), 1e-5) << name << "/" << archive << " output " << j;
         }
       }
@@ -168,7 +168,7 @@ TEST(Pt2WriteTorch, RewrittenFixturesEqualTorch) {
         for (size_t i = 0; i < ep.in_spec.children.size(); ++i) {
           const TreeSpec& s = ep.in_spec.children[i];
           if (s.type == "tensor") {
-            models::save_npy((cd / "in" / (std::to_string(i) + "_x.npy")).string(), in.at(t++));
+            formats::save_npy((cd / "in" / (std::to_string(i) + "_x.npy")).string(), in.at(t++));
           } else {
             std::ofstream(cd / "in" / (std::to_string(i) + "_x.json")) << static_json(s.value);
           }

@@ -14,8 +14,8 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
-#include "ingot/exporters/generation_directory.h"
-#include "ingot/models/npy.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/nn/static_cache.h"
@@ -33,7 +33,7 @@ std::string qwen_dir() {
   return testing::fixture_path("vlm/qwen2_vl");
 }
 Tensor fixture(const std::string& name) {
-  return models::load_npy(qwen_dir() + "/" + name + ".npy");
+  return formats::load_npy(qwen_dir() + "/" + name + ".npy");
 }
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
@@ -46,9 +46,8 @@ class Qwen2VLGeneration : public ::testing::Test {
     model_ = models::from_pretrained(qwen_dir());
     exporters::GenerationExportOptions o;
     o.max_cache_len = 160;
-    artifacts_ = new std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>(
-        exporters::NativeExporter().export_for_generation(*model_, exporters::NativeExportConfig(),
-                                                          o));
+    artifacts_ = new exporters::GenerationExport(exporters::NativeExporter().export_for_generation(
+        *model_, exporters::NativeExportConfig(), o));
   }
   static void TearDownTestSuite() {
     delete artifacts_;
@@ -62,19 +61,13 @@ class Qwen2VLGeneration : public ::testing::Test {
     go.max_new_tokens = 20;
     return go;
   }
-  static runtime::Generator generator() {
-    runtime::Generator gen(exporters::programs_of(*artifacts_));
-    auto vlm = std::dynamic_pointer_cast<models::VisionLanguageModel>(model_);
-    gen.set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight(),
-                            vlm->patch_input()->spatial_merge_size, vlm->multimodal_rope());
-    return gen;
-  }
+  static runtime::Generator generator() { return runtime::Generator(artifacts_->package()); }
 
   static std::shared_ptr<models::PretrainedModel> model_;
-  static std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>* artifacts_;
+  static exporters::GenerationExport* artifacts_;
 };
 std::shared_ptr<models::PretrainedModel> Qwen2VLGeneration::model_;
-std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>* Qwen2VLGeneration::artifacts_;
+exporters::GenerationExport* Qwen2VLGeneration::artifacts_;
 
 TEST_F(Qwen2VLGeneration, ComponentsHaveTheSeedNamesWithoutAProjector) {
   std::vector<std::string> names;
@@ -143,10 +136,7 @@ TEST_F(Qwen2VLGeneration, MismatchedInputsAreClearErrors) {
 TEST_F(Qwen2VLGeneration, SavedDirectoryHasThePipelineAndGeneratesTheSameIds) {
   const fs::path dir =
       fs::temp_directory_path() / ("ingot_qwen2vl_gen_" + std::to_string(::getpid()));
-  exporters::GenerationExportOptions o;
-  o.max_cache_len = 160;
-  exporters::save_generation_directory(*artifacts_, dir.string(), qwen_dir(),
-                                       model_->architecture(), o, model_.get());
+  artifacts_->save(dir.string(), qwen_dir());
   std::ifstream f(dir / "manifest.json");
   const nlohmann::json manifest = nlohmann::json::parse(f);
   const nlohmann::json& p = manifest.at("pipeline");

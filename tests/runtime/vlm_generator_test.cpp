@@ -11,8 +11,8 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
-#include "ingot/exporters/generation_directory.h"
-#include "ingot/models/npy.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -29,7 +29,7 @@ std::string llava_dir() {
   return testing::fixture_path("vlm/llava");
 }
 Tensor fixture(const std::string& name) {
-  return models::load_npy(llava_dir() + "/" + name + ".npy");
+  return formats::load_npy(llava_dir() + "/" + name + ".npy");
 }
 
 std::vector<int64_t> ints(const Tensor& t) {
@@ -43,9 +43,8 @@ class LlavaGeneration : public ::testing::Test {
     model_ = models::from_pretrained(llava_dir());
     exporters::GenerationExportOptions o;
     o.max_cache_len = 64;
-    artifacts_ = new std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>(
-        exporters::NativeExporter().export_for_generation(*model_, exporters::NativeExportConfig(),
-                                                          o));
+    artifacts_ = new exporters::GenerationExport(exporters::NativeExporter().export_for_generation(
+        *model_, exporters::NativeExportConfig(), o));
   }
   static void TearDownTestSuite() {
     delete artifacts_;
@@ -61,10 +60,10 @@ class LlavaGeneration : public ::testing::Test {
   }
 
   static std::shared_ptr<models::PretrainedModel> model_;
-  static std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>* artifacts_;
+  static exporters::GenerationExport* artifacts_;
 };
 std::shared_ptr<models::PretrainedModel> LlavaGeneration::model_;
-std::map<std::string, std::unique_ptr<exporters::ExportArtifact>>* LlavaGeneration::artifacts_;
+exporters::GenerationExport* LlavaGeneration::artifacts_;
 
 TEST_F(LlavaGeneration, ComponentsHaveTheSeedNames) {
   std::vector<std::string> names;
@@ -103,9 +102,7 @@ TEST_F(LlavaGeneration, LanguageModelAndLmHeadMatchTransformers) {
 }
 
 TEST_F(LlavaGeneration, GreedyIdsEqualTransformers) {
-  runtime::Generator gen(exporters::programs_of(*artifacts_));
-  auto vlm = std::dynamic_pointer_cast<models::VisionLanguageModel>(model_);
-  gen.set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight());
+  runtime::Generator gen(artifacts_->package());
   const std::vector<int64_t> prompt = ints(fixture("input_ids"));
   EXPECT_EQ(gen.generate(prompt, fixture("pixel_values"), greedy()), ints(fixture("greedy")));
   // Twice: the cache is reset between generations.
@@ -123,9 +120,7 @@ TEST(LlavaGenerationOptions, DynamicCacheLengthAndSeparatePrefill) {
   auto artifacts =
       exporters::NativeExporter().export_for_generation(*model, exporters::NativeExportConfig(), o);
   EXPECT_TRUE(artifacts.contains("prefill"));
-  runtime::Generator gen(exporters::programs_of(artifacts), /*max_cache_len=*/50);
-  auto vlm = std::dynamic_pointer_cast<models::VisionLanguageModel>(model);
-  gen.set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight());
+  runtime::Generator gen(artifacts.package(), /*max_cache_len=*/50);
   EXPECT_EQ(gen.max_cache_len(), 50);
   runtime::GenerateOptions go;
   go.max_new_tokens = 20;
@@ -136,10 +131,7 @@ TEST(LlavaGenerationOptions, DynamicCacheLengthAndSeparatePrefill) {
 TEST_F(LlavaGeneration, SavedDirectoryHasThePipelineAndGeneratesTheSameIds) {
   const fs::path dir =
       fs::temp_directory_path() / ("ingot_llava_gen_" + std::to_string(::getpid()));
-  exporters::GenerationExportOptions o;
-  o.max_cache_len = 64;
-  exporters::save_generation_directory(*artifacts_, dir.string(), llava_dir(),
-                                       model_->architecture(), o, model_.get());
+  artifacts_->save(dir.string(), llava_dir());
   std::ifstream f(dir / "manifest.json");
   const nlohmann::json manifest = nlohmann::json::parse(f);
   EXPECT_EQ(manifest["pipeline"]["kind"], "vision-language");

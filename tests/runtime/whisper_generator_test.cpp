@@ -15,10 +15,10 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
+#include "ingot/media/whisper_features.h"
 #include "ingot/models/encoder_decoder.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/whisper_features.h"
 #include "ingot/models/whisper_generation.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -35,7 +35,7 @@ std::string wdir() {
   return testing::fixture_path("whisper/whisper");
 }
 Tensor fixture(const std::string& name) {
-  return models::load_npy(wdir() + "/" + name + ".npy");
+  return formats::load_npy(wdir() + "/" + name + ".npy");
 }
 std::vector<int64_t> ints(const Tensor& t) {
   Tensor c = contiguous(to(t, DType::I64));
@@ -50,12 +50,12 @@ class WhisperGeneration : public ::testing::Test {
     ASSERT_NE(model_, nullptr);
     exporters::GenerationExportOptions o;
     o.max_cache_len = 32;
+    o.model_folder = wdir();  // the decoder prompt from its generation_config.json
     artifacts_ = exporters::NativeExporter().export_for_generation(
         *model_, exporters::NativeExportConfig(), o);
   }
   runtime::Generator generator() {
-    runtime::Generator gen(exporters::programs_of(artifacts_));
-    gen.set_encoder_decoder("input_features", model_->decoder_prompt(wdir()));
+    runtime::Generator gen(artifacts_.package());
     return gen;
   }
   static runtime::GenerateOptions greedy() {
@@ -68,7 +68,7 @@ class WhisperGeneration : public ::testing::Test {
     return go;
   }
   std::shared_ptr<models::EncoderDecoderModel> model_;
-  std::map<std::string, std::unique_ptr<exporters::ExportArtifact>> artifacts_;
+  exporters::GenerationExport artifacts_;
 };
 
 TEST_F(WhisperGeneration, ComponentsAndProgramsMatchTransformers) {
@@ -98,7 +98,7 @@ TEST_F(WhisperGeneration, GreedyIdsEqualTransformers) {
   ASSERT_GE(expected.size(), 16u);
   EXPECT_EQ(gen.generate_from_encoder_input(fixture("input_features"), greedy()), expected);
   // The raw audio through ingot's feature extractor.
-  const auto fe = models::WhisperFeatureExtractor::from_folder(wdir());
+  const auto fe = media::WhisperFeatureExtractor::from_folder(wdir());
   EXPECT_EQ(gen.generate_from_encoder_input(
                 fe.preprocess_file(testing::fixture_path("whisper/speech16k.wav")), greedy()),
             expected);
@@ -111,10 +111,7 @@ TEST_F(WhisperGeneration, SavedDirectoryGeneratesTheSameIds) {
   const fs::path dir =
       fs::temp_directory_path() / ("ingot_whisper_gen_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  exporters::GenerationExportOptions o;
-  o.max_cache_len = 32;
-  exporters::save_generation_directory(artifacts_, dir.string(), wdir(), model_->architecture(), o,
-                                       model_.get());
+  artifacts_.save(dir.string(), wdir());
   std::ifstream f(dir / "manifest.json");
   const nlohmann::json manifest = nlohmann::json::parse(f);
   EXPECT_EQ(manifest["pipeline"]["kind"], "encoder-decoder");

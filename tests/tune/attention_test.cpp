@@ -72,7 +72,7 @@ class TuneAttention : public ::testing::Test {
     return full(x.sizes(), std::numeric_limits<float>::quiet_NaN(), DType::F32);
   }
 
-  models::SafetensorsFile file_;
+  formats::SafetensorsFile file_;
   std::shared_ptr<nn::Linear> q_proj_ = linear("q_proj", kEmbed, kHeads* kHeadDim);
   std::shared_ptr<nn::Linear> k_proj_ = linear("k_proj", kEmbed, kKvHeads* kHeadDim);
   std::shared_ptr<nn::Linear> v_proj_ = linear("v_proj", kEmbed, kKvHeads* kHeadDim);

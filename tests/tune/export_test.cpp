@@ -13,7 +13,7 @@
 
 #include "export/export_test_util.h"
 #include "ingot/export/serialize.h"
-#include "ingot/models/safetensors.h"
+#include "ingot/formats/safetensors.h"
 #include "ingot/runtime/program_module.h"
 #include "ingot/tune/export_attention.h"
 #include "ingot/tune/export_position_embeddings.h"
@@ -28,8 +28,8 @@ using ingot::testing::rand_tensor;
 constexpr double kTol = 1e-5;
 constexpr int64_t kEmbed = 64, kCacheLen = 128;
 
-models::SafetensorsFile fixture(const std::string& name) {
-  return models::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/" + name);
+formats::SafetensorsFile fixture(const std::string& name) {
+  return formats::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/" + name);
 }
 
 MultiHeadAttentionArgs fixture_args() {

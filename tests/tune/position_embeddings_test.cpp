@@ -33,7 +33,7 @@ class TunePositionEmbeddings : public ::testing::Test {
     const int64_t n = int64_t(hw.size()) / 2;
     return Tensor::from_vector<int64_t>(hw, {n, 2});
   }
-  models::SafetensorsFile file_;
+  formats::SafetensorsFile file_;
 };
 
 TEST_F(TunePositionEmbeddings, TileEmbeddingMatchesPyTorchOnMixedAspectRatios) {

@@ -8,12 +8,12 @@
 #include <string>
 
 #include "../ops/op_test_util.h"
-#include "ingot/models/safetensors.h"
+#include "ingot/formats/safetensors.h"
 
 namespace ingot::tune::testing {
 
-inline models::SafetensorsFile tune_fixture(const std::string& name) {
-  return models::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/" + name);
+inline formats::SafetensorsFile tune_fixture(const std::string& name) {
+  return formats::SafetensorsFile::open(std::string(INGOT_FIXTURES_DIR) + "/tune/" + name);
 }
 
 // max |a - b| over all elements (shapes must match; NaN counts as infinitely far).

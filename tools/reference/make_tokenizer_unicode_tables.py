@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates src/ingot/models/tokenizer/unicode_tables.cpp: the Unicode character data that
+"""Generates src/ingot/text/tokenizer/unicode_tables.cpp: the Unicode character data that
 ingot's tokenizers need to behave exactly like the Hugging Face `tokenizers` package.
 
 The tables are *probed from the reference implementation itself* (the `tokenizers` wheel),
@@ -156,7 +156,7 @@ def write(tables, lowercase, nfd_map, nfkd_map, ccc, compositions):
         f"{tokenizers.__version__}",
         f"// and Python unicodedata {unicodedata.unidata_version}. Do not edit by hand.",
         "// clang-format off",
-        '#include "ingot/models/tokenizer/unicode_tables.h"',
+        '#include "ingot/text/tokenizer/unicode_tables.h"',
         "",
         "namespace ingot::models::tokenizer::tables {",
         "",

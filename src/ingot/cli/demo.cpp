@@ -8,8 +8,8 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::cli {
@@ -69,14 +69,14 @@ int run_demo(int argc, char** argv) {
     double load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     models::ModelInputs in;
-    in.input_ids = models::load_npy((dir / "input_ids.npy").string());
-    in.attention_mask = models::load_npy((dir / "attention_mask.npy").string());
+    in.input_ids = formats::load_npy((dir / "input_ids.npy").string());
+    in.attention_mask = formats::load_npy((dir / "attention_mask.npy").string());
     if (fs::exists(dir / "token_type_ids.npy"))
-      in.token_type_ids = models::load_npy((dir / "token_type_ids.npy").string());
+      in.token_type_ids = formats::load_npy((dir / "token_type_ids.npy").string());
     models::ModelOutputs out = model->forward(in);
     const bool causal = out.logits.defined();
     const std::string key = causal ? "logits" : "last_hidden_state";
-    Tensor reference = models::load_npy((dir / (key + ".npy")).string());
+    Tensor reference = formats::load_npy((dir / (key + ".npy")).string());
     double diff = max_diff_unpadded(causal ? out.logits : out.last_hidden_state, reference,
                                     in.attention_mask);
     std::string tokens =

@@ -7,9 +7,10 @@
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
 // .bin (openvino) or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
-// --task generation writes a generation directory OUT (exporters/generation_directory.h):
+// --task generation writes a generation directory OUT (exporters/generation_export.h):
 // "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -19,7 +20,7 @@
 #include "ingot/cli/program_file.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
 #include "ingot/exporters/executorch/llm_runner_layout.h"
-#include "ingot/exporters/generation_directory.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/models/encoder_decoder.h"
@@ -164,7 +165,8 @@ int run_export(int argc, char** argv) {
     g.multi_token_decode = multi_token_decode;
     // An encoder-decoder's decode serves its decoder prompt and single tokens: multi-token.
     if (dynamic_cast<const models::EncoderDecoderModel*>(model.get())) g.multi_token_decode = true;
-    auto components = exporter->export_for_generation(*model, *config, g);
+    g.model_folder = folder;
+    exporters::GenerationExport components = exporter->export_for_generation(*model, *config, g);
     // ExecuTorch: also the LLM-runner layout (llm_runner.pte) for TextLLMRunner, which is
     // a text decoder's (tokens in, logits out): an encoder-decoder's decode needs the
     // cross K/V and a vision-language model's prompt needs the image embeddings, so their
@@ -172,10 +174,9 @@ int run_export(int argc, char** argv) {
     const bool multimodal = dynamic_cast<const models::EncoderDecoderModel*>(model.get()) ||
                             dynamic_cast<const models::VisionLanguageModel*>(model.get());
     if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()) && !multimodal)
-      components["llm_runner"] =
-          exporters::executorch::export_llm_runner(*model, folder, *config, g);
-    exporters::save_generation_directory(components, output, folder, model->architecture(), g,
-                                         model.get());
+      components.add("llm_runner",
+                     exporters::executorch::export_llm_runner(*model, folder, *config, g));
+    components.save(output, folder);
     std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),
                 (long long)g.max_cache_len, output.c_str());
@@ -189,6 +190,12 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!max_cache_len && !multi_token_decode, ValueError,
               "[ingot export] --max-cache-len and --multi-token-decode apply to --task generation");
   std::unique_ptr<exporters::ExportArtifact> artifact = exporter->export_(*model, *config);
+  // OpenVINO's IR is two files: -o model.xml writes model.xml + model.bin; any other -o is
+  // a directory that gets openvino_model.xml + .bin (optimum-intel's layout).
+  if (artifact->format() == "openvino" && std::filesystem::path(output).extension() != ".xml") {
+    std::filesystem::create_directories(output);
+    output = (std::filesystem::path(output) / "openvino_model.xml").string();
+  }
   if (to_pt2)
     save_as_pt2(artifact->program, output);
   else

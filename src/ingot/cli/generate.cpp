@@ -2,7 +2,7 @@
 // --messages FILE.json | --input NAME=FILE.npy ...)`: greedy or sampled generation with
 // the model's generation_config.json defaults, streaming text as each token completes,
 // then prefill and decode tokens per second; with --json one JSON object instead
-// (documented in README.md).
+// (documented in docs/cli.md).
 // FOLDER is a Hugging Face folder (exported in memory first); DIR holds the components
 // written by `ingot export FOLDER --task generation -o DIR`.
 #include <algorithm>
@@ -17,21 +17,22 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
-#include "ingot/exporters/generation_directory.h"
-#include "ingot/models/chat_template.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/formats/npy.h"
+#include "ingot/generation/manifest.h"
+#include "ingot/media/image_processor.h"
+#include "ingot/media/qwen2_vl_processor.h"
+#include "ingot/media/whisper_features.h"
 #include "ingot/models/config.h"
-#include "ingot/models/decode_stream.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/generation_config.h"
-#include "ingot/models/image_processor.h"
-#include "ingot/models/npy.h"
-#include "ingot/models/qwen2_vl_processor.h"
-#include "ingot/models/tokenizer.h"
 #include "ingot/models/vision_language.h"
-#include "ingot/models/whisper_features.h"
 #include "ingot/models/whisper_generation.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/generator.h"
+#include "ingot/text/chat_template.h"
+#include "ingot/text/decode_stream.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::cli {
 
@@ -63,7 +64,7 @@ std::vector<int64_t> prompt_from_inputs(const std::vector<std::string>& specs, b
     INGOT_CHECK(name != "image_grid_thw" || patch_input, ValueError,
                 "[ingot generate] no input named 'image_grid_thw': this model takes pixel_values "
                 "[images, channels, height, width] alone");
-    Tensor t = models::load_npy(file);
+    Tensor t = formats::load_npy(file);
     if (name == "pixel_values") {
       const int64_t rank = patch_input ? 2 : 4;
       INGOT_CHECK(is_floating(t.dtype()) && t.dim() == rank, ShapeError,
@@ -130,7 +131,7 @@ void check_token_types(const std::vector<std::string>& specs, const std::vector<
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
     if (name != "mm_token_type_ids") continue;
-    Tensor t = contiguous(to(models::load_npy(file), DType::I64));
+    Tensor t = contiguous(to(formats::load_npy(file), DType::I64));
     const int64_t* p = t.data<int64_t>();
     for (size_t i = 0; i < ids.size() && i < size_t(t.numel()); ++i) {
       INGOT_CHECK((p[i] == 1) == (ids[i] == image_token_id) && (p[i] == 0 || p[i] == 1), ValueError,
@@ -152,25 +153,18 @@ std::string qwen2_vl_image_token(const std::string& source) {
   return "<|image_pad|>";
 }
 
-// The kind of model `source` (a generation directory or a model folder) holds:
-// "vision-language" or "encoder-decoder" (the manifest's pipeline kind; config.json's
-// vision_config / is_encoder_decoder), else "" (a decoder-only model).
-std::string source_kind(const std::string& source, bool exported) {
-  namespace fs = std::filesystem;
-  const fs::path file = fs::path(source) / (exported ? "manifest.json" : "config.json");
-  std::ifstream f(file);
+// The kind of model `source` holds: the pipeline of a generation directory's manifest
+// (read before anything else, so a directory of another runtime's components or another
+// manifest version is refused first), or config.json's vision_config /
+// is_encoder_decoder for a model folder.
+generation::PipelineKind source_kind(const std::string& source, bool exported) {
+  if (exported) return generation::GenerationManifest::read(source).kind();
+  std::ifstream f(std::filesystem::path(source) / "config.json");
   const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return "";
-  if (exported) {
-    if (!j.contains("pipeline") || !j["pipeline"].is_object()) return "";
-    return j["pipeline"].value("kind", "vision-language");
-  }
-  if (j.value("is_encoder_decoder", false)) return "encoder-decoder";
-  return j.contains("vision_config") ? "vision-language" : "";
-}
-
-bool is_vision_language_source(const std::string& source, bool exported) {
-  return source_kind(source, exported) == "vision-language";
+  if (!j.is_object()) return generation::PipelineKind::kDecoderOnly;
+  if (j.value("is_encoder_decoder", false)) return generation::PipelineKind::kEncoderDecoder;
+  return j.contains("vision_config") ? generation::PipelineKind::kVisionLanguage
+                                     : generation::PipelineKind::kDecoderOnly;
 }
 
 // An encoder-decoder's encoder input from --input NAME=FILE.npy: `encoder_input`
@@ -181,7 +175,7 @@ Tensor encoder_input_from_specs(const std::vector<std::string>& specs,
   Tensor input;
   for (const std::string& spec : specs) {
     const auto [name, file] = parse_input_spec(spec, "ingot generate");
-    Tensor t = models::load_npy(file);
+    Tensor t = formats::load_npy(file);
     if (name == "attention_mask") {
       Tensor m = contiguous(to(t, DType::I64));
       for (int64_t i = 0; i < m.numel(); ++i) {
@@ -220,16 +214,15 @@ Tensor encoder_input_from_specs(const std::vector<std::string>& specs,
 // with add_generation_prompt, as transformers' apply_chat_template(tokenize=False).
 std::string chat_prompt(const std::string& source, const std::string& chat,
                         const std::string& system, const std::string& messages_file) {
-  models::ChatTemplate t = models::ChatTemplate::from_folder(source);
+  text::ChatTemplate t = text::ChatTemplate::from_folder(source);
   if (!messages_file.empty()) {
     std::ifstream f(messages_file);
     INGOT_CHECK(f.good(), IoError, "[ingot generate] cannot read --messages '{}'", messages_file);
     std::stringstream text;
     text << f.rdbuf();
-    return t.render_values(models::ChatTemplate::messages_from_json(text.str(), messages_file),
-                           true);
+    return t.render_values(text::ChatTemplate::messages_from_json(text.str(), messages_file), true);
   }
-  std::vector<models::ChatMessage> messages;
+  std::vector<text::ChatMessage> messages;
   if (!system.empty()) messages.push_back({"system", system});
   messages.push_back({"user", chat});
   return t.render(messages, true);
@@ -256,7 +249,7 @@ DType generate_compute_dtype(const std::string& folder, const std::string& flag)
 // (--json), each token's text is printed as soon as it is complete (DecodeStream holds
 // back a character split over tokens), continuing the text of `context`.
 struct TokenStream {
-  TokenStream(const models::Tokenizer& tokenizer, const std::vector<int64_t>& context, bool quiet)
+  TokenStream(const text::Tokenizer& tokenizer, const std::vector<int64_t>& context, bool quiet)
       : stream(tokenizer, /*skip_special_tokens=*/true, context), quiet(quiet) {}
   std::function<void(int64_t)> callback() {
     return [this](int64_t token) {
@@ -267,7 +260,7 @@ struct TokenStream {
     };
   }
   std::vector<int64_t> ids;
-  models::DecodeStream stream;
+  text::DecodeStream stream;
   bool quiet;
 };
 
@@ -276,12 +269,13 @@ struct TokenStream {
 // decoder prompt (decoder_start_token_id) and decodes greedily (the model's eos tokens
 // stop it). The text printed is the decoder's output alone.
 int generate_encoder_decoder(const std::string& source, bool exported,
-                             const models::Tokenizer& tokenizer, const std::string& prompt,
+                             const text::Tokenizer& tokenizer, const std::string& prompt,
                              const std::vector<std::string>& input_specs,
                              const std::string& audio_file, std::optional<int64_t> max_new_tokens,
-                             std::optional<int64_t> max_cache_len, bool json) {
+                             std::optional<int64_t> max_cache_len, bool json,
+                             const runtime::RuntimeOptions& runtime_options) {
   std::optional<runtime::Generator> gen;
-  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
+  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len, runtime_options));
   const models::GenerationConfig defaults =
       exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
   std::vector<int64_t> decoder_prompt;
@@ -311,7 +305,7 @@ int generate_encoder_decoder(const std::string& source, bool exported,
     INGOT_CHECK(
         input_specs.empty(), ValueError,
         "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
-    input = models::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
+    input = media::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
   } else if (!input_specs.empty()) {
     input = encoder_input_from_specs(input_specs, encoder_input);
   } else {
@@ -336,10 +330,12 @@ int generate_encoder_decoder(const std::string& source, bool exported,
     const int64_t prompt_room =
         int64_t(decoder_prompt.size()) + (encoder_input == "input_features" ? 3 : 0);
     o.max_cache_len = max_cache_len.value_or(std::max<int64_t>(prompt_room + new_tokens + 1, 8));
-    gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
-        *model, exporters::NativeExportConfig(), o)));
+    o.model_folder = source;
+    gen.emplace(exporters::NativeExporter()
+                    .export_for_generation(*model, exporters::NativeExportConfig(), o)
+                    .package(),
+                std::nullopt, runtime_options);
     gen->set_generation_config(defaults);
-    gen->set_encoder_decoder(encoder_input, decoder_prompt);
   }
   runtime::GenerateOptions go = gen->default_options(int64_t(decoder_prompt.size()), new_tokens);
   go.max_new_tokens = new_tokens;
@@ -386,7 +382,7 @@ int run_generate(int argc, char** argv) {
   std::optional<int64_t> max_new_tokens, max_cache_len, top_k;
   std::optional<double> temperature, top_p, min_p, repetition_penalty;
   std::optional<uint64_t> seed;
-  bool greedy = false, ignore_eos = false, json = false;
+  bool greedy = false, ignore_eos = false, json = false, verbose = false;
   CLI::App app{
       "Generates text with ingot's runtime: the prompt is prefilled in one call, then one token "
       "per "
@@ -445,6 +441,8 @@ int run_generate(int argc, char** argv) {
       "--json", json,
       "print one JSON object (prompt_ids, generated_ids, text, stop_reason, timings) instead of "
       "streaming");
+  app.add_flag("--verbose", verbose,
+               "print the rendered chat prompt and what the load-time passes did to stderr");
   if (!parse(app, argc, argv)) return 0;
   INGOT_CHECK(!prompt.empty() || !chat.empty() || !messages_file.empty() || !input_specs.empty() ||
                   !audio_file.empty(),
@@ -453,15 +451,31 @@ int run_generate(int argc, char** argv) {
               "FILE.wav or --input "
               "input_ids=FILE.npy (see 'ingot generate --help')");
 
-  namespace fs = std::filesystem;
-  const bool exported = fs::exists(fs::path(source) / "manifest.json");
-  models::Tokenizer tokenizer = models::Tokenizer::from_folder(source);
+  INGOT_CHECK(!max_new_tokens || *max_new_tokens >= 1, ValueError,
+              "[ingot generate] --max-new-tokens must be at least 1 (got {})", *max_new_tokens);
+  INGOT_CHECK(!max_cache_len || *max_cache_len >= 8, ValueError,
+              "[ingot generate] --max-cache-len must be at least 8 (got {})", *max_cache_len);
+  // Load-time passes: all by default; the environment may turn some off for A/B runs.
+  const runtime::RuntimeOptions runtime_options = runtime::RuntimeOptions::from_environment();
+  const bool exported = generation::is_generation_directory(source);
+  // A generation directory's manifest first: another runtime's components, or a manifest
+  // of another version, are refused before the tokenizer and template are read.
+  const generation::PipelineKind kind = source_kind(source, exported);
+  if (exported) {
+    const generation::GenerationManifest manifest = generation::GenerationManifest::read(source);
+    INGOT_CHECK(manifest.export_format == "native", NotSupportedError,
+                "[ingot generate] '{}' holds {} components, which ingot's runtime does not run; "
+                "export with --format native (or run them with their own runtime)",
+                source, manifest.export_format);
+  }
+  text::Tokenizer tokenizer = text::Tokenizer::from_folder(source);
   const bool templated = !chat.empty() || !messages_file.empty();
   if (templated) prompt = chat_prompt(source, chat, system, messages_file);
+  if (verbose && templated) std::fprintf(stderr, "[prompt]\n%s\n[/prompt]\n", prompt.c_str());
   // A rendered template holds its special tokens (BOS) already, as transformers'
   // apply_chat_template(tokenize=True) assumes.
   // An encoder-decoder model: the prompt or --input is the encoder's input.
-  const bool encoder_decoder = source_kind(source, exported) == "encoder-decoder";
+  const bool encoder_decoder = kind == generation::PipelineKind::kEncoderDecoder;
   INGOT_CHECK(audio_file.empty() || encoder_decoder, ValueError,
               "[ingot generate] --audio is for speech models (Whisper); {} is not an "
               "encoder-decoder model",
@@ -476,23 +490,23 @@ int run_generate(int argc, char** argv) {
                 "an encoder-decoder model, which runs in float32",
                 source);
     return generate_encoder_decoder(source, exported, tokenizer, prompt, input_specs, audio_file,
-                                    max_new_tokens, max_cache_len, json);
+                                    max_new_tokens, max_cache_len, json, runtime_options);
   }
   ImageTensors images;  // for a vision-language model
   Tensor& pixel_values = images.pixel_values;
   INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
               "[ingot generate] give either --image (with --prompt / --chat) or --input "
               "pixel_values=FILE.npy, not both");
-  const bool patch_input = models::Qwen2VLImageProcessor::is_qwen2_vl(source);
+  const bool patch_input = media::Qwen2VLImageProcessor::is_qwen2_vl(source);
   if (!image_files.empty() && patch_input) {
     // Qwen2VLProcessor's work: each image smart-resized and flattened into patches, each
     // placeholder expanded to its image's t * h * w / merge^2 tokens.
-    const models::Qwen2VLImageProcessor processor =
-        models::Qwen2VLImageProcessor::from_folder(source);
+    const media::Qwen2VLImageProcessor processor =
+        media::Qwen2VLImageProcessor::from_folder(source);
     std::vector<Tensor> patches, grids;
     std::vector<int64_t> tokens;
     for (const std::string& file : image_files) {
-      models::Qwen2VLImageProcessor::Output out = processor.preprocess_file(file);
+      media::Qwen2VLImageProcessor::Output out = processor.preprocess_file(file);
       const int64_t* g = out.image_grid_thw.data<int64_t>();
       tokens.push_back(g[0] * g[1] * g[2] / (processor.merge_size * processor.merge_size));
       patches.push_back(out.pixel_values);
@@ -500,12 +514,12 @@ int run_generate(int argc, char** argv) {
     }
     pixel_values = cat(patches, 0);
     images.image_grid_thw = cat(grids, 0);
-    prompt = models::expand_image_tokens(prompt, qwen2_vl_image_token(source), tokens);
+    prompt = media::expand_image_tokens(prompt, qwen2_vl_image_token(source), tokens);
   } else if (!image_files.empty()) {
     // The processor's work: each image resized, cropped and normalised, each placeholder
     // expanded to the image's tokens (LlavaProcessor).
-    const models::ClipImageProcessor processor = models::ClipImageProcessor::from_folder(source);
-    const models::ImagePromptConfig images = models::ImagePromptConfig::from_folder(source);
+    const media::ClipImageProcessor processor = media::ClipImageProcessor::from_folder(source);
+    const media::ImagePromptConfig images = media::ImagePromptConfig::from_folder(source);
     std::vector<Tensor> each;
     for (const std::string& file : image_files) each.push_back(processor.preprocess_file(file));
     pixel_values = cat(each, 0);
@@ -520,13 +534,13 @@ int run_generate(int argc, char** argv) {
                 "[ingot generate] the prompt has {} image placeholders '{}' for {} --image files; "
                 "give one per image",
                 placeholders, images.image_token, image_files.size());
-    prompt = models::expand_image_tokens(
+    prompt = media::expand_image_tokens(
         prompt, images.image_token,
         images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
   }
   std::vector<int64_t> ids =
       !input_specs.empty()
-          ? prompt_from_inputs(input_specs, is_vision_language_source(source, exported),
+          ? prompt_from_inputs(input_specs, kind == generation::PipelineKind::kVisionLanguage,
                                patch_input, images)
           : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
@@ -534,7 +548,7 @@ int run_generate(int argc, char** argv) {
   // A directory's Generator reads its generation_config.json when it loads; a model
   // folder's is read here, before the in-memory export it sizes the cache of.
   std::optional<runtime::Generator> gen;
-  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len));
+  if (exported) gen.emplace(runtime::Generator::load(source, max_cache_len, runtime_options));
   const models::GenerationConfig defaults =
       exported ? gen->generation_config() : models::GenerationConfig::from_folder(source);
   const int64_t new_tokens =
@@ -546,21 +560,24 @@ int run_generate(int argc, char** argv) {
   std::optional<DType> compute_dtype;
   if (!exported) {
     models::LoadOptions load;
-    if (!is_vision_language_source(source, exported) || dtype != "auto")
+    if (kind != generation::PipelineKind::kVisionLanguage || dtype != "auto")
       load.compute_dtype = generate_compute_dtype(source, dtype);
     compute_dtype = load.compute_dtype;
     auto model = models::from_pretrained(source, load);
+    // The programs `ingot export FOLDER --task generation` writes (separate prefill and
+    // decode), with the cache sized for this prompt.
     exporters::GenerationExportOptions o;
-    o.max_cache_len = max_cache_len.value_or(int64_t(ids.size()) + new_tokens + 1);
-    gen.emplace(exporters::programs_of(exporters::NativeExporter().export_for_generation(
-        *model, exporters::NativeExportConfig(), o)));
+    o.multi_token_decode = false;
+    o.max_cache_len =
+        max_cache_len.value_or(std::max<int64_t>(int64_t(ids.size()) + new_tokens + 1, 8));
+    o.model_folder = source;
+    gen.emplace(exporters::NativeExporter()
+                    .export_for_generation(*model, exporters::NativeExportConfig(), o)
+                    .package(),
+                std::nullopt, runtime_options);
     gen->set_generation_config(defaults);
-    if (const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(model.get())) {
-      const auto patches = vlm->patch_input();
-      gen->set_vision_language(vlm->image_token_id(), vlm->embed_tokens_weight(),
-                               patches ? patches->spatial_merge_size : 0, vlm->multimodal_rope());
-    }
   }
+  if (verbose) std::fprintf(stderr, "[load-time passes]\n%s", gen->pass_report().str().c_str());
   if (gen->is_vision_language()) check_token_types(input_specs, ids, gen->image_token_id());
   if (gen->is_vision_language() && !pixel_values.defined()) {
     const auto image_tokens = std::count(ids.begin(), ids.end(), gen->image_token_id());
@@ -587,7 +604,9 @@ int run_generate(int argc, char** argv) {
   if (ignore_eos) go.stop_tokens.clear();
   // Streaming, continuing the prompt's text.
   TokenStream generated(tokenizer, ids, json);
-  if (!json) std::printf("%s", prompt.c_str());
+  // A plain prompt is printed with its continuation; a chat prompt (the rendered
+  // template with its special tokens) is not: the answer alone (--verbose shows it).
+  if (!json && !templated) std::printf("%s", prompt.c_str());
   go.on_token = generated.callback();
   runtime::GenerationStats stats;
   if (images.image_grid_thw.defined())

@@ -12,8 +12,8 @@
 #include "ingot/cli/commands.h"
 #include "ingot/cli/program_file.h"
 #include "ingot/export/serialize.h"
+#include "ingot/formats/npy.h"
 #include "ingot/models/model.h"
-#include "ingot/models/npy.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/program_module.h"
 
@@ -31,7 +31,7 @@ class OutputWriter {
   void write(const std::string& name, const Tensor& t) {
     Tensor result = t.dtype() == DType::BF16 ? to(t, DType::F32) : t;
     const std::string path = (std::filesystem::path(outdir_) / (name + ".npy")).string();
-    models::save_npy(path, result);
+    formats::save_npy(path, result);
     const std::string dtype(dtype_name(result.dtype()));
     if (!json_) {
       std::printf("%s %s %s\n", path.c_str(), dtype.c_str(), result.shape_string().c_str());
@@ -51,22 +51,40 @@ class OutputWriter {
   nlohmann::json outputs_ = nlohmann::json::array();
 };
 
-// Runs an .ingot program: inputs by the names of its user inputs, outputs by the names of
-// its user outputs.
+// The value a model folder's forward gives an input the caller left out, so that a program
+// exported from it runs on the same inputs: attention_mask all ones, position_ids
+// 0..n-1 in each row, token_type_ids zeros (each [batch, n] like input_ids). Undefined
+// for any other input.
+Tensor default_input(const std::string& name, const Tensor& input_ids) {
+  if (!input_ids.defined() || input_ids.dim() != 2) return Tensor();
+  const int64_t batch = input_ids.size(0), n = input_ids.size(1);
+  if (name == "attention_mask") return ones({batch, n}, DType::I64);
+  if (name == "token_type_ids") return zeros({batch, n}, DType::I64);
+  if (name == "position_ids")
+    return contiguous(expand(reshape(arange(n, DType::I64), {1, n}), {batch, n}));
+  return Tensor();
+}
+
+// Runs an .ingot program: inputs by the names of its user inputs (attention_mask,
+// position_ids and token_type_ids default as in a model folder's forward), outputs by
+// the names of its user outputs.
 int run_program(const std::string& path, const std::map<std::string, std::string>& input_files,
                 OutputWriter& writer) {
   ExportedProgram ep = load_program_file(path);
   std::vector<std::string> names;
   std::vector<Tensor> inputs;
+  Tensor input_ids;
+  if (auto it = input_files.find("input_ids"); it != input_files.end())
+    input_ids = formats::load_npy(it->second);
   for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
     const InputSpec& in = ep.signature.inputs[i];
     if (in.kind != InputKind::UserInput) continue;
     names.push_back(in.target);
     auto it = input_files.find(in.target);
-    INGOT_CHECK(it != input_files.end(), ValueError,
-                "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)", path, in.target,
-                in.target);
-    Tensor t = models::load_npy(it->second);
+    Tensor t = it != input_files.end() ? formats::load_npy(it->second)
+                                       : default_input(in.target, input_ids);
+    INGOT_CHECK(t.defined(), ValueError, "[ingot run] '{}' needs input '{}' (--input {}=FILE.npy)",
+                path, in.target, in.target);
     const DType want = ep.graph->value(ep.graph->inputs[i]).dtype;
     inputs.push_back(t.dtype() == want ? t : to(t, want));
   }
@@ -121,7 +139,7 @@ int run_run(int argc, char** argv) {
   in.output_hidden_states = hidden_states;
   const auto accepted = model->input_names();
   for (const auto& [name, file] : input_files) {
-    Tensor t = models::load_npy(file);
+    Tensor t = formats::load_npy(file);
     INGOT_CHECK(t.dtype() == DType::I64 || t.dtype() == DType::I32, DTypeError,
                 "[ingot run] input '{}' from '{}' has dtype {}; expected int64 (or int32) ids",
                 name, file, t.dtype());

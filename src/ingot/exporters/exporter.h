@@ -25,7 +25,12 @@
 #include "ingot/exporters/config.h"
 #include "ingot/exporters/generation_capture.h"
 #include "ingot/exporters/patches.h"
+#include "ingot/generation/manifest.h"
 #include "ingot/models/model.h"
+
+namespace ingot::runtime {
+struct GenerationPackage;
+}  // namespace ingot::runtime
 
 namespace ingot::models {
 class VisionLanguageModel;
@@ -53,6 +58,8 @@ class ExportArtifact {
 
   ExportedProgram program;
   std::vector<std::string> notes;
+  // A generation component's user inputs and their roles (export_for_generation sets it).
+  generation::StepLayout step_layout;
 };
 
 // The native artifact: the ExportedProgram itself, saved as an .ingot archive.
@@ -76,6 +83,42 @@ class ComponentConfigs {
  private:
   std::shared_ptr<const NativeExportConfig> all_;
   std::map<std::string, std::shared_ptr<const NativeExportConfig>> per_component_;
+};
+
+using GenerationComponents = std::map<std::string, std::unique_ptr<ExportArtifact>>;
+
+// What export_for_generation returns, the same in memory and on disk: the components'
+// artifacts and their typed manifest (generation/manifest.h: each component's file and
+// input roles, the export options, a vision-language or encoder-decoder model's
+// pipeline). save() writes a generation directory (exporters/generation_export.h);
+// package() hands native programs with the manifest to runtime::Generator without a
+// round trip through files.
+class GenerationExport {
+ public:
+  using Components = GenerationComponents;
+
+  generation::GenerationManifest manifest;
+  Components components;
+
+  // Map-like access to the components.
+  std::unique_ptr<ExportArtifact>& at(const std::string& name);
+  const std::unique_ptr<ExportArtifact>& at(const std::string& name) const;
+  bool contains(const std::string& name) const { return components.contains(name); }
+  size_t size() const { return components.size(); }
+  Components::iterator begin() { return components.begin(); }
+  Components::iterator end() { return components.end(); }
+  Components::const_iterator begin() const { return components.begin(); }
+  Components::const_iterator end() const { return components.end(); }
+
+  // Adds a component made outside export_for_generation (ExecuTorch's llm_runner.pte),
+  // recording its file and step layout in the manifest.
+  void add(const std::string& name, std::unique_ptr<ExportArtifact> artifact);
+  // The native programs with the manifest (what runtime::Generator runs).
+  // NotSupportedError for another backend's components.
+  runtime::GenerationPackage package() const;
+  // Writes the generation directory DIR (above), copying the model folder's tokenizer,
+  // template, config and processor files when `model_folder` is given.
+  void save(const std::string& dir, const std::string& model_folder = "") const;
 };
 
 class Exporter {
@@ -105,9 +148,9 @@ class Exporter {
   // language_model and lm_head (export_vision_language, docs/generation.md); a
   // models::EncoderDecoderModel gets encoder, cross_kv and decode instead
   // (export_encoder_decoder).
-  std::map<std::string, std::unique_ptr<ExportArtifact>> export_for_generation(
-      models::PretrainedModel& model, const ComponentConfigs& configs,
-      const GenerationExportOptions& options = {});
+  GenerationExport export_for_generation(models::PretrainedModel& model,
+                                         const ComponentConfigs& configs,
+                                         const GenerationExportOptions& options = {});
   // Traces captured calls (decompose_for_generation's, possibly edited) into the
   // components of `options`: {"decode"} with multi_token_decode, else {"prefill",
   // "decode"}. Each is the step (input_ids [batch, tokens], StaticCache) -> logits
@@ -117,9 +160,10 @@ class Exporter {
   // (input_ids, attention_mask, position_ids, StaticCache) (seed 003's decode layout).
   // `configs.at(component)` gives each one's
   // config. Encoders are in the skip table.
-  std::map<std::string, std::unique_ptr<ExportArtifact>> export_captured(
-      models::PretrainedModel& model, const std::map<std::string, CapturedCall>& calls,
-      const ComponentConfigs& configs, const GenerationExportOptions& options);
+  GenerationExport export_captured(models::PretrainedModel& model,
+                                   const std::map<std::string, CapturedCall>& calls,
+                                   const ComponentConfigs& configs,
+                                   const GenerationExportOptions& options);
 
   // Exports `fn(args...)` (lifting the state of `module`, which may be null) through the
   // same stages: any program of seed 001.
@@ -165,8 +209,8 @@ class Exporter {
                              const GenerationExportOptions& options, Artifacts& out);
   void export_one_input(models::VisionLanguageModel& model, const std::string& component,
                         const std::function<std::map<std::string, Tensor>(const Tensor&)>& fn,
-                        const Tensor& example, const std::string& input, std::map<int, Dim> dims,
-                        const ComponentConfigs& configs, Artifacts& out);
+                        const Tensor& example, const std::string& input, generation::InputRole role,
+                        std::map<int, Dim> dims, const ComponentConfigs& configs, Artifacts& out);
   // The tracing stages (1-6) followed by finish().
   std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture,
                                              const std::string& task, nn::Module* module,

@@ -6,6 +6,7 @@
 
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/skips.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/models/vision_language.h"
@@ -89,29 +90,34 @@ ExportOptions detail::generation_component_options(
   return o;
 }
 
-std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_for_generation(
-    models::PretrainedModel& model, const ComponentConfigs& configs,
-    const GenerationExportOptions& g) {
+GenerationExport Exporter::export_for_generation(models::PretrainedModel& model,
+                                                 const ComponentConfigs& configs,
+                                                 const GenerationExportOptions& g) {
   // ── Stage 1: skip table (before running generate on a model that cannot decode) ──
   check_not_skipped(model.architecture(), backend(), "generation");
   INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
               "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
               g.max_cache_len, g.batch);
+  GenerationExport out;
   if (auto* encdec = dynamic_cast<models::EncoderDecoderModel*>(&model)) {
-    std::map<std::string, std::unique_ptr<ExportArtifact>> out;
-    export_encoder_decoder(*encdec, configs, g, out);
-    return out;
+    export_encoder_decoder(*encdec, configs, g, out.components);
+  } else {
+    out.components =
+        std::move(export_captured(
+                      model, decompose_for_generation(model, example_generation_prompt(g.batch), g),
+                      configs, g)
+                      .components);
+    if (auto* vlm = dynamic_cast<models::VisionLanguageModel*>(&model))
+      export_vision_language(*vlm, configs, g, out.components);
   }
-  auto out = export_captured(
-      model, decompose_for_generation(model, example_generation_prompt(g.batch), g), configs, g);
-  if (auto* vlm = dynamic_cast<models::VisionLanguageModel*>(&model))
-    export_vision_language(*vlm, configs, g, out);
+  out.manifest = generation_manifest(model, out.components, g);
   return out;
 }
 
-std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured(
-    models::PretrainedModel& model, const std::map<std::string, CapturedCall>& calls,
-    const ComponentConfigs& configs, const GenerationExportOptions& g) {
+GenerationExport Exporter::export_captured(models::PretrainedModel& model,
+                                           const std::map<std::string, CapturedCall>& calls,
+                                           const ComponentConfigs& configs,
+                                           const GenerationExportOptions& g) {
   // The step every component traces: the decoder's forward over a StaticCache (with
   // seed 003's layout, also over the caller's mask and positions).
   auto step = [&model](const Tensor& input_ids, nn::StaticCache cache) {
@@ -146,7 +152,14 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
   const bool deltas = vlm && vlm->multimodal_rope() && !mask_and_positions;
   std::vector<detail::ExtraStepInput> extra;
   if (deltas) extra.push_back({"rope_deltas", -1});
-  std::map<std::string, std::unique_ptr<ExportArtifact>> out;
+  std::vector<generation::InputRole> leading{generation::InputRole::kInputIds};
+  if (mask_and_positions) {
+    leading.push_back(generation::InputRole::kAttentionMask);
+    leading.push_back(generation::InputRole::kPositionIds);
+  } else if (deltas) {
+    leading.push_back(generation::InputRole::kRopeDeltas);
+  }
+  GenerationExport out;
   for (const Component& c : components_of(g)) {
     auto it = calls.find(c.example_call);
     INGOT_CHECK(it != calls.end(), ValueError,
@@ -172,11 +185,14 @@ std::map<std::string, std::unique_ptr<ExportArtifact>> Exporter::export_captured
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };
-    out[c.name] = run_stages(
+    std::unique_ptr<ExportArtifact>& artifact = out.components[c.name];
+    artifact = run_stages(
         model.architecture(), "generation", &model, trace, config,
         detail::generation_component_options(config, g, call.cache, c.symbolic_tokens, c.name,
                                              "input_ids", mask_and_positions, extra));
+    artifact->step_layout = step_layout_of(artifact->program, leading);
   }
+  out.manifest = generation_manifest(model, out.components, g);
   return out;
 }
 

@@ -16,6 +16,7 @@
 
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/encoder_decoder.h"
 #include "ingot/nn/static_cache.h"
 #include "ingot/ops/functional.h"
@@ -89,6 +90,8 @@ void Exporter::export_encoder_decoder(models::EncoderDecoderModel& model,
       return ingot::export_(&model, with_patches(patches, fn), std::tuple{example}, opts);
     };
     out["encoder"] = run_stages(arch, "generation", &model, trace, config, o);
+    out["encoder"]->step_layout =
+        step_layout_of(out["encoder"]->program, {generation::InputRole::kEncoderInput});
   }
 
   // cross_kv over the example's encoder states.
@@ -105,6 +108,8 @@ void Exporter::export_encoder_decoder(models::EncoderDecoderModel& model,
       return ingot::export_(&model, with_patches(patches, fn), std::tuple{states}, opts);
     };
     out["cross_kv"] = run_stages(arch, "generation", &model, trace, config, o);
+    out["cross_kv"]->step_layout =
+        step_layout_of(out["cross_kv"]->program, {generation::InputRole::kEncoderHiddenStates});
   }
 
   // decode: the example decoder prompt over the example's cross K/V and an empty cache.
@@ -142,6 +147,8 @@ void Exporter::export_encoder_decoder(models::EncoderDecoderModel& model,
                             std::tuple{ids, cross, example_cache}, opts);
     };
     out["decode"] = run_stages(arch, "generation", &model, trace, config, o);
+    out["decode"]->step_layout =
+        step_layout_of(out["decode"]->program, {generation::InputRole::kInputIds});
   }
 }
 

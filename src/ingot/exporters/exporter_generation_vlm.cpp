@@ -18,6 +18,7 @@
 // (models::merge_image_features) stays outside the graphs, as in transformers.
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/exporter.h"
+#include "ingot/exporters/generation_export.h"
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/nn/static_cache.h"
@@ -105,26 +106,32 @@ void Exporter::export_patch_encoder(models::VisionLanguageModel& model,
                                            DynamicShapes::tensor({{0, image_tokens}}),
                                            DynamicShapes::tensor({{0, image_tokens}})});
   out["image_encoder"] = run_stages(model.architecture(), "generation", &model, trace, config, o);
+  out["image_encoder"]->step_layout =
+      step_layout_of(out["image_encoder"]->program, {generation::InputRole::kPixelValues,
+                                                     generation::InputRole::kVisionPositionIds,
+                                                     generation::InputRole::kVisionSegmentIds});
 }
 
 void Exporter::export_one_input(
     models::VisionLanguageModel& model, const std::string& component,
     const std::function<std::map<std::string, Tensor>(const Tensor&)>& fn, const Tensor& example,
-    const std::string& input, std::map<int, Dim> dims, const ComponentConfigs& configs,
-    Artifacts& out) {
+    const std::string& input, generation::InputRole role, std::map<int, Dim> dims,
+    const ComponentConfigs& configs, Artifacts& out) {
   const NativeExportConfig& config = configs.at(component);
   TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
     return ingot::export_(&model, with_patches(patches, fn), std::tuple{example}, opts);
   };
   out[component] = run_stages(model.architecture(), "generation", &model, trace, config,
                               single_input_options(config, component, input, std::move(dims)));
+  out[component]->step_layout = step_layout_of(out[component]->program, {role});
 }
 
 void Exporter::export_image_encoder(models::VisionLanguageModel& model,
                                     const ComponentConfigs& configs, Artifacts& out) {
   auto export_one = [&](const std::string& component, auto fn, const Tensor& example,
-                        const std::string& input, std::map<int, Dim> dims) {
-    export_one_input(model, component, fn, example, input, std::move(dims), configs, out);
+                        const std::string& input, generation::InputRole role,
+                        std::map<int, Dim> dims) {
+    export_one_input(model, component, fn, example, input, role, std::move(dims), configs, out);
   };
   const Dim images("images", 1, kMaxImages);
   // image_encoder and multi_modal_projector, on two example images.
@@ -133,13 +140,13 @@ void Exporter::export_image_encoder(models::VisionLanguageModel& model,
              [&](const Tensor& pv) {
                return std::map<std::string, Tensor>{{"image_features", model.encode_images(pv)}};
              },
-             pixel_values, "pixel_values", {{0, images}});
+             pixel_values, "pixel_values", generation::InputRole::kPixelValues, {{0, images}});
   const Tensor features = model.encode_images(pixel_values);  // [2, patches, F]
   export_one("multi_modal_projector",
              [&](const Tensor& f) {
                return std::map<std::string, Tensor>{{"image_embeds", model.project(f)}};
              },
-             features, "image_features", {{0, images}});
+             features, "image_features", generation::InputRole::kImageFeatures, {{0, images}});
 }
 
 void Exporter::export_language_model(models::VisionLanguageModel& model,
@@ -182,6 +189,9 @@ void Exporter::export_language_model(models::VisionLanguageModel& model,
         arch, "generation", &model, trace, config,
         detail::generation_component_options(config, g, cache_tensors, /*symbolic_tokens=*/true,
                                              "language_model", "inputs_embeds", false, extra));
+    std::vector<generation::InputRole> leading{generation::InputRole::kInputsEmbeds};
+    if (mrope) leading.push_back(generation::InputRole::kPositionIds);
+    out["language_model"]->step_layout = step_layout_of(out["language_model"]->program, leading);
   }
 
   // lm_head over hidden states of any token count (the runtime passes the last one).
@@ -190,7 +200,7 @@ void Exporter::export_language_model(models::VisionLanguageModel& model,
       [&](const Tensor& h) {
         return std::map<std::string, Tensor>{{"logits", model.lm_head(h)}};
       },
-      embeds, "hidden_states", {{1, tokens}}, configs, out);
+      embeds, "hidden_states", generation::InputRole::kHiddenStates, {{1, tokens}}, configs, out);
 }
 
 }  // namespace ingot::exporters

@@ -36,6 +36,10 @@ struct GenerationExportOptions {
   // cache still tracks where the new tokens are written. Unset: the backend's default
   // (Exporter::generation_takes_mask_and_positions: ExecuTorch true, others false).
   std::optional<bool> mask_and_position_inputs;
+  // The model's folder, when it has one: an encoder-decoder's decoder prompt comes from
+  // its generation_config.json there (as transformers' generate); empty: the model's
+  // decoder_start_token_id alone.
+  std::string model_folder;
 };
 
 // One forward call made by generate(), as export traces it: the arguments it received

@@ -15,7 +15,7 @@ Checkpoint Checkpoint::open_folder(const std::string& folder) {
   const fs::path single = dir / "model.safetensors";
   const fs::path index = dir / "model.safetensors.index.json";
   if (fs::exists(single)) {
-    c.files_.push_back(SafetensorsFile::open(single.string()));
+    c.files_.push_back(formats::SafetensorsFile::open(single.string()));
     for (const auto& [name, e] : c.files_[0].entries()) c.where_[name] = 0;
     return c;
   }
@@ -40,7 +40,7 @@ Checkpoint Checkpoint::open_folder(const std::string& folder) {
                 IoError, "[checkpoint] '{}': shard name '{}' must be a file in the folder",
                 index.string(), shard);
     auto [it, inserted] = file_index.emplace(shard, c.files_.size());
-    if (inserted) c.files_.push_back(SafetensorsFile::open((dir / shard).string()));
+    if (inserted) c.files_.push_back(formats::SafetensorsFile::open((dir / shard).string()));
     INGOT_CHECK(c.files_[it->second].contains(name), IoError,
                 "[checkpoint] '{}' lists tensor '{}' in shard '{}', which does not contain it",
                 index.string(), name, shard);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ingot/models/safetensors.h"
+#include "ingot/formats/safetensors.h"
 
 namespace ingot::models {
 
@@ -26,7 +26,7 @@ class Checkpoint {
 
  private:
   std::string folder_;
-  std::vector<SafetensorsFile> files_;
+  std::vector<formats::SafetensorsFile> files_;
   std::map<std::string, size_t> where_;  // tensor name -> index into files_
 };
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "ingot/core/error.h"
-#include "ingot/models/tokenizer.h"
+#include "ingot/text/tokenizer.h"
 
 namespace ingot::models {
 namespace {
@@ -156,7 +156,7 @@ std::optional<int64_t> GenerationConfig::new_token_limit(int64_t prompt_tokens) 
   return std::nullopt;
 }
 
-std::vector<int64_t> conventional_stop_tokens(const Tokenizer& tokenizer) {
+std::vector<int64_t> conventional_stop_tokens(const text::Tokenizer& tokenizer) {
   std::vector<int64_t> ids;
   for (const char* eos : {"<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>"}) {
     if (auto id = tokenizer.token_to_id(eos)) ids.push_back(*id);

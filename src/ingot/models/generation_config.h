@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+namespace ingot::text {
+class Tokenizer;
+}  // namespace ingot::text
+
 namespace ingot::models {
 
 struct GenerationConfig {
@@ -61,11 +65,9 @@ struct GenerationConfig {
   std::optional<int64_t> new_token_limit(int64_t prompt_tokens) const;
 };
 
-class Tokenizer;
-
 // The stop tokens of a model whose files name no eos_token_id: the ids of the usual
 // end-of-text tokens ("<|endoftext|>", "</s>", "<|im_end|>", "<|eot_id|>") that the
 // vocabulary has, in that order.
-std::vector<int64_t> conventional_stop_tokens(const Tokenizer& tokenizer);
+std::vector<int64_t> conventional_stop_tokens(const text::Tokenizer& tokenizer);
 
 }  // namespace ingot::models

@@ -1,6 +1,6 @@
 // ingot::packed_linear: an f32 linear whose weight was rearranged once into the panels
 // the GEMM kernels read (ops/cpu/gemm.h PanelWeight), so no call packs or transposes it.
-// Only the runtime's rewrite writes it (runtime/packed_linear_weights.h); exported
+// Only the runtime's rewrite writes it (runtime/passes/packed_linear_weights.h); exported
 // programs keep `linear`. The decomposition unpacks the panels (core ops) and runs
 // `linear`, so a backend without a kernel for it still runs the program.
 #include "ingot/ops/cpu/copy.h"

@@ -137,7 +137,7 @@ const OpHandle kQuantizedLinearOp("ingot::quantized_linear");
 // N quantised linears without bias on the same input (the q / k / v projections, gate and
 // up), one output each, computed in one pass of the thread pool
 // (cpu::quantized_matmul_siblings). Only the runtime's own rewrite writes them
-// (runtime/fuse_sibling_linears.h); exported programs keep the separate linears. Weight j
+// (runtime/passes/fuse_sibling_linears.h); exported programs keep the separate linears. Weight j
 // is args 1 + 3j .. 3 + 3j; all have zero points or none.
 template <int N>
 std::vector<OutputMeta> sibling_linears_shape(const OpArgs& a) {

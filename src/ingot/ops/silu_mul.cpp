@@ -1,5 +1,5 @@
 // ingot::silu_mul(gate, up) = silu(gate) * up (functional/fused.h): the fused activation of a
-// gated MLP, which the runtime's rewrite (runtime/fuse_silu_mul.h) puts in place of
+// gated MLP, which the runtime's rewrite (runtime/passes/fuse_silu_mul.h) puts in place of
 // mul(silu(gate), up). One pass over memory; computed in float and rounded once, so a
 // 16-bit result may differ from the two-op form by one rounding. Decomposes to those two
 // ops for every consumer without a kernel.

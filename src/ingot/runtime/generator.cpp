@@ -4,9 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "ingot/export/serialize.h"
@@ -14,12 +12,7 @@
 #include "ingot/models/qwen2_vl_vision.h"
 #include "ingot/models/vision_language.h"
 #include "ingot/ops/functional.h"
-#include "ingot/runtime/bf16_embedding_tables.h"
-#include "ingot/runtime/fuse_sibling_linears.h"
-#include "ingot/runtime/fuse_silu_mul.h"
-#include "ingot/runtime/huge_page_weights.h"
-#include "ingot/runtime/last_position_logits.h"
-#include "ingot/runtime/packed_linear_weights.h"
+#include "ingot/runtime/passes/pipeline.h"
 
 namespace ingot::runtime {
 
@@ -58,126 +51,199 @@ void last_row(const Tensor& logits, std::vector<float>& row) {
   row.assign(r.data<float>(), r.data<float>() + r.numel());
 }
 
-Generator::Generator(std::map<std::string, ExportedProgram> components,
-                     std::optional<int64_t> max_cache_len) {
-  // Every component runs on huge-page copies of its large mapped weights, shared between
-  // components (runtime/huge_page_weights.h).
-  HugePageWeights weights;
-  for (auto& [name, program] : components) program = weights.apply(program);
+Generator::Generator(GenerationPackage package, std::optional<int64_t> max_cache_len,
+                     const RuntimeOptions& options)
+    : manifest_(std::move(package.manifest)) {
+  std::map<std::string, ExportedProgram>& components = package.programs;
+  for (const auto& [name, c] : manifest_.components) {
+    INGOT_CHECK(components.contains(name), ValueError,
+                "[Generator] the manifest lists component '{}' but no program was given for it",
+                name);
+  }
   auto decode = components.find("decode");
-  INGOT_CHECK(decode != components.end(), ValueError,
+  INGOT_CHECK(decode != components.end() && manifest_.has_component("decode"), ValueError,
               "[Generator] the components have no 'decode' program (got {} components)",
               components.size());
   const ExportedProgram& ep = decode->second;
-  // Allocate the cache from the program's cache inputs (every user input after
-  // input_ids: key_cache.N, value_cache.N, cache_position); a symbolic length takes
-  // max_cache_len.
-  const ir::Graph& g = *ep.graph;
-  bool first_user_input = true;
-  for (size_t i = 0; i < ep.signature.inputs.size(); ++i) {
-    const InputSpec& in = ep.signature.inputs[i];
-    if (in.kind != InputKind::UserInput) continue;
-    if (std::exchange(first_user_input, false)) continue;  // input_ids
-    if (in.target.starts_with("cross_")) {
-      // An encoder-decoder's cross-attention K/V: given by cross_kv, not allocated here.
-      INGOT_CHECK(cache_.empty(), ValueError,
-                  "[Generator] the decode program's cross-attention input '{}' follows its cache "
-                  "inputs; expected input_ids, cross_*_cache.N, then the StaticCache",
-                  in.target);
-      cross_names_.push_back(in.target);
-      continue;
-    }
-    const ir::ValueInfo& v = g.value(g.inputs[i]);
-    if (in.target == "rope_deltas") {  // M-RoPE decode (Qwen2-VL): before the cache
-      INGOT_CHECK(cache_.empty() && v.sizes.size() == 2, ValueError,
-                  "[Generator] the decode program's rope_deltas input must be [1, 1] and come "
-                  "before the cache");
-      rope_deltas_ = zeros({1, 1}, DType::I64);
-      continue;
-    }
-    IntShape sizes;
-    for (const sym::Expr& e : v.sizes) {
-      if (e.is_integer()) {
-        sizes.push_back(e.value());
-        continue;
-      }
-      INGOT_CHECK(max_cache_len.has_value(), ValueError,
-                  "[Generator] the program's cache length is dynamic ({}); pass max_cache_len",
-                  e.str());
-      auto range = ep.range_constraints.find(e.name());
-      INGOT_CHECK(
-          range == ep.range_constraints.end() || range->second.range.contains(*max_cache_len),
-          ValueError, "[Generator] max_cache_len {} is outside the exported range {}",
-          *max_cache_len, range->second.range.str());
-      sizes.push_back(*max_cache_len);
-    }
-    cache_.push_back(zeros(sizes, v.dtype));
-    if (in.target == "cache_position")
-      position_ = cache_.back();
-    else
-      max_cache_len_ = sizes.at(2);
-  }
-  INGOT_CHECK(!cache_.empty() && position_.defined() && max_cache_len_ > 0, ValueError,
-              "[Generator] the decode program takes no StaticCache input (expected inputs "
-              "input_ids, key_cache.N, value_cache.N, cache_position; export it with "
-              "exporters::Exporter::export_for_generation)");
-  // Decode and prefill run copies with the gated MLP's silu * up fused
-  // (runtime/fuse_silu_mul.h), quantised linears on one input computed in one pass
-  // (runtime/fuse_sibling_linears.h), f32 embedding tables held in bf16 where that is
-  // exact (runtime/bf16_embedding_tables.h; one table for both) and f32 linear weights
-  // held as the GEMM's panels (runtime/packed_linear_weights.h; one copy for both). Every
-  // program kept drops its example inputs: the runtime never reads them (the rewrites'
-  // checks still use their shapes), and a generation export's are a whole KV cache (235
-  // MB for the Qwen3-0.6B shape at 1024 f32 slots), freed here when no caller holds the
-  // programs.
-  Bf16EmbeddingTables tables;
-  PackedLinearWeights panels;
-  const auto fused = [&tables, &panels](const ExportedProgram& p) {
-    return without_example_inputs(
-        panels.apply(tables.apply(fuse_silu_mul(fuse_sibling_linears(p)))));
+  decode_layout_ = manifest_.layout("decode");
+  allocate_cache(ep, max_cache_len);
+  // Every component runs a copy rewritten by the load-time passes (runtime/passes/
+  // pipeline.h: huge-page weights, fusions, bf16 tables, packed panels; weights shared
+  // between components). Every copy drops its example inputs: the runtime never reads
+  // them, and a generation export's are a whole KV cache (235 MB for the Qwen3-0.6B shape
+  // at 1024 f32 slots), freed here when no caller holds the programs.
+  PassPipeline passes(options);
+  auto prepared = [&](const ExportedProgram& p, const std::string& name, bool prefill = false) {
+    return std::make_unique<ProgramModule>(without_example_inputs(passes.run(p, {name, prefill})));
   };
-  decode_ = std::make_unique<ProgramModule>(fused(ep));
-  // The prefill needs the last position's logits only: it runs a copy of its program with
-  // the LM head applied to that position (runtime/last_position_logits.h), when the
-  // program has that shape; decode steps (one token) keep their LM head.
+  decode_ = prepared(ep, "decode");
+  // The prefill needs the last position's logits only: its copy has the LM head applied
+  // to that position (last_position_logits) when the program has that shape. Without a
+  // prefill component the decode program serves the prompt, through such a copy or, when
+  // the pass does not apply, itself.
   auto prefill = components.find("prefill");
-  const ExportedProgram& prefill_program = prefill != components.end() ? prefill->second : ep;
-  if (std::optional<ExportedProgram> last = last_position_logits(prefill_program)) {
-    prefill_ = std::make_unique<ProgramModule>(fused(*last));
-  } else if (prefill != components.end()) {
-    prefill_ = std::make_unique<ProgramModule>(fused(prefill->second));
+  const bool separate_prefill = prefill != components.end();
+  prefill_layout_ = separate_prefill ? manifest_.layout("prefill") : decode_layout_;
+  if (separate_prefill) {
+    prefill_ = prepared(prefill->second, "prefill", /*prefill=*/true);
+  } else {
+    std::unique_ptr<ProgramModule> copy = prepared(ep, "decode (prompt)", /*prefill=*/true);
+    if (passes.report().changes("decode (prompt)", "last_position_logits") > 0)
+      prefill_ = std::move(copy);
   }
   step_ids_ = zeros({1, 1}, DType::I64);
-  // The multimodal components wait for set_vision_language (which needs the table).
-  for (const char* name : {"image_encoder", "multi_modal_projector", "language_model", "lm_head"}) {
-    if (auto it = components.find(name); it != components.end())
-      vlm_programs_.emplace(name, without_example_inputs(it->second));
+  auto module = [&](const char* name) {
+    auto it = components.find(name);
+    return it == components.end() ? nullptr : prepared(it->second, name);
+  };
+  if (manifest_.vision_language) {
+    image_encoder_ = module("image_encoder");
+    projector_ = module("multi_modal_projector");
+    language_model_ = module("language_model");
+    lm_head_ = module("lm_head");
+    set_vision_language(*manifest_.vision_language, ep);
   }
-  if (!vlm_programs_.empty()) vlm_programs_.emplace("decode", without_example_inputs(ep));
-  // The encoder-decoder components wait for set_encoder_decoder.
-  for (const char* name : {"encoder", "cross_kv"}) {
-    if (auto it = components.find(name); it != components.end())
-      encdec_programs_.emplace(name, without_example_inputs(it->second));
+  if (manifest_.encoder_decoder) {
+    encoder_ = module("encoder");
+    cross_kv_ = module("cross_kv");
+    if (auto it = components.find("cross_kv"); it != components.end())
+      cross_kv_outputs_ = it->second.out_spec.leaf_paths("");
+    set_encoder_decoder(*manifest_.encoder_decoder);
   }
+  pass_report_ = passes.report();
 }
 
-void Generator::set_encoder_decoder(const std::string& encoder_input,
-                                    std::vector<int64_t> decoder_prompt) {
+void Generator::allocate_cache(const ExportedProgram& ep, std::optional<int64_t> max_cache_len) {
+  using generation::InputRole;
+  std::vector<size_t> user_inputs;  // graph input index of each user input, in order
+  for (size_t i = 0; i < ep.signature.inputs.size(); ++i)
+    if (ep.signature.inputs[i].kind == InputKind::UserInput) user_inputs.push_back(i);
+  INGOT_CHECK(user_inputs.size() == decode_layout_.inputs.size(), ValueError,
+              "[Generator] the decode program takes {} user inputs but its manifest layout lists "
+              "{}; the manifest does not describe this program",
+              user_inputs.size(), decode_layout_.inputs.size());
+  const ir::Graph& g = *ep.graph;
+  for (size_t k = 0; k < user_inputs.size(); ++k) {
+    const generation::StepInput& in = decode_layout_.inputs[k];
+    INGOT_CHECK(ep.signature.inputs[user_inputs[k]].target == in.name, ValueError,
+                "[Generator] decode input {} is '{}' but the manifest layout names '{}'", k,
+                ep.signature.inputs[user_inputs[k]].target, in.name);
+    switch (in.role) {
+      case InputRole::kInputIds:
+        break;
+      case InputRole::kCrossKey:
+      case InputRole::kCrossValue:
+        ++cross_inputs_;  // given by cross_kv per input
+        break;
+      case InputRole::kRopeDeltas:
+        rope_deltas_ = zeros({1, 1}, DType::I64);
+        break;
+      case InputRole::kKeyCache:
+      case InputRole::kValueCache:
+      case InputRole::kCachePosition: {
+        // A symbolic length takes max_cache_len.
+        const ir::ValueInfo& v = g.value(g.inputs[user_inputs[k]]);
+        IntShape sizes;
+        for (const sym::Expr& e : v.sizes) {
+          if (e.is_integer()) {
+            sizes.push_back(e.value());
+            continue;
+          }
+          INGOT_CHECK(max_cache_len.has_value(), ValueError,
+                      "[Generator] the program's cache length is dynamic ({}); pass max_cache_len",
+                      e.str());
+          auto range = ep.range_constraints.find(e.name());
+          INGOT_CHECK(
+              range == ep.range_constraints.end() || range->second.range.contains(*max_cache_len),
+              ValueError, "[Generator] max_cache_len {} is outside the exported range {}",
+              *max_cache_len, range->second.range.str());
+          sizes.push_back(*max_cache_len);
+        }
+        cache_.push_back(zeros(sizes, v.dtype));
+        cache_by_name_.emplace(in.name, cache_.back());
+        if (in.role == InputRole::kCachePosition)
+          position_ = cache_.back();
+        else
+          max_cache_len_ = sizes.at(2);
+        break;
+      }
+      default:
+        INGOT_THROW(NotSupportedError,
+                    "[Generator] the decode program's input '{}' is {}; ingot's decode loop binds "
+                    "input_ids, rope_deltas, cross-attention K/V and the StaticCache (export "
+                    "without mask_and_position_inputs for the native runtime)",
+                    in.name, generation::role_name(in.role));
+    }
+  }
+  INGOT_CHECK(decode_layout_.has(InputRole::kInputIds) && position_.defined() && max_cache_len_ > 0,
+              ValueError,
+              "[Generator] the decode program takes no input_ids and StaticCache (expected "
+              "inputs input_ids, key_cache.N, value_cache.N, cache_position; export it with "
+              "exporters::Exporter::export_for_generation)");
+}
+
+std::vector<Tensor> Generator::step_inputs(const generation::StepLayout& layout,
+                                           const Tensor& first, const Tensor& positions) const {
+  using generation::InputRole;
+  std::vector<Tensor> inputs;
+  inputs.reserve(layout.inputs.size());
+  for (const generation::StepInput& in : layout.inputs) {
+    switch (in.role) {
+      case InputRole::kInputIds:
+      case InputRole::kInputsEmbeds:
+        inputs.push_back(first);
+        break;
+      case InputRole::kPositionIds:
+        INGOT_CHECK(positions.defined(), ValueError, "[Generator] input '{}' needs positions",
+                    in.name);
+        inputs.push_back(positions);
+        break;
+      case InputRole::kRopeDeltas:
+        inputs.push_back(rope_deltas_);
+        break;
+      case InputRole::kCrossKey:
+      case InputRole::kCrossValue: {
+        auto it = cross_.find(in.name);
+        INGOT_CHECK(it != cross_.end(), ValueError,
+                    "[Generator] the decode component takes cross-attention K/V ('{}'): generate "
+                    "with the encoder input (generate_from_encoder_input), not decoder ids alone",
+                    in.name);
+        inputs.push_back(it->second);
+        break;
+      }
+      default: {
+        auto it = cache_by_name_.find(in.name);
+        INGOT_CHECK(it != cache_by_name_.end(), ValueError,
+                    "[Generator] input '{}' ({}) is not one of the decode component's cache "
+                    "tensors",
+                    in.name, generation::role_name(in.role));
+        inputs.push_back(it->second);
+      }
+    }
+  }
+  return inputs;
+}
+
+void Generator::set_encoder_decoder(const generation::EncoderDecoderPipeline& p) {
   for (const char* name : {"encoder", "cross_kv"}) {
-    INGOT_CHECK(encdec_programs_.contains(name), ValueError,
+    INGOT_CHECK(manifest_.has_component(name), ValueError,
                 "[Generator] an encoder-decoder generator needs a '{}' component (export with "
                 "exporters::Exporter::export_for_generation)",
                 name);
   }
-  INGOT_CHECK(!cross_names_.empty(), ValueError,
+  INGOT_CHECK(cross_inputs_ > 0, ValueError,
               "[Generator] the decode component takes no cross-attention inputs "
               "(cross_key_cache.N, cross_value_cache.N): it is not an encoder-decoder's decode");
+  encoder_input_ = p.encoder_input;
+  set_decoder_prompt(p.decoder_prompt);
+}
+
+void Generator::set_decoder_prompt(std::vector<int64_t> decoder_prompt) {
+  INGOT_CHECK(is_encoder_decoder(), ValueError,
+              "[Generator] a decoder prompt was given but these components are not an "
+              "encoder-decoder model's");
   INGOT_CHECK(!decoder_prompt.empty(), ValueError,
               "[Generator] the decoder prompt is empty; it starts with decoder_start_token_id");
-  encoder_ = std::make_unique<ProgramModule>(encdec_programs_.at("encoder"));
-  cross_kv_ = std::make_unique<ProgramModule>(encdec_programs_.at("cross_kv"));
-  cross_kv_outputs_ = encdec_programs_.at("cross_kv").out_spec.leaf_paths("");
-  encoder_input_ = encoder_input;
   decoder_prompt_ = std::move(decoder_prompt);
 }
 
@@ -186,24 +252,24 @@ std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encode
                                                             GenerationStats* stats) {
   INGOT_CHECK(is_encoder_decoder(), ValueError,
               "[Generator] an encoder input was given but these components are not an "
-              "encoder-decoder model's (no encoder / cross_kv, or set_encoder_decoder was not "
-              "called)");
+              "encoder-decoder model's (the manifest has no encoder-decoder pipeline)");
   INGOT_CHECK(encoder_input.defined(), ValueError, "[Generator] the encoder input '{}' is missing",
               encoder_input_);
   // The encoder and the cross-attention projections run once per input; every decode
   // step reuses the cross K/V.
   Tensor states = encoder_->run({encoder_input}).at(0);  // [1, source, d_model]
   std::vector<Tensor> kv = cross_kv_->run({states});
-  std::map<std::string, Tensor> by_name;
-  for (size_t i = 0; i < kv.size() && i < cross_kv_outputs_.size(); ++i)
-    by_name.emplace(cross_kv_outputs_[i], kv[i]);
+  // decode's cross-attention input X is cross_kv's output X (the pipeline's wiring).
   cross_.clear();
-  for (const std::string& name : cross_names_) {
-    auto it = by_name.find(name);
-    INGOT_CHECK(it != by_name.end(), ValueError,
+  for (size_t i = 0; i < kv.size() && i < cross_kv_outputs_.size(); ++i)
+    cross_.emplace(cross_kv_outputs_[i], kv[i]);
+  for (const generation::StepInput& in : decode_layout_.inputs) {
+    if (in.role != generation::InputRole::kCrossKey &&
+        in.role != generation::InputRole::kCrossValue)
+      continue;
+    INGOT_CHECK(cross_.contains(in.name), ValueError,
                 "[Generator] the cross_kv component does not output '{}', which decode takes",
-                name);
-    cross_.push_back(it->second);
+                in.name);
   }
   last_prompt_ = decoder_prompt_;
   if (prompt_builder_) {
@@ -218,121 +284,54 @@ std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encode
   return generate(last_prompt_, o, stats);
 }
 
-void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens,
-                                    int64_t spatial_merge_size, bool mrope) {
-  INGOT_CHECK(!mrope || rope_deltas_.defined(), ValueError,
-              "[Generator] an M-RoPE model's decode component takes rope_deltas; this one does not "
-              "(export with exporters::Exporter::export_for_generation)");
-  set_vision_language(image_token_id, embed_tokens);
-  INGOT_CHECK(spatial_merge_size == 0 || !projector_, ValueError,
-              "[Generator] a patch-input model has no multi_modal_projector component");
-  spatial_merge_size_ = spatial_merge_size;
-  mrope_ = mrope;
-}
-
-void Generator::set_vision_language(int64_t image_token_id, const std::string& embed_tokens) {
+void Generator::set_vision_language(const generation::VisionLanguagePipeline& p,
+                                    const ExportedProgram& decode) {
   for (const char* name : {"image_encoder", "language_model", "lm_head"}) {
-    INGOT_CHECK(vlm_programs_.contains(name), ValueError,
+    INGOT_CHECK(manifest_.has_component(name), ValueError,
                 "[Generator] a vision-language generator needs a '{}' component (export with "
                 "exporters::Exporter::export_for_generation)",
                 name);
   }
-  const ExportedProgram& decode = vlm_programs_.at("decode");
-  auto table = decode.state.find(embed_tokens);
+  INGOT_CHECK(!p.mrope || rope_deltas_.defined(), ValueError,
+              "[Generator] an M-RoPE model's decode component takes rope_deltas; this one does not "
+              "(export with exporters::Exporter::export_for_generation)");
+  const bool patches = p.image_input.patches;
+  INGOT_CHECK(!patches || !projector_, ValueError,
+              "[Generator] a patch-input model has no multi_modal_projector component");
+  // The table lives in the decode program's state (as exported, before any rewrite).
+  INGOT_CHECK(p.embed_tokens_component == "decode", ValueError,
+              "[Generator] the text embedding table must be in the decode component (the manifest "
+              "names '{}')",
+              p.embed_tokens_component);
+  auto table = decode.state.find(p.embed_tokens_tensor);
   INGOT_CHECK(table != decode.state.end() && table->second.dim() == 2, ValueError,
-              "[Generator] the decode component has no embedding table '{}'", embed_tokens);
-  auto module = [&](const char* name) {
-    auto it = vlm_programs_.find(name);
-    return it == vlm_programs_.end() ? nullptr : std::make_unique<ProgramModule>(it->second);
-  };
-  image_encoder_ = module("image_encoder");
-  projector_ = module("multi_modal_projector");
-  language_model_ = module("language_model");
-  lm_head_ = module("lm_head");
-  embed_tokens_ = table->second;
-  image_token_id_ = image_token_id;
+              "[Generator] the decode component has no embedding table '{}'",
+              p.embed_tokens_tensor);
+  // The decode copy's table: the same values, possibly held in bf16 (a gathered row is
+  // turned back into the exported dtype, exactly).
+  embed_dtype_ = table->second.dtype();
+  const auto& rewritten = decode_->program().state;
+  auto held = rewritten.find(p.embed_tokens_tensor);
+  embed_tokens_ = held != rewritten.end() && held->second.dim() == 2 ? held->second : table->second;
+  image_token_id_ = p.image_token_id;
+  spatial_merge_size_ = patches ? p.image_input.spatial_merge_size : 0;
+  mrope_ = p.mrope;
+  language_model_layout_ = manifest_.layout("language_model");
 }
 
-Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cache_len) {
+Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cache_len,
+                          const RuntimeOptions& options) {
   namespace fs = std::filesystem;
-  const fs::path manifest_path = fs::path(dir) / "manifest.json";
-  std::ifstream f(manifest_path);
-  INGOT_CHECK(f.good(), IoError,
-              "[Generator] no manifest.json in '{}' (export with --task generation)", dir);
-  nlohmann::json manifest;
-  try {
-    manifest = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    INGOT_THROW(IoError, "[Generator] '{}' is not valid JSON: {}", manifest_path.string(),
-                e.what());
-  }
-  // A string field of the manifest, `fallback` when absent.
-  auto text = [&](const char* key, const char* fallback) -> std::string {
-    if (!manifest.is_object() || !manifest.contains(key)) return fallback;
-    INGOT_CHECK(manifest[key].is_string(), IoError, "[Generator] '{}': \"{}\" must be a string",
-                manifest_path.string(), key);
-    return manifest[key].get<std::string>();
-  };
-  INGOT_CHECK(text("format", "") == "ingot-generation" && manifest.contains("components") &&
-                  manifest["components"].is_object(),
-              IoError, "[Generator] '{}' is not an ingot generation manifest",
-              manifest_path.string());
-  const std::string format = text("export_format", "native");
-  INGOT_CHECK(format == "native", NotSupportedError,
+  generation::GenerationManifest manifest = generation::GenerationManifest::read(dir);
+  INGOT_CHECK(manifest.export_format == "native", NotSupportedError,
               "[Generator] '{}' holds {} components, which ingot's runtime does not run; export "
               "with --format native (or run them with their own runtime)",
-              dir, format);
-  std::map<std::string, ExportedProgram> components;
-  for (const auto& [name, file] : manifest["components"].items()) {
-    INGOT_CHECK(
-        file.is_string() && fs::path(file.get<std::string>()).filename() == file.get<std::string>(),
-        IoError, "[Generator] '{}': components.{} must be a file name in the directory",
-        manifest_path.string(), name);
-    components.emplace(name, ingot::load((fs::path(dir) / file.get<std::string>()).string()));
-  }
-  Generator gen(std::move(components), max_cache_len);
+              dir, manifest.export_format);
+  GenerationPackage package{std::move(manifest), {}};
+  for (const auto& [name, c] : package.manifest.components)
+    package.programs.emplace(name, ingot::load((fs::path(dir) / c.file).string()));
+  Generator gen(std::move(package), max_cache_len, options);
   gen.generation_config_ = models::GenerationConfig::from_folder(dir);
-  if (manifest.contains("pipeline") && manifest["pipeline"].is_object() &&
-      manifest["pipeline"].value("kind", "") == "encoder-decoder") {
-    const nlohmann::json& p = manifest["pipeline"];
-    INGOT_CHECK(p.contains("encoder_input") && p["encoder_input"].is_string() &&
-                    p.contains("decoder_prompt") && p["decoder_prompt"].is_array() &&
-                    !p["decoder_prompt"].empty() &&
-                    std::all_of(p["decoder_prompt"].begin(), p["decoder_prompt"].end(),
-                                [](const nlohmann::json& v) { return v.is_number_integer(); }),
-                IoError,
-                "[Generator] '{}': an encoder-decoder \"pipeline\" must have \"encoder_input\": "
-                "NAME and \"decoder_prompt\": [ids...]",
-                manifest_path.string());
-    gen.set_encoder_decoder(p["encoder_input"].get<std::string>(),
-                            p["decoder_prompt"].get<std::vector<int64_t>>());
-  } else if (manifest.contains("pipeline")) {
-    const nlohmann::json& p = manifest["pipeline"];
-    INGOT_CHECK(p.is_object() && p.value("kind", "") == "vision-language" &&
-                    p.contains("image_token_id") && p["image_token_id"].is_number_integer() &&
-                    p.contains("embed_tokens") && p["embed_tokens"].is_object() &&
-                    p["embed_tokens"].value("component", "") == "decode" &&
-                    p["embed_tokens"].contains("tensor") && p["embed_tokens"]["tensor"].is_string(),
-                IoError,
-                "[Generator] '{}': \"pipeline\" must be {{\"kind\": \"vision-language\", "
-                "\"image_token_id\": N, \"embed_tokens\": {{\"component\": \"decode\", "
-                "\"tensor\": NAME}}, ...}}",
-                manifest_path.string());
-    // Patch-input models (Qwen2-VL) say so in "image_input" and "rope".
-    int64_t merge = 0;
-    if (p.contains("image_input") && p["image_input"].is_object() &&
-        p["image_input"].value("kind", "") == "patches") {
-      INGOT_CHECK(p["image_input"].contains("spatial_merge_size") &&
-                      p["image_input"]["spatial_merge_size"].is_number_integer() &&
-                      p["image_input"]["spatial_merge_size"].get<int64_t>() > 0,
-                  IoError, "[Generator] '{}': pipeline.image_input needs a spatial_merge_size > 0",
-                  manifest_path.string());
-      merge = p["image_input"]["spatial_merge_size"].get<int64_t>();
-    }
-    gen.set_vision_language(p["image_token_id"].get<int64_t>(),
-                            p["embed_tokens"]["tensor"].get<std::string>(), merge,
-                            p.value("rope", "") == "mrope");
-  }
   return gen;
 }
 
@@ -348,14 +347,8 @@ GenerateOptions Generator::default_options(int64_t prompt_tokens,
 }
 
 Tensor Generator::run(ProgramModule& module, const Tensor& ids) {
-  INGOT_CHECK(cross_.size() == cross_names_.size(), ValueError,
-              "[Generator] the decode component takes cross-attention K/V: generate with the "
-              "encoder input (generate_from_encoder_input), not decoder ids alone");
-  std::vector<Tensor> inputs{ids};
-  inputs.insert(inputs.end(), cross_.begin(), cross_.end());
-  if (rope_deltas_.defined()) inputs.push_back(rope_deltas_);
-  inputs.insert(inputs.end(), cache_.begin(), cache_.end());
-  return module.run(inputs).at(0);
+  return module.run(step_inputs(&module == decode_.get() ? decode_layout_ : prefill_layout_, ids))
+      .at(0);
 }
 
 void Generator::reset_cache() {
@@ -387,8 +380,7 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
                                          GenerationStats* stats) {
   INGOT_CHECK(is_vision_language(), ValueError,
               "[Generator] pixel_values given but these components are not a vision-language "
-              "model's (no image_encoder / language_model / lm_head, or set_vision_language was "
-              "not called)");
+              "model's (the manifest has no vision-language pipeline)");
   INGOT_CHECK(spatial_merge_size_ == 0, ValueError,
               "[Generator] this model takes flattened patches with image_grid_thw (Qwen2-VL): "
               "pass both");
@@ -428,17 +420,19 @@ Tensor Generator::prefill_with_images(const Tensor& ids, const Tensor& pixel_val
     Tensor features = image_encoder_->run({pixel_values}).at(0);  // [images, patches, F]
     image_embeds = projector_ ? projector_->run({features}).at(0) : features;
   }
-  Tensor embeds = models::merge_image_features(embedding(embed_tokens_, ids), ids, image_embeds,
-                                               image_token_id_);
-  std::vector<Tensor> inputs{embeds};  // [1, n, hidden], [positions], then the cache
+  Tensor text = embedding(embed_tokens_, ids);  // [1, n, hidden]
+  if (text.dtype() != embed_dtype_) text = to(text, embed_dtype_);
+  Tensor embeds = models::merge_image_features(text, ids, image_embeds, image_token_id_);
+  Tensor positions;  // M-RoPE: [3, 1, n]
   if (mrope_) {
     models::MropePositions p =
         models::mrope_position_ids(ids, image_token_id_, image_grid_thw, spatial_merge_size_);
-    inputs.push_back(p.position_ids);  // [3, 1, n]
+    positions = p.position_ids;
     rope_deltas_.data<int64_t>()[0] = p.rope_delta;
   }
-  inputs.insert(inputs.end(), cache_.begin(), cache_.end());
-  Tensor hidden = language_model_->run(inputs).at(0);  // [1, n, hidden]
+  Tensor hidden =
+      language_model_->run(step_inputs(language_model_layout_, embeds, positions)).at(0);
+  // [1, n, hidden]
   const int64_t n = hidden.size(1);
   return lm_head_->run({contiguous(slice(hidden, 1, n - 1, n))}).at(0);  // [1, 1, vocab]
 }

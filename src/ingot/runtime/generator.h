@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "ingot/export/program.h"
+#include "ingot/generation/manifest.h"
 #include "ingot/generation/sampling.h"
 #include "ingot/models/generation_config.h"
+#include "ingot/runtime/passes/pipeline.h"
 #include "ingot/runtime/program_module.h"
 
 namespace ingot::runtime {
@@ -50,17 +52,43 @@ struct GenerationStats {
   }
 };
 
+// What a Generator runs: native generation components and the manifest that says what
+// each input of each component is and how the components connect (a vision-language or
+// encoder-decoder pipeline). exporters::GenerationExport::package() makes one in memory;
+// Generator::load reads one from a generation directory.
+struct GenerationPackage {
+  generation::GenerationManifest manifest;
+  std::map<std::string, ExportedProgram> programs;  // by component name
+
+  // Map-like access to the programs.
+  ExportedProgram& at(const std::string& component) { return programs.at(component); }
+  const ExportedProgram& at(const std::string& component) const { return programs.at(component); }
+  bool contains(const std::string& component) const { return programs.contains(component); }
+  size_t size() const { return programs.size(); }
+  auto begin() { return programs.begin(); }
+  auto end() { return programs.end(); }
+  auto begin() const { return programs.begin(); }
+  auto end() const { return programs.end(); }
+};
+
 class Generator {
  public:
-  // `components`: "decode" (and "prefill" when exported separately). `max_cache_len`
-  // chooses the cache length of a program exported with a dynamic one.
-  explicit Generator(std::map<std::string, ExportedProgram> components,
-                     std::optional<int64_t> max_cache_len = std::nullopt);
-  // Loads DIR/manifest.json and its components (a native generation directory, see
-  // exporters/generation_directory.h) and DIR's generation_config.json (the model's
-  // defaults, see default_options). IoError naming the file when one is malformed.
-  static Generator load(const std::string& dir,
-                        std::optional<int64_t> max_cache_len = std::nullopt);
+  // The one way to build a Generator: "decode" (and "prefill" when exported separately),
+  // plus the pipeline's components. Each component's inputs are bound by the roles of
+  // its manifest layout. `max_cache_len` chooses the cache length of a program exported
+  // with a dynamic one. ValueError naming the component or input that does not fit.
+  // `options` say which load-time passes rewrite the components (runtime/passes/).
+  explicit Generator(GenerationPackage package, std::optional<int64_t> max_cache_len = std::nullopt,
+                     const RuntimeOptions& options = {});
+  // Loads DIR's manifest (generation/manifest.h), its components and DIR's
+  // generation_config.json (the model's defaults, see default_options). IoError naming
+  // the file when one is malformed; NotSupportedError for another runtime's components,
+  // before any component is read.
+  static Generator load(const std::string& dir, std::optional<int64_t> max_cache_len = std::nullopt,
+                        const RuntimeOptions& options = {});
+  // What the load-time passes did to each component.
+  const PassReport& pass_report() const { return pass_report_; }
+  const generation::GenerationManifest& manifest() const { return manifest_; }
 
   // The model's generation defaults (generation_config.json of a loaded directory; empty
   // for components given in memory unless set_generation_config was called).
@@ -78,17 +106,9 @@ class Generator {
   std::vector<int64_t> generate(const std::vector<int64_t>& prompt, const GenerateOptions& options,
                                 GenerationStats* stats = nullptr);
 
-  // Vision-language components (docs/generation.md): image_encoder [+
-  // multi_modal_projector], language_model and lm_head beside decode. `image_token_id`
-  // marks the prompt positions the image embeddings replace; `embed_tokens` names the
-  // text embedding table among the decode program's tensors. load() calls it from the
-  // manifest's "pipeline". ValueError naming what is missing.
-  void set_vision_language(int64_t image_token_id, const std::string& embed_tokens);
-  // A patch-input model (Qwen2-VL): pixel_values are the processor's flattened patches
-  // [patches, C*T*P*P] with image_grid_thw, merged `spatial_merge_size`^2 patches per image
-  // token; `mrope`: the language model takes M-RoPE position_ids and decode rope_deltas.
-  void set_vision_language(int64_t image_token_id, const std::string& embed_tokens,
-                           int64_t spatial_merge_size, bool mrope);
+  // Vision-language components (docs/generation.md; the manifest's pipeline):
+  // image_encoder [+ multi_modal_projector], language_model and lm_head beside decode; the
+  // image token marks the prompt positions the image embeddings replace.
   bool is_vision_language() const { return embed_tokens_.defined(); }
   int64_t image_token_id() const { return image_token_id_; }
   // The same decoding after a prompt with images: the image encoder runs once over
@@ -110,13 +130,11 @@ class Generator {
   // Set for a patch-input model: its merge size (0 otherwise).
   int64_t spatial_merge_size() const { return spatial_merge_size_; }
 
-  // Encoder-decoder components (docs/generation.md): encoder and cross_kv beside a decode
-  // that takes the cross-attention K/V (cross_key_cache.N, cross_value_cache.N) before its
-  // StaticCache. `encoder_input` names the encoder's input (input_ids, input_features);
-  // `decoder_prompt` is what the decoder starts from (decoder_start_token_id, Whisper's
-  // forced tokens). load() calls it from the manifest's "pipeline". ValueError naming
-  // what is missing.
-  void set_encoder_decoder(const std::string& encoder_input, std::vector<int64_t> decoder_prompt);
+  // Encoder-decoder components (docs/generation.md; the manifest's pipeline): encoder and
+  // cross_kv beside a decode that takes the cross-attention K/V before its StaticCache.
+  // encoder_input_name() is the encoder's input (input_ids, input_features);
+  // decoder_prompt() what the decoder starts from (decoder_start_token_id, Whisper's forced
+  // tokens).
   bool is_encoder_decoder() const { return encoder_ != nullptr; }
   const std::string& encoder_input_name() const { return encoder_input_; }
   const std::vector<int64_t>& decoder_prompt() const { return decoder_prompt_; }
@@ -137,6 +155,8 @@ class Generator {
   std::vector<int64_t> generate_from_encoder_input(const Tensor& encoder_input,
                                                    const GenerateOptions& options,
                                                    GenerationStats* stats = nullptr);
+  // Replaces the decoder prompt (ValueError when empty or not an encoder-decoder).
+  void set_decoder_prompt(std::vector<int64_t> decoder_prompt);
 
   int64_t max_cache_len() const { return max_cache_len_; }
   // Decode calls that only ran a cached execution plan (runtime/execution_plan.h).
@@ -145,7 +165,16 @@ class Generator {
   const std::vector<Tensor>& cache_tensors() const { return cache_; }
 
  private:
+  // The inputs of a component with layout `layout`: `first` (input_ids or inputs_embeds),
+  // `positions` (M-RoPE position_ids, may be undefined), then the bound state by role.
+  std::vector<Tensor> step_inputs(const generation::StepLayout& layout, const Tensor& first,
+                                  const Tensor& positions = Tensor()) const;
   Tensor run(ProgramModule& module, const Tensor& ids);
+  void allocate_cache(const ExportedProgram& decode, std::optional<int64_t> max_cache_len);
+  // `decode`: the decode program as exported (it holds the text embedding table).
+  void set_vision_language(const generation::VisionLanguagePipeline& pipeline,
+                           const ExportedProgram& decode);
+  void set_encoder_decoder(const generation::EncoderDecoderPipeline& pipeline);
   void reset_cache();
   // The decode loop after `prefill` (the prompt ids [1, n] -> logits, filling the cache).
   std::vector<int64_t> generate_after(const std::vector<int64_t>& prompt,
@@ -160,27 +189,31 @@ class Generator {
   // Vision-language components (null otherwise) and the text embedding table.
   std::unique_ptr<ProgramModule> image_encoder_, projector_, language_model_, lm_head_;
   Tensor embed_tokens_;  // [vocab, hidden]
+  DType embed_dtype_ = DType::F32;  // the exported table's dtype (of the merged embeddings)
   int64_t image_token_id_ = -1;
-  std::map<std::string, ExportedProgram> vlm_programs_;
   // Encoder-decoder components (null otherwise), the decode program's cross-attention
-  // input names (in its input order) and the current input's tensors for them.
+  // inputs by name and the current input's tensors for them.
   std::unique_ptr<ProgramModule> encoder_, cross_kv_;
-  std::map<std::string, ExportedProgram> encdec_programs_;
-  std::vector<std::string> cross_names_, cross_kv_outputs_;
-  std::vector<Tensor> cross_;
+  std::vector<std::string> cross_kv_outputs_;
+  std::map<std::string, Tensor> cross_;
   std::string encoder_input_;
   std::vector<int64_t> decoder_prompt_;
   DecoderPromptBuilder prompt_builder_;
   std::vector<int64_t> last_prompt_;
-  std::vector<Tensor> cache_;  // the programs' cache inputs, in their input order
+  generation::GenerationManifest manifest_;
+  generation::StepLayout decode_layout_, prefill_layout_, language_model_layout_;
+  std::vector<Tensor> cache_;                    // the cache tensors, in decode's input order
+  std::map<std::string, Tensor> cache_by_name_;  // the same tensors by input name
   // M-RoPE models: decode's rope_deltas input [1, 1] (before the cache), set per prompt.
   Tensor rope_deltas_;
   int64_t spatial_merge_size_ = 0;
   bool mrope_ = false;
   Tensor position_;            // the cache_position tensor (one of cache_)
+  size_t cross_inputs_ = 0;    // decode's cross-attention inputs
   Tensor step_ids_;            // [1, 1] int64, rewritten every decode step
   int64_t max_cache_len_ = 0;
   models::GenerationConfig generation_config_;
+  PassReport pass_report_;
 };
 
 // Index of the largest value of the last row of logits [1, tokens, vocab].

@@ -58,7 +58,7 @@ void gemm(const GemmArgs& args);
 // the blocked kernels read, so a product with it packs nothing per call: ceil(n / width)
 // panels, panel q holding W rows [q * width, q * width + width) k-major,
 //   data[(q * k + p) * width + r] = W[q * width + r, p]   (zero for rows past n).
-// For the runtime's f32 linears (runtime/packed_linear_weights.h): packing W [3072,
+// For the runtime's f32 linears (runtime/passes/packed_linear_weights.h): packing W [3072,
 // 1024] took 15% of a 128-row prefill product, and a decode GEMV reads each panel as one
 // sequential stream.
 struct PanelWeight {

@@ -1,4 +1,4 @@
-// Fused ops the runtime's rewrites put into programs (runtime/fuse_silu_mul.h); models do
+// Fused ops the runtime's rewrites put into programs (runtime/passes/fuse_silu_mul.h); models do
 // not call them. Each has a decomposition into the ops it replaces.
 #pragma once
 

@@ -26,7 +26,7 @@ Tensor matmul(const Tensor& self, const Tensor& other,
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
     std::source_location where = std::source_location::current());
 
-// ---- f32 linears on weights packed once (runtime/packed_linear_weights.h) ----
+// ---- f32 linears on weights packed once (runtime/passes/packed_linear_weights.h) ----
 // weight [out, in] f32 rearranged as panels of `width` rows (ops/cpu/gemm.h PanelWeight):
 // [ceil(out / width), in, width].
 Tensor pack_linear_weight(const Tensor& weight, int64_t width);
