@@ -3,8 +3,10 @@
 // float programs: decode tokens/s (one token per step after an 8-token prompt), prefill
 // tokens/s (a 64-token prompt into an empty cache), the .ingot artifact's size and the
 // peak RSS over export + run. int8 / int4 quantise every linear and the tied lm_head
-// (what llama.cpp's Q8_0 / Q4_0 do with the output matrix). The `_a8` variants run the
-// same programs with int8 activations (cpu::QuantActivations::Int8).
+// (what llama.cpp's Q8_0 / Q4_0 do with the output matrix). int8 / int4 run the library's
+// default activations (int8 per 32-block, cpu::QuantActivations::Int8, unless
+// INGOT_QUANT_ACTIVATIONS says otherwise); the `_f32act` variants run the same programs
+// with the f32-activation opt-out (QuantActivations::Float), for A/B.
 //   build/release/bench/ingot_bench --benchmark_filter='Quantized'
 // And the kernel alone: BM_QuantizedGemv streams one [N, K] packed weight per call
 // (GB/s of packed bytes), BM_QuantizedGemv/f32 the same shape through cpu::gemm.
@@ -38,9 +40,13 @@ struct Variant {
 };
 
 // "f32", "bf16" (compute dtype, float weights) or "int8" / "int4" (f32 compute).
-// A name ending in "_a8" runs the same program with int8 activations.
+// A name ending in "_f32act" runs the same program with f32 activations.
+bool f32_activations(const std::string& name) {
+  return name.ends_with("_f32act");
+}
+
 Variant& variant(std::string name) {
-  if (name.size() > 3 && name.substr(name.size() - 3) == "_a8") name.resize(name.size() - 3);
+  if (f32_activations(name)) name.resize(name.size() - 7);
   static std::map<std::string, Variant> cache;
   if (auto it = cache.find(name); it != cache.end()) return it->second;
   ingot::bench::reset_peak_rss();
@@ -67,9 +73,9 @@ Variant& variant(std::string name) {
 }
 
 void run_steps(benchmark::State& state, const std::string& name, bool prefill) {
-  const bool a8 = name.size() > 3 && name.substr(name.size() - 3) == "_a8";
-  ingot::cpu::ScopedQuantActivations act(a8 ? ingot::cpu::QuantActivations::Int8
-                                            : ingot::cpu::QuantActivations::Float);
+  // The default mode unless the name asks for the f32-activation opt-out.
+  ingot::cpu::ScopedQuantActivations act(f32_activations(name) ? ingot::cpu::QuantActivations::Float
+                                                               : ingot::cpu::quant_activations());
   Variant& v = variant(name);
   ingot::runtime::ProgramModule mod(v.decode);
   ingot::nn::StaticCache cache(*v.model->cache_spec(), 1, kCacheLen);
@@ -119,11 +125,11 @@ BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32, "int4")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(24)
     ->UseRealTime();
-BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int8_a8, "int8_a8")
+BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int8_f32act, "int8_f32act")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(24)
     ->UseRealTime();
-BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32_a8, "int4_a8")
+BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32_f32act, "int4_f32act")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(24)
     ->UseRealTime();
@@ -143,11 +149,11 @@ BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32, "int4")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->UseRealTime();
-BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int8_a8, "int8_a8")
+BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int8_f32act, "int8_f32act")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->UseRealTime();
-BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32_a8, "int4_a8")
+BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32_f32act, "int4_f32act")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
     ->UseRealTime();

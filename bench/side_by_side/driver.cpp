@@ -8,8 +8,9 @@
 //                               or int8 | int4 (f32 compute, weights quantised by the
 //                               export quantizer: int8 per channel / int4 group 32, the
 //                               tied lm_head too, as llama.cpp's Q8_0 / Q4_0 do); ACT:
-//                               int8 (default: activations quantised per 32-block, as
-//                               llama.cpp does) | float (the exact path)
+//                               int8 | float (the exact path); left out: the
+//                               library's default (int8 per 32-block, as llama.cpp
+//                               does; INGOT_QUANT_ACTIVATIONS), what users get
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
 //     prefill TOKENS            one prefill of TOKENS tokens: {"tok_s", "seconds"}
 //     decode PROMPT STEPS       prefill PROMPT tokens, then STEPS decode steps: {"tok_s"}
@@ -76,7 +77,7 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   const bool quantised = dtype == "int8" || dtype == "int4";
   INGOT_CHECK(dtype == "f32" || dtype == "bf16" || quantised, ingot::ValueError,
               "[side_by_side] load: dtype must be f32, bf16, int8 or int4, got '{}'", dtype);
-  INGOT_CHECK(act == "int8" || act == "float", ingot::ValueError,
+  INGOT_CHECK(act.empty() || act == "int8" || act == "float", ingot::ValueError,
               "[side_by_side] load: activations must be int8 or float, got '{}'", act);
   s.generator.reset();
   s.programs = {};
@@ -92,8 +93,11 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
     config.quantizer.group_size = 32;
     config.quantizer.lm_head = true;
   }
-  ingot::cpu::set_quant_activations(act == "int8" ? ingot::cpu::QuantActivations::Int8
-                                                  : ingot::cpu::QuantActivations::Float);
+  // No ACT: the mode the process started with (an earlier load's ACT does not stick).
+  static const ingot::cpu::QuantActivations initial = ingot::cpu::quant_activations();
+  ingot::cpu::set_quant_activations(act.empty()     ? initial
+                                    : act == "int8" ? ingot::cpu::QuantActivations::Int8
+                                                    : ingot::cpu::QuantActivations::Float);
   s.programs =
       (ingot::exporters::NativeExporter().export_for_generation(*s.model, config, o)).package();
   // The driver keeps its programs (for `logits`), rewritten by the same load-time passes
@@ -208,7 +212,7 @@ int serve(const std::string& dir) {
     nlohmann::json reply;
     try {
       if (cmd == "load") {
-        std::string dtype, act = "int8";
+        std::string dtype, act;
         int64_t cache_len = 0;
         std::string act_token;
         in >> dtype >> cache_len >> act_token;

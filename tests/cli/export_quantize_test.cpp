@@ -23,12 +23,26 @@ TEST(CliExportQuantize, PackedArchiveAndReport) {
       captured(run_export, {testing::fixture_path("models/qwen3"), "-o", out, "--quantize", "int4",
                             "--group-size", "64", "--exclude", "layers\\.1\\."});
   EXPECT_EQ(rc, 0);
-  EXPECT_NE(text.find("quantize int4 (group 64): 7 linear layers quantised"), std::string::npos)
+  // Layer 0's 7 linears and the lm_head (as int8, the int4 default).
+  EXPECT_NE(text.find("quantize int4 (group 64): 8 linear layers quantised"), std::string::npos)
       << text;
   EXPECT_NE(text.find("matches exclude pattern"), std::string::npos) << text;
+  EXPECT_NE(text.find("as int8 per output channel"), std::string::npos) << text;
   ExportedProgram p = load(out);
   EXPECT_EQ(p.state.at("model.layers.0.mlp.down_proj.qweight").dtype(), DType::U8);
   EXPECT_EQ(p.state.count("model.layers.1.mlp.down_proj.weight"), 1u);  // excluded: float
+  fs::remove(out);
+}
+
+// --keep-lm-head-float: the int4 export leaves the lm_head float.
+TEST(CliExportQuantize, KeepLmHeadFloat) {
+  const std::string out = (fs::temp_directory_path() / "ingot_cli_quantize_head.ingot").string();
+  auto [rc, text] = captured(run_export, {testing::fixture_path("models/qwen3"), "-o", out,
+                                          "--quantize", "int4", "--keep-lm-head-float"});
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(text.find("14 linear layers quantised"), std::string::npos) << text;
+  EXPECT_NE(text.find("is the lm_head (quantizer.keep_lm_head_float)"), std::string::npos) << text;
+  EXPECT_EQ(load(out).state.count("model.embed_tokens.qweight"), 0u);
   fs::remove(out);
 }
 

@@ -1,6 +1,7 @@
 // Quality of the export quantizer (issue 17), measured on ingot's runtime:
-//  - every decoder fixture, per scheme: logits error vs the float program (max |dq - f| /
-//    max |f|), top-1 agreement over all positions, greedy-token agreement over 16 decode
+//  - every decoder fixture, per scheme, with f32 and with int8 activations: logits error vs
+//    the float program (max |dq - f| / max |f|), top-1 agreement over all positions,
+//    greedy-token agreement over 16 decode
 //    steps (tokens equal to the float run's, up to the first difference);
 //  - the trained demo LM: perplexity on its held-out tokens (the end of Persuasion,
 //    tests/fixtures/demo_lm/heldout_tokens.npy from tools/quant/make_heldout_tokens.py),
@@ -60,51 +61,60 @@ std::vector<int64_t> greedy(models::PretrainedModel& model, const QuantizerConfi
 }
 
 TEST(QuantizeQuality, DecoderFixtures) {
-  std::printf("%-28s %-12s %10s %8s %8s\n", "fixture", "scheme", "rel_err", "top1", "greedy");
+  std::printf("%-28s %-15s %10s %8s %8s\n", "fixture", "scheme", "rel_err", "top1", "greedy");
   for (const std::string& name : testing::decoder_fixtures()) {
     auto model = models::from_pretrained(testing::fixture_path("models/" + name));
     const Tensor ref = logits_of(*model, {});
     const std::vector<int64_t> ref_tokens = greedy(*model, {});
     const int64_t vocab = ref.size(2), rows = ref.numel() / vocab;
-    for (const Named& s : schemes()) {
-      const Tensor got = logits_of(*model, s.q);
-      ASSERT_EQ(got.sizes(), ref.sizes()) << name;
-      const float* a = ref.data<float>();
-      const float* b = got.data<float>();
-      double max_err = 0, max_ref = 0;
-      int64_t agree = 0;
-      for (int64_t r = 0; r < rows; ++r) {
-        int64_t ia = 0, ib = 0;
-        for (int64_t v = 0; v < vocab; ++v) {
-          const int64_t i = r * vocab + v;
-          max_err = std::max(max_err, double(std::fabs(a[i] - b[i])));
-          max_ref = std::max(max_ref, double(std::fabs(a[i])));
-          if (a[i] > a[r * vocab + ia]) ia = v;
-          if (b[i] > b[r * vocab + ib]) ib = v;
+    // f32 activations (the exact path) and int8 ones (the default: "_a8").
+    for (const bool a8 : {false, true})
+      for (const Named& s : schemes()) {
+        cpu::ScopedQuantActivations mode(a8 ? cpu::QuantActivations::Int8
+                                            : cpu::QuantActivations::Float);
+        const std::string scheme = std::string(s.name) + (a8 ? "_a8" : "");
+        const Tensor got = logits_of(*model, s.q);
+        ASSERT_EQ(got.sizes(), ref.sizes()) << name;
+        const float* a = ref.data<float>();
+        const float* b = got.data<float>();
+        double max_err = 0, max_ref = 0;
+        int64_t agree = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t ia = 0, ib = 0;
+          for (int64_t v = 0; v < vocab; ++v) {
+            const int64_t i = r * vocab + v;
+            max_err = std::max(max_err, double(std::fabs(a[i] - b[i])));
+            max_ref = std::max(max_ref, double(std::fabs(a[i])));
+            if (a[i] > a[r * vocab + ia]) ia = v;
+            if (b[i] > b[r * vocab + ib]) ib = v;
+          }
+          agree += ia == ib;
         }
-        agree += ia == ib;
+        const std::vector<int64_t> tokens = greedy(*model, s.q);
+        size_t same = 0;
+        while (same < tokens.size() && same < ref_tokens.size() && tokens[same] == ref_tokens[same])
+          ++same;
+        const double rel = max_err / std::max(max_ref, 1e-12), top1 = double(agree) / double(rows);
+        std::printf("%-28s %-15s %10.4f %8.3f %5zu/%zu\n", name.c_str(), scheme.c_str(), rel, top1,
+                    same, ref_tokens.size());
+        RecordProperty(name + "." + scheme + ".rel_err", std::to_string(rel));
+        // Sanity bounds for random-weight toy fixtures (hidden 32..64, near-tied logits;
+        // the MoE routers flip experts on small changes): the quantised program computes
+        // the float function to within the scheme's rounding. Greedy agreement is reported
+        // only. The real quality bound is the demo LM's perplexity below. int8 activations
+        // add their own rounding (per 32-block, as llama.cpp's Q8_0 x Q8_0): on int8 weights
+        // the largest rel_err went 0.040 -> 0.058 (gemma2) and the lowest top-1 0.875 ->
+        // 0.8125 (olmo2: 13 of 16 rows), hence their bounds 0.08 / 0.8; int4's error is
+        // dominated by the weights (its bounds hold in both modes).
+        const bool moe = name == "mixtral" || name == "qwen3_moe";
+        if (s.q.bits() == 8) {
+          EXPECT_LT(rel, moe ? 0.5 : a8 ? 0.08 : 0.05) << name << " " << scheme;
+          EXPECT_GE(top1, a8 ? 0.8 : 0.85) << name << " " << scheme;
+        } else {
+          EXPECT_LT(rel, 0.9) << name << " " << scheme;
+          EXPECT_GE(top1, 0.5) << name << " " << scheme;
+        }
       }
-      const std::vector<int64_t> tokens = greedy(*model, s.q);
-      size_t same = 0;
-      while (same < tokens.size() && same < ref_tokens.size() && tokens[same] == ref_tokens[same])
-        ++same;
-      const double rel = max_err / std::max(max_ref, 1e-12), top1 = double(agree) / double(rows);
-      std::printf("%-28s %-12s %10.4f %8.3f %5zu/%zu\n", name.c_str(), s.name, rel, top1, same,
-                  ref_tokens.size());
-      RecordProperty(name + "." + s.name + ".rel_err", std::to_string(rel));
-      // Sanity bounds for random-weight toy fixtures (hidden 32..64, near-tied logits;
-      // the MoE routers flip experts on small changes): the quantised program computes
-      // the float function to within the scheme's rounding. Greedy agreement is reported
-      // only. The real quality bound is the demo LM's perplexity below.
-      const bool moe = name == "mixtral" || name == "qwen3_moe";
-      if (s.q.bits() == 8) {
-        EXPECT_LT(rel, moe ? 0.5 : 0.05) << name << " " << s.name;
-        EXPECT_GE(top1, 0.85) << name << " " << s.name;
-      } else {
-        EXPECT_LT(rel, 0.9) << name << " " << s.name;
-        EXPECT_GE(top1, 0.5) << name << " " << s.name;
-      }
-    }
   }
 }
 

@@ -71,6 +71,46 @@ TEST(QuantizerConfig, JsonRoundTripOnEveryFormat) {
   EXPECT_TRUE(contains(NativeExportConfig().to_json(), "\"quantizer\": null"));
 }
 
+// int4 exports pack the (here tied) lm_head as int8 per output channel by default;
+// keep_lm_head_float keeps it float, lm_head packs it with the scheme (int4); int8 exports
+// keep it float unless lm_head. The JSON carries the field.
+TEST(QuantizeStage, Int4LmHeadIsInt8UnlessKeptFloat) {
+  const std::string head = "model.embed_tokens";  // tied: the embedding table's weight
+  auto q4 = export_fixture("qwen3", scheme("int4"));
+  EXPECT_EQ(count_nodes(q4->program, "ingot::quantized_linear"), 15);
+  EXPECT_EQ(count_nodes(q4->program, "linear"), 0);
+  EXPECT_EQ(q4->program.state.at(head + ".qweight").sizes(), (IntShape{96, 64}));  // [n, k]
+  EXPECT_EQ(q4->program.state.at(head + ".scales").sizes(), (IntShape{96, 1}));    // per row
+  EXPECT_EQ(q4->program.state.count(head + ".weight"), 1u);  // the gather still reads it
+  EXPECT_TRUE(has_note(q4->notes, "as int8 per output channel"))
+      << fmt::format("{}", fmt::join(q4->notes, "\n"));
+
+  QuantizerConfig keep = scheme("int4", 32, true);
+  keep.keep_lm_head_float = true;
+  auto kept = export_fixture("qwen3", keep);
+  EXPECT_EQ(count_nodes(kept->program, "ingot::quantized_linear"), 14);
+  EXPECT_EQ(count_nodes(kept->program, "linear"), 1);
+  EXPECT_EQ(kept->program.state.count(head + ".qweight"), 0u);
+  EXPECT_TRUE(has_note(kept->notes, "is the lm_head (quantizer.keep_lm_head_float)"));
+
+  QuantizerConfig as_int4 = scheme("int4", 32, true);
+  as_int4.lm_head = true;
+  auto four = export_fixture("qwen3", as_int4);
+  EXPECT_EQ(four->program.state.at(head + ".qweight").sizes(), (IntShape{96, 32}));  // k / 2
+  EXPECT_EQ(four->program.state.count(head + ".qzeros"), 1u);
+  EXPECT_FALSE(has_note(four->notes, "as int8 per output channel"));
+
+  auto q8 = export_fixture("qwen3", scheme("int8"));
+  EXPECT_EQ(count_nodes(q8->program, "linear"), 1);
+
+  auto c = AutoExportConfig::from_json(
+      R"({"export_format": "native", "quantizer": {"scheme": "int4", "keep_lm_head_float": true}})");
+  EXPECT_TRUE(c->quantizer.keep_lm_head_float);
+  EXPECT_EQ(AutoExportConfig::from_json(c->to_json())->quantizer, c->quantizer);
+  as_int4.keep_lm_head_float = true;  // both: a contradiction
+  EXPECT_THROW(export_fixture("qwen3", as_int4), ValueError);
+}
+
 TEST(QuantizerConfig, BadValuesAreClearErrors) {
   auto error_of = [](const std::string& json) -> std::string {
     try {
@@ -124,8 +164,9 @@ TEST(QuantizeStage, ReplacesLinearsAndWeights) {
 // does not divide in_features, excluded names, the lm_head unless asked for.
 TEST(QuantizeStage, KeptFloatIsReported) {
   auto q = export_fixture("qwen3", scheme("int4", 128));  // in_features 64 except down_proj
-  // in_features 128: down_proj and o_proj (4 heads x 32) of both layers.
-  EXPECT_EQ(count_nodes(q->program, "ingot::quantized_linear"), 4);
+  // in_features 128: down_proj and o_proj (4 heads x 32) of both layers; and the lm_head
+  // as int8 (per channel: no group size to divide).
+  EXPECT_EQ(count_nodes(q->program, "ingot::quantized_linear"), 5);
   EXPECT_TRUE(has_note(q->notes,
                        "'model.layers.0.self_attn.q_proj.weight' has in_features 64, "
                        "not a multiple of the group size 128"));

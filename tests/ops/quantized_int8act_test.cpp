@@ -1,13 +1,15 @@
-// quantized_matmul with int8 activations (cpu::QuantActivations::Int8): the AVX512-VNNI
-// kernel against the portable int8 kernel (its reference: the same integer sums, so they
-// differ by f32 summation order only), the portable kernel against a double-precision
-// reference of the scheme's definition and against the exact product within the
-// activations' rounding bound, the layouts that fall back to the exact path, and the
-// mode switch.
+// quantized_matmul with int8 activations (cpu::QuantActivations::Int8, the default): every
+// table's integer kernel (avx2-maddubs, avxvnni-ymm, avx512vnni-zmm per-row and panel
+// GEMM; tables this CPU cannot run are skipped with the reason) against the portable int8
+// kernel (their reference: the same integer sums, so they differ by f32 summation order
+// only), the portable kernel against a double-precision reference of the scheme's
+// definition and against the exact product within the activations' rounding bound, the
+// layouts that fall back to the exact path, and the mode switch and its default.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "ingot/core/cpu_features.h"
@@ -65,7 +67,7 @@ std::vector<float> run(const Problem& pr, QuantActivations act, QuantIsa isa) {
   set_quant_isa(isa);
   std::vector<float> y(size_t(pr.m * pr.n), NAN);
   quantized_matmul(pr.x.data(), pr.k, pr.m, pr.pw, y.data(), pr.n);
-  set_quant_isa(QuantIsa::Avx512);
+  set_quant_isa(default_quant_isa());
   return y;
 }
 
@@ -120,50 +122,108 @@ double max_abs(const std::vector<double>& v) {
   return m;
 }
 
-class Int8Activations : public ::testing::TestWithParam<std::tuple<Case, int64_t>> {};
+const char* isa_name(QuantIsa isa) {
+  switch (isa) {
+    case QuantIsa::Scalar:
+      return "Scalar";
+    case QuantIsa::Avx2:
+      return "Avx2";
+    case QuantIsa::AvxVnni:
+      return "AvxVnni";
+    case QuantIsa::Avx512:
+      return "Avx512";
+  }
+  return "?";
+}
 
-// The portable kernel computes the scheme's definition, stays within the activations'
-// rounding bound of the exact product, and the AVX2 and VNNI kernels equal it.
+// Skips (with the reason printed) a table this CPU cannot run natively.
+#define SKIP_UNLESS_SUPPORTED(isa)                                                          \
+  if (!quant_isa_supported(isa))                                                            \
+  GTEST_SKIP() << "this CPU (after INGOT_ISA) cannot run the " << isa_name(isa)             \
+               << " table's integer kernel (" << int8_dot_kernel_name(int8_dot_kernel(isa)) \
+               << "), so it is not tested here"
+
+class Int8Activations : public ::testing::TestWithParam<std::tuple<Case, int64_t, QuantIsa>> {};
+
+// The portable kernel computes the scheme's definition and stays within the activations'
+// rounding bound of the exact product; every vector kernel (avx2-maddubs, avxvnni-ymm,
+// avx512vnni-zmm: the per-row kernel below 5 rows, the panel GEMM from 5) equals it up to
+// f32 summation order, and the two ymm kernels (same integer sums, same order) equal each
+// other bit for bit.
 TEST_P(Int8Activations, KernelsMatchReference) {
-  const auto [c, m] = GetParam();
+  const auto [c, m, isa] = GetParam();
+  SKIP_UNLESS_SUPPORTED(isa);
   const Problem pr = make(c, m, uint32_t(c.k + m));
   const Reference ref = reference(pr);
   const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
   const double scale = max_abs(ref.int8act);
-  for (size_t j = 0; j < scalar.size(); ++j) {
-    EXPECT_NEAR(scalar[j], ref.int8act[j], 2e-6 * scale) << "output " << j;
-    EXPECT_LE(std::abs(scalar[j] - ref.exact[j]), ref.bound[j] * 1.0001 + 2e-6 * scale)
-        << "output " << j;
+  if (isa == QuantIsa::Scalar) {
+    for (size_t j = 0; j < scalar.size(); ++j) {
+      EXPECT_NEAR(scalar[j], ref.int8act[j], 2e-6 * scale) << "output " << j;
+      EXPECT_LE(std::abs(scalar[j] - ref.exact[j]), ref.bound[j] * 1.0001 + 2e-6 * scale)
+          << "output " << j;
+    }
+    return;
   }
-  if (cpu_features().avx2_kernels()) {
-    const std::vector<float> avx2 = run(pr, QuantActivations::Int8, QuantIsa::Avx2);
-    for (size_t j = 0; j < avx2.size(); ++j)
-      EXPECT_NEAR(avx2[j], scalar[j], 2e-6 * scale) << "AVX2 output " << j;
-  }
-  if (has_vnni()) {
-    const std::vector<float> vnni = run(pr, QuantActivations::Int8, QuantIsa::Avx512);
-    for (size_t j = 0; j < vnni.size(); ++j)
-      EXPECT_NEAR(vnni[j], scalar[j], 2e-6 * scale) << "VNNI output " << j;
+  const std::vector<float> got = run(pr, QuantActivations::Int8, isa);
+  const char* kernel = int8_dot_kernel_name(int8_dot_kernel(isa));
+  for (size_t j = 0; j < got.size(); ++j)
+    EXPECT_NEAR(got[j], scalar[j], 2e-6 * scale) << kernel << " output " << j;
+  if (isa == QuantIsa::AvxVnni) {
+    EXPECT_EQ(got, run(pr, QuantActivations::Int8, QuantIsa::Avx2))
+        << "avxvnni-ymm and avx2-maddubs sum the same integers in the same order";
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, Int8Activations,
-    ::testing::Combine(::testing::Values(Case{8, 0, false, 1024},
-                                         Case{8, 0, false, 200},  // 200: tails
-                                         Case{8, 0, false, 30}, Case{4, 32, false, 256},
-                                         Case{4, 32, false, 224},  // a 96-weight tail chunk
-                                         Case{4, 32, true, 160}, Case{4, 64, true, 192},
-                                         Case{4, 64, false, 320}, Case{4, 128, false, 384},
-                                         Case{4, 128, true, 256},
-                                         // longer G 32 rows: two runs of four decode steps,
-                                         // then one step (576); with zero points and a
-                                         // short last step (544)
-                                         Case{4, 32, false, 576}, Case{4, 32, true, 544}),
-                       // m < 5: the per-row kernel; from 5 the panel GEMM (one panel up to
-                       // 16 rows, pairs of panels and a padded last panel beyond)
-                       ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
-                                         int64_t(16), int64_t(17), int64_t(64), int64_t(130))));
+    ::testing::Combine(
+        ::testing::Values(Case{8, 0, false, 1024}, Case{8, 0, false, 200},  // 200: tails
+                          Case{8, 0, false, 30}, Case{4, 32, false, 256},
+                          Case{4, 32, false, 224},  // a 96-weight tail chunk
+                          Case{4, 32, true, 160}, Case{4, 64, true, 192}, Case{4, 64, false, 320},
+                          Case{4, 128, false, 384}, Case{4, 128, true, 256},
+                          // longer G 32 rows: two runs of four decode steps,
+                          // then one step (576); with zero points and a
+                          // short last step (544)
+                          Case{4, 32, false, 576}, Case{4, 32, true, 544}),
+        // m < 5: the per-row kernel; from 5 the panel GEMM (one panel up to
+        // 16 rows, pairs of panels and a padded last panel beyond)
+        ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5), int64_t(16), int64_t(17),
+                          int64_t(64), int64_t(130)),
+        ::testing::Values(QuantIsa::Scalar, QuantIsa::Avx2, QuantIsa::AvxVnni, QuantIsa::Avx512)));
+
+// Each table runs its own integer kernel; a request above what the CPU runs lands on the
+// highest table below it that it does run.
+TEST(Int8ActivationsTables, KernelPerTable) {
+  EXPECT_EQ(int8_dot_kernel(QuantIsa::Scalar), Int8DotKernel::Scalar);
+  EXPECT_EQ(int8_dot_kernel(QuantIsa::Avx2), Int8DotKernel::Avx2Maddubs);
+  EXPECT_EQ(int8_dot_kernel(QuantIsa::AvxVnni), Int8DotKernel::AvxVnniYmm);
+  const CpuFeatures& f = cpu_features();
+  EXPECT_EQ(int8_dot_kernel(QuantIsa::Avx512),
+            f.avx512vnni ? Int8DotKernel::Avx512VnniZmm : Int8DotKernel::Avx2Maddubs);
+  EXPECT_STREQ(int8_dot_kernel_name(Int8DotKernel::AvxVnniYmm), "avxvnni-ymm");
+  // The start table: the widest of Avx512 / Avx2 / Scalar the CPU runs, never AvxVnni
+  // (its kernel measured no faster than maddubs).
+  const QuantIsa start = default_quant_isa();
+  EXPECT_TRUE(quant_isa_supported(start));
+  EXPECT_NE(start, QuantIsa::AvxVnni);
+  EXPECT_EQ(start, f.avx512_kernels() ? QuantIsa::Avx512
+                   : f.avx2_kernels() ? QuantIsa::Avx2
+                                      : QuantIsa::Scalar);
+  const QuantIsa before = quant_isa();
+  for (QuantIsa isa : {QuantIsa::Scalar, QuantIsa::Avx2, QuantIsa::AvxVnni, QuantIsa::Avx512}) {
+    const QuantIsa got = set_quant_isa(isa);
+    EXPECT_LE(int(got), int(isa));
+    EXPECT_TRUE(quant_isa_supported(got));
+    EXPECT_EQ(quant_isa(), got);
+    if (quant_isa_supported(isa)) {
+      EXPECT_EQ(got, isa);
+    }
+  }
+  set_quant_isa(before);
+  EXPECT_EQ(quant_isa(), before);
+}
 
 // The panel GEMM over many W rows: split over the pool's threads, 32-row blocks and
 // 8 / 4-row tiles with remainders (301 rows), k in several 1024-weight passes with a
@@ -290,6 +350,14 @@ TEST(Int8ActivationsFallback, UncoveredLayoutsRunExact) {
   EXPECT_FALSE(int8_activations_apply(pr.pw));
   EXPECT_EQ(run(pr, QuantActivations::Int8, QuantIsa::Avx512),
             run(pr, QuantActivations::Float, QuantIsa::Avx512));
+}
+
+// Int8 activations are the default (the fast path every entry point gets);
+// INGOT_QUANT_ACTIVATIONS=float opts out.
+TEST(Int8ActivationsMode, DefaultIsInt8) {
+  const char* env = std::getenv("INGOT_QUANT_ACTIVATIONS");
+  if (env && *env) GTEST_SKIP() << "INGOT_QUANT_ACTIVATIONS=" << env << " sets the start value";
+  EXPECT_EQ(quant_activations(), QuantActivations::Int8);
 }
 
 // The mode is process-wide and scoped; Float is the exact path.

@@ -1,9 +1,11 @@
 // ingot::quantized_linear and its CPU kernels (ops/cpu/quantized_gemv.h): every kernel
-// path (scalar, AVX-512; streamed rows for small m, dequantised blocks + gemm for larger
-// m) against a double-precision dequantise + matmul reference, the op's decomposition
+// table (scalar, AVX2, AVX-VNNI, AVX-512; streamed rows for small m, dequantised blocks +
+// gemm for larger m; f32 and int8 activations) against a double-precision dequantise +
+// matmul reference, the op's decomposition
 // against its kernel, the packer's rounding bound, 16-bit inputs, and bad layouts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -80,16 +82,32 @@ std::vector<double> reference(const Tensor& x, const std::vector<double>& w, int
 class QuantizedKernels
     : public ::testing::TestWithParam<std::tuple<Scheme, int64_t, cpu::QuantIsa>> {
  protected:
-  void TearDown() override { cpu::set_quant_isa(cpu::QuantIsa::Avx512); }
+  void TearDown() override { cpu::set_quant_isa(cpu::default_quant_isa()); }
 };
 
-// Every path equals the reference within f32 summation error (q - z is exact in f32).
+// Bound on |y_int8 - y_exact| for output (i, j) with int8 activations: each activation is
+// off by at most d / 2 (d = max|x| / 127 of its 32-block), so sum_c |W[j, c]| * d_c / 2.
+double int8_activation_bound(const std::vector<double>& x, const std::vector<double>& w, int64_t i,
+                             int64_t j, int64_t k) {
+  double b = 0;
+  for (int64_t c0 = 0; c0 < k; c0 += 32) {
+    double amax = 0;
+    for (int64_t c = c0; c < std::min(k, c0 + 32); ++c)
+      amax = std::max(amax, std::abs(x[size_t(i * k + c)]));
+    for (int64_t c = c0; c < std::min(k, c0 + 32); ++c)
+      b += std::abs(w[size_t(j * k + c)]) * amax / 127.0 / 2.0;
+  }
+  return b;
+}
+
+// Every path equals the reference: with f32 activations within f32 summation error (q - z
+// is exact in f32); with int8 activations (the default) within the activations' rounding
+// bound.
 TEST_P(QuantizedKernels, MatchDequantiseMatmulReference) {
   const auto [scheme, m, isa] = GetParam();
-  if (isa == cpu::QuantIsa::Avx512 && !cpu_features().avx512_kernels())
-    GTEST_SKIP() << "this CPU has no AVX-512 (the scalar and AVX2 cases cover the kernel)";
-  if (isa == cpu::QuantIsa::Avx2 && !cpu_features().avx2_kernels())
-    GTEST_SKIP() << "this CPU has no AVX2 + FMA + F16C (the scalar cases cover the kernel)";
+  if (!cpu::quant_isa_supported(isa))
+    GTEST_SKIP() << "this CPU (after INGOT_ISA) cannot run kernel table " << int(isa)
+                 << " (the lower tables' cases cover the f32 kernels)";
   cpu::set_quant_isa(isa);
   std::mt19937 rng(7);
   const int64_t n = 70, k = scheme.bits == 8 ? 200 : 256;  // 200: a tail after 16-wide steps
@@ -98,20 +116,35 @@ TEST_P(QuantizedKernels, MatchDequantiseMatmulReference) {
   Quantised qw = quantise(w, scheme);
   Tensor y = quantized_linear(x, qw.q, qw.scales, qw.zeros, Tensor(), scheme.bits, qw.w.group);
   ASSERT_EQ(y.sizes(), (IntShape{m, n}));
-  testing::expect_close(y, reference(x, dequantised(qw), n, k), 1e-4, 1e-5, "quantized_linear");
+  const std::vector<double> wd = dequantised(qw), ref = reference(x, wd, n, k);
+  {
+    cpu::ScopedQuantActivations exact(cpu::QuantActivations::Float);
+    Tensor yf = quantized_linear(x, qw.q, qw.scales, qw.zeros, Tensor(), scheme.bits, qw.w.group);
+    testing::expect_close(yf, ref, 1e-4, 1e-5, "quantized_linear f32 activations");
+  }
+  cpu::ScopedQuantActivations int8(cpu::QuantActivations::Int8);
+  Tensor y8 = quantized_linear(x, qw.q, qw.scales, qw.zeros, Tensor(), scheme.bits, qw.w.group);
+  const std::vector<double> got = values(y8), xv = values(x);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      ASSERT_LE(std::abs(got[size_t(i * n + j)] - ref[size_t(i * n + j)]),
+                int8_activation_bound(xv, wd, i, j, k) * 1.0001 + 1e-5)
+          << "int8 activations, row " << i << " output " << j;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Schemes, QuantizedKernels,
-    ::testing::Combine(
-        ::testing::Values(Scheme{8, 0, false}, Scheme{4, 32, false}, Scheme{4, 64, true},
-                          Scheme{4, 128, false}, Scheme{4, 32, true}),
-        ::testing::Values(int64_t(1), int64_t(3), int64_t(9), int64_t(130)),
-        ::testing::Values(cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2, cpu::QuantIsa::Avx512)));
+    ::testing::Combine(::testing::Values(Scheme{8, 0, false}, Scheme{4, 32, false},
+                                         Scheme{4, 64, true}, Scheme{4, 128, false},
+                                         Scheme{4, 32, true}),
+                       ::testing::Values(int64_t(1), int64_t(3), int64_t(9), int64_t(130)),
+                       ::testing::Values(cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2,
+                                         cpu::QuantIsa::AvxVnni, cpu::QuantIsa::Avx512)));
 
-// The decomposition (what backends without a kernel run) equals the kernel, with a bias
-// and batch dims.
+// The decomposition (what backends without a kernel run) equals the kernel with f32
+// activations (the exact path), with a bias and batch dims.
 TEST(QuantizedLinear, DecompositionEqualsKernel) {
+  cpu::ScopedQuantActivations exact(cpu::QuantActivations::Float);
   std::mt19937 rng(3);
   for (const Scheme s : {Scheme{8, 0, false}, Scheme{4, 32, true}, Scheme{4, 64, false}}) {
     Tensor w = random_tensor({48, 128}, DType::F32, rng, -0.3, 0.3);
@@ -151,6 +184,7 @@ TEST(QuantizedLinear, PackerRoundsToNearest) {
 
 // bf16 activations compute in f32 and round once; the output keeps the input dtype.
 TEST(QuantizedLinear, Bfloat16Input) {
+  cpu::ScopedQuantActivations exact(cpu::QuantActivations::Float);
   std::mt19937 rng(5);
   Tensor w = random_tensor({32, 64}, DType::F32, rng, -0.5, 0.5);
   Tensor x = random_tensor({3, 64}, DType::F32, rng);
@@ -193,7 +227,8 @@ TEST(QuantizedLinearSiblings, EachOutputEqualsItsOwnLinear) {
       w.push_back(quantise(random_tensor({n, k}, DType::F32, rng, -0.5, 0.5), scheme));
     const int64_t bits = scheme.bits, group = scheme.group ? scheme.group : k;
     const auto zeros = [&](size_t j) { return scheme.zeros ? Value(w[j].zeros) : Value(); };
-    for (cpu::QuantIsa isa : {cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2, cpu::QuantIsa::Avx512}) {
+    for (cpu::QuantIsa isa : {cpu::QuantIsa::Scalar, cpu::QuantIsa::Avx2, cpu::QuantIsa::AvxVnni,
+                              cpu::QuantIsa::Avx512}) {
       if (cpu::set_quant_isa(isa) != isa) continue;  // not on this CPU
       for (cpu::QuantActivations mode :
            {cpu::QuantActivations::Float, cpu::QuantActivations::Int8}) {
@@ -220,7 +255,7 @@ TEST(QuantizedLinearSiblings, EachOutputEqualsItsOwnLinear) {
       }
     }
   }
-  cpu::set_quant_isa(cpu::QuantIsa::Avx512);  // back to the widest the CPU has
+  cpu::set_quant_isa(cpu::default_quant_isa());  // back to the start table
 }
 
 // Weights that do not share a layout are a clear error naming the op.

@@ -81,12 +81,15 @@ int run_export(int argc, char** argv) {
   std::string quantize;
   std::optional<int64_t> group_size;
   std::vector<std::string> exclude;
-  bool quantize_lm_head = false;
+  bool quantize_lm_head = false, keep_lm_head_float = false;
   app.add_option("--quantize", quantize, "weight-only quantisation: int8 or int4")
       ->check(CLI::IsMember({"int8", "int4"}));
   app.add_option("--group-size", group_size, "int4: weights per scale, 32 (default), 64 or 128");
   app.add_option("--exclude", exclude, "keep linears whose weight name matches this regex float");
-  app.add_flag("--quantize-lm-head", quantize_lm_head, "also quantise the lm_head");
+  app.add_flag("--quantize-lm-head", quantize_lm_head,
+               "quantise the lm_head with the scheme itself (int4: int4, not int8)");
+  app.add_flag("--keep-lm-head-float", keep_lm_head_float,
+               "int4: keep the lm_head float (by default it is quantised to int8)");
   if (!parse(app, argc, argv)) return 0;
   // --format pt2: the native program, written as a torch.export archive.
   const bool to_pt2 = format && *format == "pt2";
@@ -139,15 +142,18 @@ int run_export(int argc, char** argv) {
     if (output.empty()) output = et_config->output_path;
   }
   if (!quantize.empty()) config->quantizer.scheme = quantize;
-  INGOT_CHECK(config->quantizer.enabled() || (!group_size && exclude.empty() && !quantize_lm_head),
+  INGOT_CHECK(config->quantizer.enabled() ||
+                  (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float),
               ValueError,
-              "[ingot export] --group-size, --exclude and --quantize-lm-head need --quantize");
+              "[ingot export] --group-size, --exclude, --quantize-lm-head and "
+              "--keep-lm-head-float need --quantize");
   INGOT_CHECK(!group_size || config->quantizer.scheme == "int4", ValueError,
               "[ingot export] --group-size applies to --quantize int4 (int8 has one scale per "
               "output channel)");
   if (group_size) config->quantizer.group_size = *group_size;
   for (const std::string& p : exclude) config->quantizer.exclude.push_back(p);
   if (quantize_lm_head) config->quantizer.lm_head = true;
+  if (keep_lm_head_float) config->quantizer.keep_lm_head_float = true;
   // Re-reading the JSON checks the overridden fields like a config file.
   config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");
   INGOT_CHECK(!output.empty(), ValueError,

@@ -94,14 +94,15 @@ class Quantizer {
       const Packed& p = packed(wid, transposed);
       ir::Argument bias = n.args.size() > 2 ? n.args[2] : ir::Argument{};
       const int64_t k = g.value(wid).sizes[transposed ? 0 : 1].value();
+      const int bits = bits_of(wid);
       n.target = "ingot::quantized_linear";
       n.args = {n.args[0],
                 ir::TensorRef{p.q},
                 ir::TensorRef{p.scales},
                 p.zeros >= 0 ? ir::Argument{ir::TensorRef{p.zeros}} : ir::Argument{},
                 bias,
-                sym::integer(c_.bits()),
-                sym::integer(c_.bits() == 8 ? k : c_.group_size)};
+                sym::integer(bits),
+                sym::integer(bits == 8 ? k : c_.group_size)};
       replaced.insert(wid);
       ++quantised;
     }
@@ -112,6 +113,9 @@ class Quantizer {
         fmt::format("quantize {}: {} linear layers quantised ({} weights, {} kept in float)",
                     scheme_name(), quantised, packed_.size(), kept_.size()));
     for (std::string& k : kept_) report.push_back("quantize: kept float: " + k);
+    for (std::string& l : int8_heads_)
+      report.push_back("quantize: " + l +
+                       " as int8 per output channel (quantizer.keep_lm_head_float keeps it float)");
     ep_.verify();
     return report;
   }
@@ -124,6 +128,14 @@ class Quantizer {
 
   void kept(std::string s) { kept_.push_back(std::move(s)); }
 
+  bool is_lm_head(ir::ValueId wid) const {
+    const std::string& target = ep_.signature.inputs[spec_of_.at(wid)].target;
+    return embedding_weights_.contains(wid) || target.ends_with("lm_head.weight");
+  }
+
+  // The bits `wid` is packed with: the scheme's, or the lm_head's (c_.lm_head_bits()).
+  int bits_of(ir::ValueId wid) const { return is_lm_head(wid) ? c_.lm_head_bits() : c_.bits(); }
+
   // Empty when the weight can be quantised, else why not.
   std::string reason_to_keep(ir::ValueId wid, bool transposed = false) const {
     auto it = spec_of_.find(wid);
@@ -134,15 +146,17 @@ class Quantizer {
     const ir::ValueInfo& v = ep_.graph->value(wid);
     if (!is_floating(v.dtype) || v.sizes.size() != 2)
       return fmt::format("'{}' is not a float matrix", target);
-    const bool lm_head = embedding_weights_.contains(wid) || target.ends_with("lm_head.weight");
-    if (lm_head && !c_.lm_head)
-      return fmt::format("'{}' is the lm_head (set quantizer.lm_head to quantise it)", target);
+    if (is_lm_head(wid) && c_.lm_head_bits() == 0)
+      return c_.keep_lm_head_float
+                 ? fmt::format("'{}' is the lm_head (quantizer.keep_lm_head_float)", target)
+                 : fmt::format("'{}' is the lm_head (set quantizer.lm_head to quantise it)",
+                               target);
     for (size_t i = 0; i < exclude_.size(); ++i) {
       if (std::regex_search(target, exclude_[i]))
         return fmt::format("'{}' matches exclude pattern '{}'", target, c_.exclude[i]);
     }
     const int64_t k = v.sizes[transposed ? 0 : 1].value();
-    if (c_.bits() == 4 && k % c_.group_size != 0)
+    if (bits_of(wid) == 4 && k % c_.group_size != 0)
       return fmt::format("'{}' has in_features {}, not a multiple of the group size {}", target, k,
                          c_.group_size);
     return "";
@@ -172,13 +186,16 @@ class Quantizer {
     if (transposed) w = transpose(w, 0, 1);
     w = contiguous(w);
     const int64_t k = w.size(1);
-    const int64_t group = c_.bits() == 8 ? k : c_.group_size;
-    PackedLinearWeight b = quantize_linear_weight(w, c_.bits(), group, c_.zero_point);
+    const int bits = bits_of(wid);
+    const bool zeros = bits == 4 && c_.zero_point;  // int8 is symmetric
+    const int64_t group = bits == 8 ? k : c_.group_size;
+    PackedLinearWeight b = quantize_linear_weight(w, bits, group, zeros);
     const std::string base = base_name(target);
+    if (is_lm_head(wid) && bits != c_.bits()) int8_heads_.push_back("'" + target + "'");
     Packed p;
     p.q = add_param(base + ".qweight", b.qweight);
     p.scales = add_param(base + ".scales", b.scales);
-    if (c_.zero_point) p.zeros = add_param(base + ".qzeros", b.zeros);
+    if (zeros) p.zeros = add_param(base + ".qzeros", b.zeros);
     return packed_.emplace(wid, p).first->second;
   }
 
@@ -208,6 +225,7 @@ class Quantizer {
   std::map<ir::ValueId, Packed> packed_;
   std::map<ir::ValueId, ir::ValueId> transposed_of_;  // transpose output -> its 2-D input
   std::vector<std::string> kept_;
+  std::vector<std::string> int8_heads_;  // lm_heads packed as int8 under an int4 scheme
 };
 
 }  // namespace

@@ -7,7 +7,8 @@
 // `<name>.scales` f32 and, with zero points, `<name>.qzeros` uint8; <name> is the weight's
 // name without ".weight"); a float weight no node reads any more leaves the program. Its
 // report (the artifact's notes) says how many linears were quantised and names each one
-// kept in float and why: excluded by a pattern, the lm_head (unless `lm_head`), an
+// kept in float and why: excluded by a pattern, the lm_head (int8: unless `lm_head`;
+// int4: only with `keep_lm_head_float`, else it is packed as int8 per channel), an
 // in_features the group size does not divide, a weight that is not a parameter (computed,
 // or sliced from an expert stack), a linear inside a control-flow branch, and matrix
 // products (matmul, mm, bmm, addmm such as GPT-2's Conv1D, moe_experts) the scheme does not

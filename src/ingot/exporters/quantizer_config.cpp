@@ -22,6 +22,10 @@ void QuantizerConfig::validate(const std::string& origin) const {
   INGOT_CHECK(!(scheme == "int8" && zero_point), ValueError,
               "[quantizer] {}: int8 is symmetric per output channel; zero_point applies to int4",
               origin);
+  INGOT_CHECK(!(lm_head && keep_lm_head_float), ValueError,
+              "[quantizer] {}: lm_head (quantise it with the scheme) and keep_lm_head_float "
+              "(keep it float) contradict each other; set one",
+              origin);
   for (const std::string& p : exclude) {
     try {
       std::regex re(p, std::regex::ECMAScript);
@@ -43,6 +47,7 @@ void quantizer_to_json(const QuantizerConfig& q, json& out) {
   out["group_size"] = q.group_size;
   out["zero_point"] = q.zero_point;
   out["lm_head"] = q.lm_head;
+  out["keep_lm_head_float"] = q.keep_lm_head_float;
   out["exclude"] = q.exclude;
 }
 
@@ -57,12 +62,12 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
   INGOT_CHECK(j.is_object(), ValueError,
               "[AutoExportConfig] {}: 'quantizer' is null, \"int8\", \"int4\" or an object, got {}",
               origin, j.dump());
-  static const std::set<std::string> keys = {"scheme", "group_size", "zero_point", "lm_head",
-                                             "exclude"};
+  static const std::set<std::string> keys = {"scheme",  "group_size",         "zero_point",
+                                             "lm_head", "keep_lm_head_float", "exclude"};
   for (const auto& [key, value] : j.items()) {
     INGOT_CHECK(keys.contains(key), ValueError,
                 "[AutoExportConfig] {}: unknown key 'quantizer.{}' (known: scheme, group_size, "
-                "zero_point, lm_head, exclude)",
+                "zero_point, lm_head, keep_lm_head_float, exclude)",
                 origin, key);
   }
   try {
@@ -70,6 +75,8 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
     if (j.contains("group_size")) q.group_size = j["group_size"].get<int64_t>();
     if (j.contains("zero_point")) q.zero_point = j["zero_point"].get<bool>();
     if (j.contains("lm_head")) q.lm_head = j["lm_head"].get<bool>();
+    if (j.contains("keep_lm_head_float"))
+      q.keep_lm_head_float = j["keep_lm_head_float"].get<bool>();
     if (j.contains("exclude")) q.exclude = j["exclude"].get<std::vector<std::string>>();
   } catch (const json::exception&) {
     INGOT_THROW(ValueError, "[AutoExportConfig] {}: 'quantizer' has a field of the wrong type ({})",

@@ -11,9 +11,12 @@
 //  - int8: symmetric, one scale per output channel: w = (q - 128) * s, q in [1, 255].
 //  - int4: group-wise along the input dim: w = (q - z) * s, q in [0, 15]; z = 8 without
 //    zero points, else a per-group z in [0, 15].
-// Which linears: every `linear` node whose weight is a parameter, except the tied or
-// separate lm_head (unless `lm_head`) and those whose weight name matches an `exclude`
-// regex (ECMAScript, searched anywhere in the name). Embeddings are never quantised.
+// Which linears: every `linear` node whose weight is a parameter, except those whose
+// weight name matches an `exclude` regex (ECMAScript, searched anywhere in the name).
+// The tied or separate lm_head: with the scheme itself when `lm_head`; otherwise, for
+// int4, as int8 per output channel (the default: half the bytes of a bf16 head, a
+// quarter of f32, without int4's error on the logits) unless `keep_lm_head_float`; for
+// int8, kept float. Embeddings are never quantised.
 #pragma once
 
 #include <cstdint>
@@ -24,16 +27,23 @@
 namespace ingot::exporters {
 
 struct QuantizerConfig {
-  std::string scheme;       // "", "int8", "int4"
-  int64_t group_size = 32;  // int4 only: 32, 64 or 128
-  bool zero_point = false;  // int4 only
-  bool lm_head = false;     // also quantise the output projection
+  std::string scheme;               // "", "int8", "int4"
+  int64_t group_size = 32;          // int4 only: 32, 64 or 128
+  bool zero_point = false;          // int4 only
+  bool lm_head = false;             // quantise the output projection with the scheme itself
+  bool keep_lm_head_float = false;  // int4: keep the output projection float, not int8
   std::vector<std::string> exclude;
 
   bool enabled() const { return !scheme.empty(); }
   int bits() const { return scheme == "int4" ? 4 : 8; }
+  // Bits of the output projection's weight: 0 (kept float), 8 or 4.
+  int lm_head_bits() const {
+    if (lm_head) return bits();
+    return bits() == 4 && !keep_lm_head_float ? 8 : 0;
+  }
   // Throws ValueError naming `origin` for an unknown scheme, a group size other than
-  // 32/64/128, or an exclude pattern that is not a valid regex.
+  // 32/64/128, an exclude pattern that is not a valid regex, or both `lm_head` and
+  // `keep_lm_head_float`.
   void validate(const std::string& origin) const;
   bool operator==(const QuantizerConfig&) const = default;
 };

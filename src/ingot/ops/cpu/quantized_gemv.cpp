@@ -32,9 +32,14 @@ constexpr int64_t kInt8BlockRows = 4;
 // per-row kernel (the crossover measured with BM_QuantizedGemv, docs/quantization.md).
 constexpr int64_t kPanelMinRows = 5;
 
+// Int8 unless INGOT_QUANT_ACTIVATIONS=float (the opt-out, for A/B runs and exact results).
 QuantActivations initial_activations() {
   const char* env = std::getenv("INGOT_QUANT_ACTIVATIONS");
-  return env && std::string(env) == "int8" ? QuantActivations::Int8 : QuantActivations::Float;
+  if (!env || !*env) return QuantActivations::Int8;
+  const std::string v = env;
+  INGOT_CHECK(v == "int8" || v == "float", ValueError,
+              "[quantized_matmul] INGOT_QUANT_ACTIVATIONS must be int8 or float, got '{}'", v);
+  return v == "int8" ? QuantActivations::Int8 : QuantActivations::Float;
 }
 
 std::atomic<QuantActivations>& active_activations() {
@@ -57,10 +62,14 @@ std::atomic<int64_t>& panel_min_rows() {
   return rows;
 }
 
-// The widest kernel level the CPU runs.
+// The start table: Avx512 where the CPU runs it, else Avx2, else Scalar. AvxVnni is not
+// a start table: on the one AVX-VNNI CPU measured (AMD Zen 5), its vpdpbusd kernel was
+// level with or 3-10% slower than the maddubs one in decode (DRAM- and L3-resident
+// weights, same bits either way; docs/quantization.md, "Kernel tables"), so the maddubs
+// kernel stays the default until a CPU measures otherwise. set_quant_isa selects it.
 QuantIsa best_isa() {
-  if (cpu_features().avx512_kernels()) return QuantIsa::Avx512;
-  if (cpu_features().avx2_kernels()) return QuantIsa::Avx2;
+  for (QuantIsa isa : {QuantIsa::Avx512, QuantIsa::Avx2})
+    if (quant_isa_supported(isa)) return isa;
   return QuantIsa::Scalar;
 }
 
@@ -85,10 +94,62 @@ QuantIsa quant_isa() {
   return active_isa().load();
 }
 
+QuantIsa default_quant_isa() {
+  return best_isa();
+}
+
+bool quant_isa_supported(QuantIsa isa) {
+  const CpuFeatures& f = cpu_features();
+  switch (isa) {
+    case QuantIsa::Scalar:
+      return true;
+    case QuantIsa::Avx2:
+      return f.avx2_kernels();
+    case QuantIsa::AvxVnni:
+      return f.avx2_kernels() && f.avxvnni;
+    case QuantIsa::Avx512:
+      return f.avx512_kernels();
+  }
+  return false;
+}
+
 QuantIsa set_quant_isa(QuantIsa isa) {
-  isa = std::min(isa, best_isa());
+  while (isa != QuantIsa::Scalar && !quant_isa_supported(isa))
+    isa = static_cast<QuantIsa>(static_cast<int>(isa) - 1);
   active_isa().store(isa);
   return isa;
+}
+
+// Avx512 on a CPU without AVX512-VNNI keeps the AVX-512 f32 kernels and takes the maddubs
+// ymm integer kernel (the zmm integer kernels need vpdpbusd; maddubs over AVX-VNNI as in
+// best_isa).
+Int8DotKernel int8_dot_kernel(QuantIsa isa) {
+  const CpuFeatures& f = cpu_features();
+  switch (isa) {
+    case QuantIsa::Scalar:
+      return Int8DotKernel::Scalar;
+    case QuantIsa::Avx2:
+      return Int8DotKernel::Avx2Maddubs;
+    case QuantIsa::AvxVnni:
+      return Int8DotKernel::AvxVnniYmm;
+    case QuantIsa::Avx512:
+      return f.avx512vnni ? Int8DotKernel::Avx512VnniZmm : Int8DotKernel::Avx2Maddubs;
+  }
+  return Int8DotKernel::Scalar;
+}
+
+const char* int8_dot_kernel_name(Int8DotKernel k) {
+  switch (k) {
+    case Int8DotKernel::Scalar:
+      return "scalar";
+    case Int8DotKernel::Avx2Maddubs:
+      return "avx2-maddubs";
+    case Int8DotKernel::AvxVnniYmm:
+      return "avxvnni-ymm";
+    case Int8DotKernel::Avx512VnniZmm:
+      return "avx512vnni-zmm";
+  }
+  return "?";
 }
 
 QuantActivations quant_activations() {
@@ -109,8 +170,7 @@ int64_t set_quant_panel_min_rows(int64_t rows) {
 }
 
 bool int8_activations_apply(const PackedWeight& w) {
-  if (!detail::int8_activation_layout(w)) return false;
-  return quant_isa() != QuantIsa::Avx512 || cpu_features().avx512vnni;
+  return detail::int8_activation_layout(w);
 }
 
 namespace {
@@ -118,7 +178,7 @@ namespace {
 void dequantize(QuantIsa isa, const PackedWeight& w, int64_t r0, int64_t r1, float* out) {
   if (isa == QuantIsa::Avx512)
     detail::dequantize_rows_avx512(w, r0, r1, out);
-  else if (isa == QuantIsa::Avx2)
+  else if (isa != QuantIsa::Scalar)  // Avx2, AvxVnni
     detail::dequantize_rows_avx2(w, r0, r1, out);
   else
     detail::dequantize_rows_scalar(w, r0, r1, out);
@@ -152,10 +212,10 @@ struct Targets {
 
 // Int8 activations: quantise the x rows once, then per block of W rows every x row.
 void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Targets& t) {
-  const QuantIsa isa = quant_isa();
-  const bool vnni = isa == QuantIsa::Avx512;
+  const Int8DotKernel kernel = int8_dot_kernel(quant_isa());
+  const bool zmm = kernel == Int8DotKernel::Avx512VnniZmm;
   const PackedWeight& w0 = t.w[0];
-  if (vnni && m >= quant_panel_min_rows()) {
+  if (zmm && m >= quant_panel_min_rows()) {
     for (size_t j = 0; j < t.w.size(); ++j) {
       detail::PanelActivations pa;
       detail::quantize_activation_panels(x, ldx, m, t.w[j], pa);
@@ -167,7 +227,7 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Target
   // this thread's buffers, not their own thread_local ones.)
   thread_local detail::Int8Activations reused;
   detail::Int8Activations& a = reused;
-  detail::quantize_activations(x, ldx, m, w0.k, w0.bits, isa != QuantIsa::Scalar, a);
+  detail::quantize_activations(x, ldx, m, w0.k, w0.bits, kernel != Int8DotKernel::Scalar, a);
   // One x row: the whole chunk at once (the VNNI kernel streams it as four sequences).
   const int64_t block = m == 1 ? t.rows() : kInt8BlockRows;
   parallel_for(0, t.rows(), kGemvGrain, [&](int64_t r0, int64_t r1) {
@@ -175,12 +235,15 @@ void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Target
       const PackedWeight& w = t.w[j];
       float* y = t.y[j];
       const int64_t ldy = t.ldy[j];
-      if (isa == QuantIsa::Avx2)  // the kernel visits every x row per W row itself
+      // The ymm kernels visit every x row per W row themselves.
+      if (kernel == Int8DotKernel::Avx2Maddubs)
         return detail::int8act_rows_avx2(a, w, lo, hi, y, ldy);
+      if (kernel == Int8DotKernel::AvxVnniYmm)
+        return detail::int8act_rows_avxvnni(a, w, lo, hi, y, ldy);
       for (int64_t b = lo; b < hi; b += block) {
         const int64_t e = std::min(hi, b + block);
         for (int64_t i = 0; i < m; ++i) {
-          if (vnni)
+          if (zmm)
             detail::int8act_rows_vnni(a, i, w, b, e, y + i * ldy);
           else
             detail::int8act_rows_scalar(a, i, w, b, e, y + i * ldy);
@@ -209,7 +272,7 @@ void float_stream_matmul(const float* x, int64_t ldx, int64_t m, const Targets& 
         float* yi = t.y[j] + i * t.ldy[j];
         if (isa == QuantIsa::Avx512)
           detail::quantized_gemv_rows_avx512(xk, t.w[j], lo, hi, yi);
-        else if (isa == QuantIsa::Avx2)
+        else if (isa != QuantIsa::Scalar)  // Avx2, AvxVnni
           detail::quantized_gemv_rows_avx2(xk, t.w[j], lo, hi, yi);
         else
           detail::quantized_gemv_rows_scalar(xi, t.w[j], lo, hi, yi);

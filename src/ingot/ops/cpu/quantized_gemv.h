@@ -12,9 +12,11 @@
 // integer in f32, so each product equals the dequantise + matmul reference's up to the
 // order of the f32 sums.
 //
-// Small m (decode) streams each packed row once per x row and dequantises in registers;
-// larger m (prefill) dequantises blocks of rows into f32 and runs cpu::gemm on them.
-// Both spread rows of W over the thread pool. AVX-512 or AVX2 code is picked at run time.
+// By default (QuantActivations::Int8) x is quantised to int8 per 32-block and multiplied
+// with integer dot products; with f32 activations (Float), small m (decode) streams each
+// packed row once per x row and dequantises in registers, larger m (prefill) dequantises
+// blocks of rows into f32 and runs cpu::gemm on them. All spread rows of W over the
+// thread pool; the kernel table (QuantIsa) is picked at run time.
 #pragma once
 
 #include <cstddef>
@@ -54,34 +56,52 @@ void quantized_matmul_siblings(const float* x, int64_t ldx, int64_t m,
 // The f32 weights of rows [r0, r1): out[(r - r0) * k + c] = W[r, c].
 void dequantize_rows(const PackedWeight& w, int64_t r0, int64_t r1, float* out);
 
-// Kernel selection for tests and benchmarks: AVX-512 when the CPU has it, else AVX2 (with
-// FMA and F16C), else scalar.
-enum class QuantIsa { Scalar, Avx2, Avx512 };
+// Kernel tables, lowest to highest (cpu_features(), so INGOT_ISA caps them too):
+//  - Scalar: the portable kernels (any CPU; ARM runs these).
+//  - Avx2: AVX2 + FMA + F16C; int8 activations through vpmaddubsw + vpmaddwd.
+//  - AvxVnni: Avx2's f32 kernels; int8 activations through AVX-VNNI vpdpbusd on ymm.
+//  - Avx512: AVX-512 F/BW/VL/DQ f32 kernels; int8 activations through AVX512-VNNI on zmm
+//    (per-row decode kernel, panel GEMM for prefill), or, on a CPU without AVX512-VNNI,
+//    Avx2's maddubs kernel.
+// The start value is Avx512 where the CPU runs it, else Avx2, else Scalar: AvxVnni is
+// selected only by set_quant_isa, its kernel having measured level with or slower than
+// maddubs on the one AVX-VNNI CPU measured (docs/quantization.md, "Kernel tables").
+enum class QuantIsa { Scalar, Avx2, AvxVnni, Avx512 };
 QuantIsa quant_isa();
-QuantIsa set_quant_isa(QuantIsa isa);  // clamped to what the CPU supports
+// Selects the highest table at or below `isa` that the CPU runs; returns it.
+QuantIsa set_quant_isa(QuantIsa isa);
+// Whether this CPU (cpu_features()) runs `isa`'s kernels.
+bool quant_isa_supported(QuantIsa isa);
+// The start table (above); tests restore it after selecting others.
+QuantIsa default_quant_isa();
+
+// The integer dot-product kernel that int8 activations use at a table (for labels,
+// benchmarks and tests): "scalar", "avx2-maddubs", "avxvnni-ymm", "avx512vnni-zmm".
+enum class Int8DotKernel { Scalar, Avx2Maddubs, AvxVnniYmm, Avx512VnniZmm };
+Int8DotKernel int8_dot_kernel(QuantIsa isa);
+const char* int8_dot_kernel_name(Int8DotKernel k);
 
 // How quantized_matmul treats the activations x (process-wide, a runtime choice; the
-// environment variable INGOT_QUANT_ACTIVATIONS=float|int8 sets the start value):
-//  - Float (default): x stays f32 and the weights are dequantised in registers; results
-//    equal the dequantise + matmul reference to f32 rounding (what the backends' 1e-3
-//    conformance checks compare with).
-//  - Int8: each x row is quantised to int8 in blocks of 32 along k (s = max|x| / 127,
-//    q = round(x / s): llama.cpp's Q8_0 activations) and multiplied with integer dot
-//    products (AVX512-VNNI vpdpbusd, or AVX2 vpmaddubsw + vpmaddwd); per 32-block the int32
-//    sum is scaled by s_x * s_w.
-//    Up to a few x rows (decode) a per-row kernel streams W; on AVX512-VNNI, from
-//    quant_panel_min_rows() rows (prefill) a GEMM with 16 x rows per register reads W once
-//    per 16-32 x rows (AVX2 runs the per-row kernel over blocks of W rows that stay in L1).
-//    Faster, and off the exact result by the activations' rounding (at most
-//    sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity). Layouts it covers:
-//    bits 8 with one group per row (G == k) and no zero points (what the export packs), bits 4 with
-//    G in {32, 64} or a multiple of 128, with or without zero points. Other layouts, and an AVX-512
-//    CPU without VNNI, run the Float path; QuantIsa::Scalar runs the portable int8 kernel (the
-//    reference the VNNI and AVX2 kernels are tested against).
+// environment variable INGOT_QUANT_ACTIVATIONS=int8|float sets the start value):
+//  - Int8 (default): each x row is quantised to int8 in blocks of 32 along k
+//    (s = max|x| / 127, q = round(x / s): llama.cpp's Q8_0 activations) and multiplied
+//    with integer dot products (int8_dot_kernel of the table); per 32-block the int32
+//    sum is scaled by s_x * s_w. Up to a few x rows (decode) a per-row kernel streams W;
+//    on AVX512-VNNI, from quant_panel_min_rows() rows (prefill) a GEMM with 16 x rows per
+//    register reads W once per 16-32 x rows (the ymm kernels run the per-row kernel over
+//    blocks of W rows that stay in L1). Off the exact result by the activations' rounding
+//    (at most sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity).
+//    Layouts it covers: bits 8 with one group per row (G == k) and no zero points (what
+//    the export packs), bits 4 with G in {32, 64} or a multiple of 128, with or without
+//    zero points; other layouts run the Float path. QuantIsa::Scalar runs the portable
+//    int8 kernel (the reference the vector kernels are tested against).
+//  - Float (opt-out, exact): x stays f32 and the weights are dequantised in registers;
+//    results equal the dequantise + matmul reference to f32 rounding (what conformance
+//    checks against other runtimes at 1e-3 pin).
 enum class QuantActivations { Float, Int8 };
 QuantActivations quant_activations();
 QuantActivations set_quant_activations(QuantActivations a);  // returns the previous one
-// True when Int8 mode runs integer dot products for `w` at the current ISA level.
+// True when Int8 mode runs integer dot products for `w` (its layout is covered).
 bool int8_activations_apply(const PackedWeight& w);
 
 // Int8 mode on AVX512-VNNI: from this many x rows (default 5, the measured crossover;

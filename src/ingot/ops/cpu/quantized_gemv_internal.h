@@ -10,14 +10,6 @@
 #define INGOT_TARGET_AVX512_QUANT \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma,f16c")))
 #define INGOT_TARGET_AVX2_QUANT __attribute__((target("avx2,fma,f16c")))
-// A kernel's per-step helper: always inlined into its loop. Left to the compiler, GCC
-// calls such helpers out of line from the row loops, each call preceded by a vzeroupper
-// and the accumulators passed through memory (perf on int4 decode: ~15% of the GEMV
-// time in the call sequence).
-#define INGOT_AVX2_QUANT_STEP __attribute__((target("avx2,fma,f16c"), always_inline)) inline
-// A lambda does not take its enclosing function's target: one calling such helpers
-// needs this after its parameter list.
-#define INGOT_AVX2_QUANT_STEP_LAMBDA __attribute__((target("avx2,fma,f16c"), always_inline))
 #define INGOT_TARGET_AVX512_VNNI \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,fma,f16c")))
 
@@ -83,9 +75,13 @@ void int8act_rows_scalar(const Int8Activations& a, int64_t i, const PackedWeight
                          int64_t r1, float* y);
 void int8act_rows_vnni(const Int8Activations& a, int64_t i, const PackedWeight& w, int64_t r0,
                        int64_t r1, float* y);
-// Every x row of `a` at once: y[i, r] (rows ldy apart) for i < a.m, r in [r0, r1).
+// Every x row of `a` at once: y[i, r] (rows ldy apart) for i < a.m, r in [r0, r1). The
+// kernels of quantized_gemv_int8act_ymm.h: vpmaddubsw + vpmaddwd (avx2) or AVX-VNNI
+// vpdpbusd (avxvnni); the same integer sums in the same f32 order, so the same bits.
 void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w, int64_t r0, int64_t r1,
                        float* y, int64_t ldy);
+void int8act_rows_avxvnni(const Int8Activations& a, const PackedWeight& w, int64_t r0, int64_t r1,
+                          float* y, int64_t ldy);
 
 // --- Prefill GEMM with int8 activations (quantized_gemm_vnni.cpp) ---------------------
 //
