@@ -39,8 +39,11 @@ struct Variant {
   double artifact_mb = 0, peak_rss_mb = 0;
 };
 
-// "f32", "bf16" (compute dtype, float weights) or "int8" / "int4" (f32 compute).
-// A name ending in "_f32act" runs the same program with f32 activations.
+// "f32", "bf16" (compute dtype, float weights) or "int8" / "int4" (f32 compute, the
+// lm_head quantised with the scheme, as llama.cpp's Q8_0 / Q4_0 files do); "int4_head8":
+// int4 with the export's default lm_head (int8), "int4_headf32": int4 with the lm_head
+// kept float (keep_lm_head_float). A name ending in "_f32act" runs the same program with
+// f32 activations.
 bool f32_activations(const std::string& name) {
   return name.ends_with("_f32act");
 }
@@ -60,6 +63,10 @@ Variant& variant(std::string name) {
     c.quantizer.scheme = name;
     c.quantizer.group_size = 32;
     c.quantizer.lm_head = true;
+  } else if (name.starts_with("int4_head")) {
+    c.quantizer.scheme = "int4";
+    c.quantizer.group_size = 32;
+    c.quantizer.keep_lm_head_float = name == "int4_headf32";
   }
   ingot::exporters::GenerationExportOptions g;
   g.max_cache_len = kCacheLen;
@@ -122,6 +129,14 @@ BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int8, "int8")
     ->Iterations(24)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32, "int4")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(24)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32_head8, "int4_head8")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(24)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_QuantizedDecodeQwen3_0_6B, int4_g32_headf32, "int4_headf32")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(24)
     ->UseRealTime();
