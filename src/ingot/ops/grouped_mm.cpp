@@ -11,7 +11,7 @@
 // The kernel runs one GEMM per expert that has rows (experts with none cost nothing).
 #include "ingot/ops/cpu/copy.h"
 #include "ingot/ops/cpu/gemm.h"
-#include "ingot/ops/functional/views.h"
+#include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 
@@ -80,11 +80,36 @@ void grouped_mm_kernel(const OpArgs& a, std::span<const Tensor> out) {
   if (y.raw_data() != out[0].raw_data()) cpu::copy_cast(out[0], y);
 }
 
+// The decomposition every graph backend runs: each row gathers its expert's matrix, so
+// no shape depends on offs and the row count stays symbolic (S rows, E experts):
+//   e    = sum(offs[None, :] <= arange(S)[:, None], 1)           [S] in [0, E]
+//   W_r  = weight[min(e, E - 1)]                                 [S, K, N]
+//   out  = where(e < E, (input[:, None, :] @ W_r)[:, 0, :], 0)   [S, N]
+// in float32 (the kernel's accumulation), then the output dtype. It gathers S·K·N weights
+// (fine for the programs it serves; a per-expert loop would avoid the copy).
+std::vector<Tensor> grouped_mm_decomposition(const OpArgs& a) {
+  const Tensor& input = a.tensor(0);
+  const Tensor x = to(input, DType::F32);                            // [S, K]
+  const Tensor w = to(a.tensor(1), DType::F32);                      // [E, K, N]
+  const Tensor offs = to(a.tensor(2), DType::I64);                   // [E]
+  const int64_t experts = w.size(0);                                 // a parameter's static size
+  const Tensor rows = arange_symint(input.sym_size(0), DType::I64);  // [S]
+  const Tensor past = le(unsqueeze(offs, 0), unsqueeze(rows, 1));    // [S, E]
+  const Tensor expert = sum(to(past, DType::I64), {1});              // [S]
+  const Tensor valid = lt(expert, Scalar(experts));                  // [S]
+  const Tensor chosen =
+      index_select(w, 0, clamp(expert, std::nullopt, Scalar(experts - 1)));  // [S, K, N]
+  Tensor y = squeeze(matmul(unsqueeze(x, 1), chosen), 1);                    // [S, N]
+  y = where(unsqueeze(valid, 1), y, full({}, Scalar(0.0), DType::F32));
+  return {to(y, grouped_mm_shape(a).at(0).dtype)};
+}
+
 const OpRegistrar kGroupedMm(
     define_op(
         "transformers::grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs) -> Tensor")
         .shape(grouped_mm_shape)
-        .cpu(grouped_mm_kernel));
+        .cpu(grouped_mm_kernel)
+        .decompose(grouped_mm_decomposition));
 
 }  // namespace
 }  // namespace ingot

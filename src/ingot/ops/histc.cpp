@@ -6,7 +6,7 @@
 // torch's CPU kernel does. Output [bins] in the input's dtype.
 #include <cmath>
 
-#include "ingot/ops/functional/views.h"
+#include "ingot/ops/functional.h"
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 
@@ -47,6 +47,43 @@ void histc_loop(const Tensor& x, const Tensor& out, int64_t bins, double lo_arg,
   for (int64_t b = 0; b < bins; ++b) od[b] = T(counts[size_t(b)]);
 }
 
+// The decomposition every graph backend runs (ONNX, OpenVINO, ExecuTorch): a one-hot sum,
+// so the element count may be symbolic, in the kernel's arithmetic type and order of
+// operations, so each element lands in the bin the kernel puts it in:
+//   pos    = trunc((x - lo) * bins / (hi - lo)), at most bins - 1          [n]
+//   counts = sum(where(lo <= x <= hi, pos, -1)[:, None] == arange(bins), 0)  [bins]
+// (pos >= 0 inside the range, so truncation is the kernel's floor). min == max takes the
+// data's own range (widened by 1 on each side when that is one value); an empty input
+// has none then (amin of nothing is an error, as in ONNX's ReduceMin).
+std::vector<Tensor> histc_decomposition(const OpArgs& a) {
+  const Tensor& self = a.tensor(0);
+  const DType acc = self.dtype() == DType::F64 ? DType::F64 : DType::F32;
+  const int64_t bins = a.int_(1);
+  const double min = a.scalar(2).to_double(), max = a.scalar(3).to_double();
+  const Tensor x = reshape(to(self, acc), {SymInt(-1)});  // [n]
+  Tensor lo, hi, span;
+  if (min == max) {
+    lo = amin(x);
+    hi = amax(x);
+    const Tensor same = eq(lo, hi);
+    lo = where(same, sub(lo, Scalar(1.0)), lo);
+    hi = where(same, add(hi, Scalar(1.0)), hi);
+    span = sub(hi, lo);
+  } else {
+    // hi - lo as the kernel computes it: in the arithmetic type.
+    const double width = acc == DType::F32 ? double(float(max) - float(min)) : max - min;
+    lo = full({}, Scalar(min), acc);
+    hi = full({}, Scalar(max), acc);
+    span = full({}, Scalar(width), acc);
+  }
+  Tensor pos = div(mul(sub(x, lo), Scalar(double(bins))), span);
+  pos = clamp(pos, std::nullopt, Scalar(double(bins - 1)));
+  const Tensor inside = logical_and(ge(x, lo), le(x, hi));  // false for NaN
+  pos = to(where(inside, pos, full({}, Scalar(-1.0), acc)), DType::I64);
+  const Tensor hits = eq(unsqueeze(pos, 1), arange(Scalar(bins), DType::I64));  // [n, bins]
+  return {to(sum(to(hits, acc), {0}), self.dtype())};
+}
+
 const OpRegistrar kHistc(
     define_op("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor")
         .shape([](const OpArgs& a) {
@@ -65,7 +102,8 @@ const OpRegistrar kHistc(
               histc_loop<T>(x, out[0], a.int_(1), a.scalar(2).to_double(), a.scalar(3).to_double(),
                             a.name());
           });
-        }));
+        })
+        .decompose(histc_decomposition));
 
 }  // namespace
 }  // namespace ingot

@@ -87,8 +87,76 @@ Dims TranslationContext::dims(const ir::ValueInfo& v) {
 
 // --- Lowering --------------------------------------------------------------------------
 
+namespace {
+
+// ONNX's spelling of the size-expression ops, in the current scope's builder.
+class OnnxSymSpelling final : public lowering::SymSpelling<std::string> {
+ public:
+  explicit OnnxSymSpelling(Lowering& l) : l_(l) {}
+  std::string int_constant(int64_t v) override { return b().constant_ints({v}); }
+  std::string bool_constant(bool v) override {
+    return b().add_constant(make_tensor("", full({1}, Scalar(v), DType::Bool)), "flag");
+  }
+  std::string int_op(lowering::IntOp op, const std::string& x, const std::string& y) override {
+    switch (op) {
+      case lowering::IntOp::kAdd:
+        return b().add_op("Add", {x, y});
+      case lowering::IntOp::kMul:
+        return b().add_op("Mul", {x, y});
+      case lowering::IntOp::kFloorDiv:  // non-negative operands: Div truncates = floors
+        return b().add_op("Div", {x, y});
+      case lowering::IntOp::kMod:
+        return b().add_op("Mod", {x, y}, {attr("fmod", int64_t(0))});
+      case lowering::IntOp::kMin:
+        return b().add_op("Min", {x, y});
+      case lowering::IntOp::kMax:
+        return b().add_op("Max", {x, y});
+    }
+    INGOT_THROW(InternalError, "[onnx] unknown integer op");
+  }
+  std::string compare(lowering::CmpOp op, const std::string& x, const std::string& y) override {
+    switch (op) {
+      case lowering::CmpOp::kEq:
+        return b().add_op("Equal", {x, y});
+      case lowering::CmpOp::kNe:  // ONNX has no NotEqual
+        return b().add_op("Not", {b().add_op("Equal", {x, y})});
+      case lowering::CmpOp::kLt:
+        return b().add_op("Less", {x, y});
+      case lowering::CmpOp::kLe:
+        return b().add_op("LessOrEqual", {x, y});
+    }
+    INGOT_THROW(InternalError, "[onnx] unknown comparison");
+  }
+  std::string logical(lowering::LogicOp op, const std::string& x, const std::string& y) override {
+    return b().add_op(op == lowering::LogicOp::kAnd ? "And" : "Or", {x, y});
+  }
+  std::string logical_not(const std::string& x) override { return b().add_op("Not", {x}); }
+  std::string bool_to_int(const std::string& x) override {
+    return b().add_op("Cast", {x}, {attr("to", int64_t(DataType::Int64))});
+  }
+
+ private:
+  GraphBuilder& b() { return *l_.scope().builder; }
+  Lowering& l_;
+};
+
+}  // namespace
+
 Lowering::Lowering(const ExportedProgram& program, const LoweringOptions& options)
-    : program_(program), options_(options) {}
+    : program_(program), options_(options), spelling_(std::make_unique<OnnxSymSpelling>(*this)) {
+  lowering::SymScopes<std::string> scopes;
+  scopes.find = [this](const sym::Expr& e) -> std::optional<std::string> {
+    for (Scope* s = scope_; s != nullptr; s = s->parent) {
+      if (auto it = s->exprs.find(e); it != s->exprs.end()) return it->second;
+    }
+    return std::nullopt;
+  };
+  scopes.remember = [this](const sym::Expr& e, const std::string& v) {
+    scope_->exprs.emplace(e, v);
+  };
+  scopes.symbol = [this](const sym::Expr& e) { return materialise_symbol(e); };
+  sym_ = std::make_unique<lowering::SymLowering<std::string>>(*spelling_, std::move(scopes));
+}
 
 std::string Lowering::value_hint(const std::string& ingot_name) const {
   std::string h = ingot_name.empty() ? "v" : ingot_name;
@@ -124,96 +192,12 @@ std::string Lowering::materialise_symbol(const sym::Expr& symbol) {
       symbol.name());
 }
 
-std::string Lowering::emit_int(const sym::Expr& e) {
-  GraphBuilder& b = *scope_->builder;
-  auto binary = [&](const char* op, const std::string& x, const std::string& y) {
-    return b.add_op(op, {x, y});
-  };
-  switch (e.kind()) {
-    case sym::Kind::Integer:
-      return b.constant_ints({e.value()});
-    case sym::Kind::Symbol:
-      return materialise_symbol(e);
-    case sym::Kind::Add: {
-      const sym::Linear lin = sym::to_linear(e);
-      std::string acc;
-      for (const auto& [monomial, coeff] : lin.terms) {
-        std::string term = sym1(monomial);
-        if (coeff != 1) term = binary("Mul", term, b.constant_ints({coeff}));
-        acc = acc.empty() ? term : binary("Add", acc, term);
-      }
-      if (lin.constant != 0) acc = binary("Add", acc, b.constant_ints({lin.constant}));
-      return acc;
-    }
-    case sym::Kind::Mul: {
-      std::string acc;
-      for (const sym::Expr& f : e->args) acc = acc.empty() ? sym1(f) : binary("Mul", acc, sym1(f));
-      return acc;
-    }
-    // Sizes are non-negative, so Div's truncation is Python's floor division here.
-    case sym::Kind::FloorDiv:
-      return binary("Div", sym1(e->args[0]), sym1(e->args[1]));
-    case sym::Kind::Mod:
-      return b.add_op("Mod", {sym1(e->args[0]), sym1(e->args[1])}, {attr("fmod", int64_t(0))});
-    case sym::Kind::Min:
-      return binary("Min", sym1(e->args[0]), sym1(e->args[1]));
-    case sym::Kind::Max:
-      return binary("Max", sym1(e->args[0]), sym1(e->args[1]));
-    default:
-      // A boolean used as an integer: 0 / 1.
-      return b.add_op("Cast", {sym_bool1(e)}, {attr("to", int64_t(DataType::Int64))});
-  }
-}
-
 std::string Lowering::sym1(const sym::Expr& e) {
-  if (e.is_symbol()) return materialise_symbol(e);
-  for (Scope* s = scope_; s != nullptr; s = s->parent) {
-    if (auto it = s->exprs.find(e); it != s->exprs.end()) return it->second;
-  }
-  std::string v = e.is_bool() ? sym_bool1(e) : emit_int(e);
-  scope_->exprs.emplace(e, v);
-  return v;
+  return sym_->value(e);
 }
 
 std::string Lowering::sym_bool1(const sym::Expr& e) {
-  for (Scope* s = scope_; s != nullptr; s = s->parent) {
-    if (auto it = s->exprs.find(e); it != s->exprs.end()) return it->second;
-  }
-  GraphBuilder& b = *scope_->builder;
-  std::string v;
-  switch (e.kind()) {
-    case sym::Kind::Boolean:
-      v = b.add_constant(make_tensor("", full({1}, Scalar(e.value() != 0), DType::Bool)), "flag");
-      break;
-    case sym::Kind::Eq:
-      v = b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])});
-      break;
-    case sym::Kind::Ne:
-      v = b.add_op("Not", {b.add_op("Equal", {sym1(e->args[0]), sym1(e->args[1])})});
-      break;
-    case sym::Kind::Lt:
-      v = b.add_op("Less", {sym1(e->args[0]), sym1(e->args[1])});
-      break;
-    case sym::Kind::Le:
-      v = b.add_op("LessOrEqual", {sym1(e->args[0]), sym1(e->args[1])});
-      break;
-    case sym::Kind::And:
-    case sym::Kind::Or: {
-      for (const sym::Expr& a : e->args) {
-        std::string x = sym_bool1(a);
-        v = v.empty() ? x : b.add_op(e.kind() == sym::Kind::And ? "And" : "Or", {v, x});
-      }
-      break;
-    }
-    case sym::Kind::Not:
-      v = b.add_op("Not", {sym_bool1(e->args[0])});
-      break;
-    default:
-      // An integer used as a condition: != 0.
-      v = b.add_op("Not", {b.add_op("Equal", {sym1(e), b.constant_ints({0})})});
-  }
-  scope_->exprs.emplace(e, v);
-  return v;
+  return sym_->condition(e);
 }
 
 std::vector<std::string> Lowering::lower_graph(GraphBuilder& b, const ir::Graph& g,

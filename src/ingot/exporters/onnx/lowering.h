@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "ingot/exporters/lowering/sym_lowering.h"
 #include "ingot/exporters/onnx/builder.h"
 #include "ingot/exporters/onnx/translation.h"
 #include "ingot/ir/program.h"
@@ -83,11 +84,13 @@ class Lowering {
   void lower_nodes(const ir::Graph& g);
   void add_sources(Scope& s, const std::string& value, const ir::ValueInfo& info);
   std::string materialise_symbol(const sym::Expr& symbol);
-  std::string emit_int(const sym::Expr& e);
 
   const ExportedProgram& program_;
   LoweringOptions options_;
   Scope* scope_ = nullptr;
+  // Size expressions as ONNX ops (exporters/lowering/sym_lowering.h).
+  std::unique_ptr<lowering::SymSpelling<std::string>> spelling_;
+  std::unique_ptr<lowering::SymLowering<std::string>> sym_;
   std::set<std::string> reserved_;
   std::set<std::string> typed_;  // values that already have a type (inputs, value_info)
 };

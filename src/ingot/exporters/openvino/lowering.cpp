@@ -64,8 +64,69 @@ std::vector<std::string> openvino_output_names(const ExportedProgram& p) {
 
 // --- Lowering --------------------------------------------------------------------------
 
+namespace {
+
+// OpenVINO's spelling of the size-expression ops (opset 1-15), in the current scope's
+// graph.
+class OpenVINOSymSpelling final : public lowering::SymSpelling<Value> {
+ public:
+  explicit OpenVINOSymSpelling(Lowering& l) : l_(l) {}
+  Value int_constant(int64_t v) override { return g().ints({v}); }
+  Value bool_constant(bool v) override { return g().constant(full({1}, Scalar(v), DType::Bool)); }
+  Value int_op(lowering::IntOp op, const Value& x, const Value& y) override {
+    switch (op) {
+      case lowering::IntOp::kAdd:
+        return g().op("Add", {x, y});
+      case lowering::IntOp::kMul:
+        return g().op("Multiply", {x, y});
+      case lowering::IntOp::kFloorDiv:  // python (floor) division
+        return g().op("Divide", {x, y});
+      case lowering::IntOp::kMod:
+        return g().op("FloorMod", {x, y});
+      case lowering::IntOp::kMin:
+        return g().op("Minimum", {x, y});
+      case lowering::IntOp::kMax:
+        return g().op("Maximum", {x, y});
+    }
+    INGOT_THROW(InternalError, "[openvino] unknown integer op");
+  }
+  Value compare(lowering::CmpOp op, const Value& x, const Value& y) override {
+    static constexpr const char* kOps[] = {"Equal", "NotEqual", "Less", "LessEqual"};
+    return g().op(kOps[int(op)], {x, y});
+  }
+  Value logical(lowering::LogicOp op, const Value& x, const Value& y) override {
+    return g().op(op == lowering::LogicOp::kAnd ? "LogicalAnd" : "LogicalOr", {x, y});
+  }
+  Value logical_not(const Value& x) override { return g().op("LogicalNot", {x}); }
+  Value bool_to_int(const Value& x) override {
+    return g().op("Convert", {x}, {{"destination_type", "i64"}});
+  }
+
+ private:
+  Graph& g() { return *l_.scope().graph; }
+  Lowering& l_;
+};
+
+}  // namespace
+
 Lowering::Lowering(const ExportedProgram& program, const LoweringOptions& options)
-    : program_(program), options_(options) {}
+    : program_(program),
+      options_(options),
+      spelling_(std::make_unique<OpenVINOSymSpelling>(*this)) {
+  lowering::SymScopes<Value> scopes;
+  scopes.find = [this](const sym::Expr& e) -> std::optional<Value> {
+    for (Scope* s = scope_; s != nullptr; s = s->parent) {
+      if (auto it = s->exprs.find(e); it != s->exprs.end()) return import(s, it->second);
+    }
+    return std::nullopt;
+  };
+  scopes.remember = [this](const sym::Expr& e, const Value& v) {
+    scope_->graph->info(v).dims = std::vector<int64_t>{1};
+    scope_->exprs.emplace(e, v);
+  };
+  scopes.symbol = [this](const sym::Expr& e) { return materialise_symbol(e); };
+  sym_ = std::make_unique<lowering::SymLowering<Value>>(*spelling_, std::move(scopes));
+}
 
 void Lowering::add_sources(Scope& s, Value v, const ir::ValueInfo& info) {
   for (size_t d = 0; d < info.sizes.size(); ++d) {
@@ -116,97 +177,12 @@ Value Lowering::materialise_symbol(const sym::Expr& symbol) {
               symbol.name());
 }
 
-Value Lowering::emit_int(const sym::Expr& e) {
-  Graph& g = *scope_->graph;
-  auto binary = [&](const char* op, Value x, Value y) { return g.op(op, {x, y}); };
-  switch (e.kind()) {
-    case sym::Kind::Integer:
-      return g.ints({e.value()});
-    case sym::Kind::Symbol:
-      return materialise_symbol(e);
-    case sym::Kind::Add: {
-      const sym::Linear lin = sym::to_linear(e);
-      std::optional<Value> acc;
-      for (const auto& [monomial, coeff] : lin.terms) {
-        Value term = sym1(monomial);
-        if (coeff != 1) term = binary("Multiply", term, g.ints({coeff}));
-        acc = acc ? binary("Add", *acc, term) : term;
-      }
-      if (lin.constant != 0 || !acc)
-        acc = acc ? binary("Add", *acc, g.ints({lin.constant})) : g.ints({lin.constant});
-      return *acc;
-    }
-    case sym::Kind::Mul: {
-      std::optional<Value> acc;
-      for (const sym::Expr& f : e->args) acc = acc ? binary("Multiply", *acc, sym1(f)) : sym1(f);
-      return *acc;
-    }
-    case sym::Kind::FloorDiv:
-      return binary("Divide", sym1(e->args[0]), sym1(e->args[1]));  // python (floor) division
-    case sym::Kind::Mod:
-      return binary("FloorMod", sym1(e->args[0]), sym1(e->args[1]));
-    case sym::Kind::Min:
-      return binary("Minimum", sym1(e->args[0]), sym1(e->args[1]));
-    case sym::Kind::Max:
-      return binary("Maximum", sym1(e->args[0]), sym1(e->args[1]));
-    default:  // a boolean used as an integer: 0 / 1
-      return g.op("Convert", {sym_bool1(e)}, {{"destination_type", "i64"}});
-  }
-}
-
 Value Lowering::sym1(const sym::Expr& e) {
-  if (e.is_symbol()) return materialise_symbol(e);
-  for (Scope* s = scope_; s != nullptr; s = s->parent) {
-    if (auto it = s->exprs.find(e); it != s->exprs.end()) return import(s, it->second);
-  }
-  Value v = e.is_bool() ? sym_bool1(e) : emit_int(e);
-  scope_->graph->info(v).dims = std::vector<int64_t>{1};
-  scope_->exprs.emplace(e, v);
-  return v;
+  return sym_->value(e);
 }
 
 Value Lowering::sym_bool1(const sym::Expr& e) {
-  for (Scope* s = scope_; s != nullptr; s = s->parent) {
-    if (auto it = s->exprs.find(e); it != s->exprs.end()) return import(s, it->second);
-  }
-  Graph& g = *scope_->graph;
-  auto two = [&](const char* op) { return g.op(op, {sym1(e->args[0]), sym1(e->args[1])}); };
-  Value v;
-  switch (e.kind()) {
-    case sym::Kind::Boolean:
-      v = g.constant(full({1}, Scalar(e.value() != 0), DType::Bool));
-      break;
-    case sym::Kind::Eq:
-      v = two("Equal");
-      break;
-    case sym::Kind::Ne:
-      v = two("NotEqual");
-      break;
-    case sym::Kind::Lt:
-      v = two("Less");
-      break;
-    case sym::Kind::Le:
-      v = two("LessEqual");
-      break;
-    case sym::Kind::And:
-    case sym::Kind::Or: {
-      std::optional<Value> acc;
-      for (const sym::Expr& a : e->args) {
-        Value x = sym_bool1(a);
-        acc = acc ? g.op(e.kind() == sym::Kind::And ? "LogicalAnd" : "LogicalOr", {*acc, x}) : x;
-      }
-      v = *acc;
-      break;
-    }
-    case sym::Kind::Not:
-      v = g.op("LogicalNot", {sym_bool1(e->args[0])});
-      break;
-    default:  // an integer used as a condition: != 0
-      v = g.op("NotEqual", {sym1(e), g.ints({0})});
-  }
-  g.info(v).dims = std::vector<int64_t>{1};
-  scope_->exprs.emplace(e, v);
-  return v;
+  return sym_->condition(e);
 }
 
 std::vector<Value> Lowering::lower_inline(const ir::Graph& g, const std::vector<Value>& inputs) {

@@ -20,11 +20,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "ingot/exporters/lowering/sym_lowering.h"
 #include "ingot/exporters/openvino/ir.h"
 #include "ingot/exporters/openvino/translation.h"
 #include "ingot/ir/program.h"
@@ -87,12 +89,14 @@ class Lowering {
   // `v` of scope `from` made visible in the current scope (captured through every body).
   Value import(Scope* from, Value v);
   Value materialise_symbol(const sym::Expr& symbol);
-  Value emit_int(const sym::Expr& e);
   std::string partial_shape(const ir::ValueInfo& info) const;
 
   const ExportedProgram& program_;
   LoweringOptions options_;
   Scope* scope_ = nullptr;
+  // Size expressions as OpenVINO ops (exporters/lowering/sym_lowering.h).
+  std::unique_ptr<lowering::SymSpelling<Value>> spelling_;
+  std::unique_ptr<lowering::SymLowering<Value>> sym_;
 };
 
 }  // namespace ingot::exporters::openvino
