@@ -233,6 +233,21 @@ DType generate_compute_dtype(const std::string& folder, const std::string& flag)
   return stored == "bfloat16" ? DType::BF16 : DType::F32;
 }
 
+// A model folder's generation components exported in memory with `o` and run by a
+// Generator with the folder's generation_config.json defaults.
+runtime::Generator export_in_memory(models::PretrainedModel& model, const std::string& folder,
+                                    exporters::GenerationExportOptions o,
+                                    const models::GenerationConfig& defaults,
+                                    const runtime::RuntimeOptions& runtime_options) {
+  o.model_folder = folder;
+  runtime::Generator gen(exporters::NativeExporter()
+                             .export_for_generation(model, exporters::NativeExportConfig(), o)
+                             .package(),
+                         std::nullopt, runtime_options);
+  gen.set_generation_config(defaults);
+  return gen;
+}
+
 // The generated ids, collected by the Generator's on_token callback; each token's text
 // goes to `on_text` as soon as it is complete (DecodeStream holds back a character split
 // over tokens), continuing the text of `context`.
@@ -324,12 +339,7 @@ GenerationResult generate_encoder_decoder(const std::string& source, bool export
     const int64_t prompt_room =
         int64_t(decoder_prompt.size()) + (encoder_input == "input_features" ? 3 : 0);
     o.max_cache_len = max_cache_len.value_or(std::max<int64_t>(prompt_room + new_tokens + 1, 8));
-    o.model_folder = source;
-    gen.emplace(exporters::NativeExporter()
-                    .export_for_generation(*model, exporters::NativeExportConfig(), o)
-                    .package(),
-                std::nullopt, runtime_options);
-    gen->set_generation_config(defaults);
+    gen.emplace(export_in_memory(*model, source, o, defaults, runtime_options));
   }
   runtime::GenerateOptions go = gen->default_options(int64_t(decoder_prompt.size()), new_tokens);
   go.max_new_tokens = new_tokens;
@@ -528,12 +538,7 @@ GenerationResult generate(const std::string& source, const GenerationRequest& r,
     o.multi_token_decode = false;
     o.max_cache_len =
         max_cache_len.value_or(std::max<int64_t>(int64_t(ids.size()) + new_tokens + 1, 8));
-    o.model_folder = source;
-    gen.emplace(exporters::NativeExporter()
-                    .export_for_generation(*model, exporters::NativeExportConfig(), o)
-                    .package(),
-                std::nullopt, runtime_options);
-    gen->set_generation_config(defaults);
+    gen.emplace(export_in_memory(*model, source, o, defaults, runtime_options));
   }
   if (callbacks.on_info) callbacks.on_info("[load-time passes]\n" + gen->pass_report().str());
   if (gen->is_vision_language()) check_token_types(input_specs, ids, gen->image_token_id());
