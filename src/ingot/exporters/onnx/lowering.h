@@ -57,6 +57,9 @@ std::vector<std::string> onnx_output_names(const ExportedProgram& program);
 class Lowering {
  public:
   Lowering(const ExportedProgram& program, const LoweringOptions& options);
+  // Not copied or moved: the size-expression lowering's scope hooks hold `this`.
+  Lowering(const Lowering&) = delete;
+  Lowering& operator=(const Lowering&) = delete;
   LoweredModel run();
 
   // One ingot graph being lowered into one ONNX builder.

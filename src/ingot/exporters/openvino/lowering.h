@@ -55,6 +55,9 @@ std::vector<std::string> openvino_output_names(const ExportedProgram& program);
 class Lowering {
  public:
   Lowering(const ExportedProgram& program, const LoweringOptions& options);
+  // Not copied or moved: the size-expression lowering's scope hooks hold `this`.
+  Lowering(const Lowering&) = delete;
+  Lowering& operator=(const Lowering&) = delete;
   LoweredModel run();
 
   // One ingot graph lowered into one OpenVINO graph (the model, or an If / Loop body).
