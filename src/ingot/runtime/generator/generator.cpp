@@ -9,8 +9,6 @@
 
 #include "ingot/formats/serialize.h"
 #include "ingot/generation/model_defaults.h"
-#include "ingot/models/vision/qwen2_vl_vision.h"
-#include "ingot/models/vision/vision_language.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/passes/pipeline.h"
 
@@ -224,101 +222,6 @@ std::vector<Tensor> Generator::step_inputs(const generation::StepLayout& layout,
   return inputs;
 }
 
-void Generator::set_encoder_decoder(const generation::EncoderDecoderPipeline& p) {
-  for (const char* name : {"encoder", "cross_kv"}) {
-    INGOT_CHECK(manifest_.has_component(name), ValueError,
-                "[Generator] an encoder-decoder generator needs a '{}' component (export with "
-                "exporters::Exporter::export_for_generation)",
-                name);
-  }
-  INGOT_CHECK(cross_inputs_ > 0, ValueError,
-              "[Generator] the decode component takes no cross-attention inputs "
-              "(cross_key_cache.N, cross_value_cache.N): it is not an encoder-decoder's decode");
-  encoder_input_ = p.encoder_input;
-  set_decoder_prompt(p.decoder_prompt);
-}
-
-void Generator::set_decoder_prompt(std::vector<int64_t> decoder_prompt) {
-  INGOT_CHECK(is_encoder_decoder(), ValueError,
-              "[Generator] a decoder prompt was given but these components are not an "
-              "encoder-decoder model's");
-  INGOT_CHECK(!decoder_prompt.empty(), ValueError,
-              "[Generator] the decoder prompt is empty; it starts with decoder_start_token_id");
-  decoder_prompt_ = std::move(decoder_prompt);
-}
-
-std::vector<int64_t> Generator::generate_from_encoder_input(const Tensor& encoder_input,
-                                                            const GenerateOptions& o,
-                                                            GenerationStats* stats) {
-  INGOT_CHECK(is_encoder_decoder(), ValueError,
-              "[Generator] an encoder input was given but these components are not an "
-              "encoder-decoder model's (the manifest has no encoder-decoder pipeline)");
-  INGOT_CHECK(encoder_input.defined(), ValueError, "[Generator] the encoder input '{}' is missing",
-              encoder_input_);
-  // The encoder and the cross-attention projections run once per input; every decode
-  // step reuses the cross K/V.
-  Tensor states = encoder_->run({encoder_input}).at(0);  // [1, source, d_model]
-  std::vector<Tensor> kv = cross_kv_->run({states});
-  // decode's cross-attention input X is cross_kv's output X (the pipeline's wiring).
-  cross_.clear();
-  for (size_t i = 0; i < kv.size() && i < cross_kv_outputs_.size(); ++i)
-    cross_.emplace(cross_kv_outputs_[i], kv[i]);
-  for (const generation::StepInput& in : decode_layout_.inputs) {
-    if (in.role != generation::InputRole::kCrossKey &&
-        in.role != generation::InputRole::kCrossValue)
-      continue;
-    INGOT_CHECK(cross_.contains(in.name), ValueError,
-                "[Generator] the cross_kv component does not output '{}', which decode takes",
-                in.name);
-  }
-  last_prompt_ = decoder_prompt_;
-  if (prompt_builder_) {
-    auto first_logits = [&] {
-      reset_cache();
-      step_ids_.data<int64_t>()[0] = decoder_prompt_.at(0);
-      Tensor logits = run(*decode_, step_ids_);  // [1, 1, vocab]
-      return contiguous(select(select(logits, 0, 0), 0, -1));
-    };
-    last_prompt_ = prompt_builder_(first_logits);
-  }
-  return generate(last_prompt_, o, stats);
-}
-
-void Generator::set_vision_language(const generation::VisionLanguagePipeline& p,
-                                    const ExportedProgram& decode) {
-  for (const char* name : {"image_encoder", "language_model", "lm_head"}) {
-    INGOT_CHECK(manifest_.has_component(name), ValueError,
-                "[Generator] a vision-language generator needs a '{}' component (export with "
-                "exporters::Exporter::export_for_generation)",
-                name);
-  }
-  INGOT_CHECK(!p.mrope || rope_deltas_.defined(), ValueError,
-              "[Generator] an M-RoPE model's decode component takes rope_deltas; this one does not "
-              "(export with exporters::Exporter::export_for_generation)");
-  const bool patches = p.image_input.patches;
-  INGOT_CHECK(!patches || !projector_, ValueError,
-              "[Generator] a patch-input model has no multi_modal_projector component");
-  // The table lives in the decode program's state (as exported, before any rewrite).
-  INGOT_CHECK(p.embed_tokens_component == "decode", ValueError,
-              "[Generator] the text embedding table must be in the decode component (the manifest "
-              "names '{}')",
-              p.embed_tokens_component);
-  auto table = decode.state.find(p.embed_tokens_tensor);
-  INGOT_CHECK(table != decode.state.end() && table->second.dim() == 2, ValueError,
-              "[Generator] the decode component has no embedding table '{}'",
-              p.embed_tokens_tensor);
-  // The decode copy's table: the same values, possibly held in bf16 (a gathered row is
-  // turned back into the exported dtype, exactly).
-  embed_dtype_ = table->second.dtype();
-  const auto& rewritten = decode_->program().state;
-  auto held = rewritten.find(p.embed_tokens_tensor);
-  embed_tokens_ = held != rewritten.end() && held->second.dim() == 2 ? held->second : table->second;
-  image_token_id_ = p.image_token_id;
-  spatial_merge_size_ = patches ? p.image_input.spatial_merge_size : 0;
-  mrope_ = p.mrope;
-  language_model_layout_ = manifest_.layout("language_model");
-}
-
 Generator Generator::load(const std::string& dir, std::optional<int64_t> max_cache_len,
                           const RuntimeOptions& options) {
   namespace fs = std::filesystem;
@@ -361,80 +264,6 @@ std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
   return generate_after(
       prompt, [&](const Tensor& ids) { return run(prefill_ ? *prefill_ : *decode_, ids); }, o,
       stats);
-}
-
-std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
-                                         const Tensor& pixel_values, const Tensor& image_grid_thw,
-                                         const GenerateOptions& o, GenerationStats* stats) {
-  INGOT_CHECK(is_vision_language() && spatial_merge_size_ > 0, ValueError,
-              "[Generator] pixel_values with image_grid_thw given but these components are not a "
-              "patch-input vision-language model's (Qwen2-VL)");
-  return generate_after(
-      prompt,
-      [&](const Tensor& ids) { return prefill_with_images(ids, pixel_values, image_grid_thw); }, o,
-      stats);
-}
-
-std::vector<int64_t> Generator::generate(const std::vector<int64_t>& prompt,
-                                         const Tensor& pixel_values, const GenerateOptions& o,
-                                         GenerationStats* stats) {
-  INGOT_CHECK(is_vision_language(), ValueError,
-              "[Generator] pixel_values given but these components are not a vision-language "
-              "model's (the manifest has no vision-language pipeline)");
-  INGOT_CHECK(spatial_merge_size_ == 0, ValueError,
-              "[Generator] this model takes flattened patches with image_grid_thw (Qwen2-VL): "
-              "pass both");
-  return generate_after(
-      prompt, [&](const Tensor& ids) { return prefill_with_images(ids, pixel_values, Tensor()); },
-      o, stats);
-}
-
-Tensor Generator::encode_patches(const Tensor& pixel_values, const Tensor& image_grid_thw) {
-  const int64_t m2 = spatial_merge_size_ * spatial_merge_size_;
-  const models::Qwen2VisionInputs side =
-      models::qwen2_vl_vision_inputs(image_grid_thw, spatial_merge_size_);
-  const int64_t tokens = side.vision_segment_ids.size(0);
-  INGOT_CHECK(
-      pixel_values.defined() && pixel_values.dim() == 2 && pixel_values.size(0) == tokens * m2,
-      ShapeError,
-      "[Generator] pixel_values must be [patches, C*T*P*P] with the {} patches "
-      "image_grid_thw gives (sum of t * h * w), got {}",
-      tokens * m2, pixel_values.defined() ? pixel_values.shape_string() : "nothing");
-  Tensor grouped = reshape(contiguous(to(pixel_values, DType::F32)),
-                           {SymInt(tokens), SymInt(m2), SymInt(pixel_values.size(1))});
-  Tensor embeds =
-      image_encoder_->run({contiguous(grouped), side.vision_position_ids, side.vision_segment_ids})
-          .at(0);               // [tokens, hidden]
-  return unsqueeze(embeds, 0);  // [1, tokens, hidden]
-}
-
-Tensor Generator::prefill_with_images(const Tensor& ids, const Tensor& pixel_values,
-                                      const Tensor& image_grid_thw) {
-  Tensor image_embeds;
-  if (spatial_merge_size_ > 0) {
-    image_embeds = encode_patches(pixel_values, image_grid_thw);
-  } else {
-    INGOT_CHECK(pixel_values.defined() && pixel_values.dim() == 4, ShapeError,
-                "[Generator] pixel_values must be [images, channels, height, width], got {}",
-                pixel_values.defined() ? pixel_values.shape_string() : "nothing");
-    Tensor features = image_encoder_->run({pixel_values}).at(0);  // [images, patches, F]
-    image_embeds = projector_ ? projector_->run({features}).at(0) : features;
-  }
-  Tensor text = embedding(embed_tokens_, ids);  // [1, n, hidden]
-  if (text.dtype() != embed_dtype_) text = to(text, embed_dtype_);
-  Tensor embeds = models::merge_image_features(text, ids, image_embeds, image_token_id_);
-  Tensor positions;  // M-RoPE: [3, 1, n]
-  if (mrope_) {
-    models::MropePositions p =
-        models::mrope_position_ids(ids, image_token_id_, image_grid_thw, spatial_merge_size_);
-    positions = p.position_ids;
-    rope_deltas_.data<int64_t>()[0] = p.rope_delta;
-  }
-  Tensor hidden =
-      language_model_->run(step_inputs(language_model_layout_, embeds, positions)).at(0);
-  // [1, n, hidden]
-  const int64_t n = hidden.size(1);
-  return lm_head_->run({contiguous(slice(hidden, 1, n - 1, n))}).at(0);  // [1, 1, vocab]
 }
 
 std::vector<int64_t> Generator::generate_after(const std::vector<int64_t>& prompt,

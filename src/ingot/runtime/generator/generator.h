@@ -2,6 +2,10 @@
 // (export_for_generation). The KV cache is allocated once; the prompt is prefilled in
 // one call; each decode step writes its token into a reused [1, 1] input and the program
 // writes the cache in place, so a step allocates nothing proportional to the cache.
+//
+// generator.cpp: construction from a GenerationPackage (inputs bound by the manifest's
+// roles, the load-time passes), the cache and the decode loop; vision_language.cpp and
+// encoder_decoder.cpp: the two pipelines a manifest may add before that loop.
 #pragma once
 
 #include <functional>
