@@ -30,10 +30,7 @@ std::shared_ptr<text::Tokenizer> tokenizer_of(const std::string& folder) {
 // Sampling and stopping settings; unset ones keep the model's defaults.
 struct GenerateArgs {
   std::optional<int64_t> max_new_tokens;
-  std::optional<bool> do_sample;
-  std::optional<double> temperature, top_p, min_p, repetition_penalty;
-  std::optional<int64_t> top_k;
-  std::optional<uint64_t> seed;
+  app::SamplingFlags sampling;
   std::optional<std::vector<int64_t>> stop_tokens;
   bool ignore_eos = false;
 };
@@ -47,14 +44,7 @@ py::dict generate(PyGenerator& g, const std::vector<int64_t>& prompt, const Gene
       a.max_new_tokens.value_or(defaults.new_token_limit(n).value_or(64));
   runtime::GenerateOptions o = g.generator->default_options(n, new_tokens);
   o.max_new_tokens = new_tokens;
-  if (a.temperature) o.sampling.temperature = *a.temperature;
-  if (a.top_k) o.sampling.top_k = *a.top_k;
-  if (a.top_p) o.sampling.top_p = *a.top_p;
-  if (a.min_p) o.sampling.min_p = *a.min_p;
-  if (a.repetition_penalty) o.sampling.repetition_penalty = *a.repetition_penalty;
-  if (a.temperature || a.top_k || a.top_p || a.min_p) o.do_sample = true;
-  if (a.do_sample) o.do_sample = *a.do_sample;
-  if (a.seed) o.seed = *a.seed;
+  a.sampling.apply(o);
   // No eos id in generation_config.json: the usual end tokens, as `ingot generate`.
   if (!defaults.eos_token_ids && g.tokenizer)
     o.stop_tokens = models::conventional_stop_tokens(*g.tokenizer);
@@ -142,13 +132,8 @@ void bind_generation(py::module_& m) {
         r.inputs = inputs;
         r.max_new_tokens = max_new_tokens;
         r.max_cache_len = max_cache_len;
-        r.temperature = temperature;
-        r.top_k = top_k;
-        r.top_p = top_p;
-        r.min_p = min_p;
-        r.repetition_penalty = repetition_penalty;
-        r.seed = seed;
-        r.greedy = greedy;
+        r.sampling = {temperature, top_p, min_p, repetition_penalty, top_k, seed,
+                      greedy ? std::optional<bool>(false) : std::nullopt};
         r.ignore_eos = ignore_eos;
         r.dtype = dtype;
         return generate_request(source, std::move(r), streamer);
@@ -196,8 +181,9 @@ void bind_generation(py::module_& m) {
              std::optional<double> repetition_penalty, std::optional<uint64_t> seed,
              std::optional<std::vector<int64_t>> stop_tokens, bool ignore_eos,
              std::optional<py::function> streamer) {
-            GenerateArgs a{max_new_tokens, do_sample, temperature, top_p, min_p,
-                           repetition_penalty, top_k, seed, std::move(stop_tokens), ignore_eos};
+            GenerateArgs a{max_new_tokens,
+                           {temperature, top_p, min_p, repetition_penalty, top_k, seed, do_sample},
+                           std::move(stop_tokens), ignore_eos};
             return generate(g, prompt, a, streamer);
           },
           py::arg("prompt_ids"), py::arg("max_new_tokens") = py::none(),

@@ -146,13 +146,10 @@ std::string qwen2_vl_image_token(const std::string& source) {
   return "<|image_pad|>";
 }
 
-// The kind of model `source` holds: the pipeline of a generation directory's manifest
-// (read before anything else, so a directory of another runtime's components or another
-// manifest version is refused first), or config.json's vision_config /
-// is_encoder_decoder for a model folder.
-generation::PipelineKind source_kind(const std::string& source, bool exported) {
-  if (exported) return generation::GenerationManifest::read(source).kind();
-  std::ifstream f(std::filesystem::path(source) / "config.json");
+// The kind of model a Hugging Face folder holds: config.json's is_encoder_decoder /
+// vision_config.
+generation::PipelineKind folder_kind(const std::string& folder) {
+  std::ifstream f(std::filesystem::path(folder) / "config.json");
   const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return generation::PipelineKind::kDecoderOnly;
   if (j.value("is_encoder_decoder", false)) return generation::PipelineKind::kEncoderDecoder;
@@ -369,6 +366,17 @@ GenerationResult generate_encoder_decoder(const std::string& source, bool export
 }
 }  // namespace
 
+void SamplingFlags::apply(runtime::GenerateOptions& o) const {
+  if (temperature) o.sampling.temperature = *temperature;
+  if (top_k) o.sampling.top_k = *top_k;
+  if (top_p) o.sampling.top_p = *top_p;
+  if (min_p) o.sampling.min_p = *min_p;
+  if (repetition_penalty) o.sampling.repetition_penalty = *repetition_penalty;
+  if (temperature || top_k || top_p || min_p) o.do_sample = true;
+  if (do_sample) o.do_sample = *do_sample;
+  if (seed) o.seed = *seed;
+}
+
 nlohmann::json GenerationResult::to_json() const {
   if (encoder_decoder) {
     return {{"prompt_ids", prompt_ids},
@@ -427,13 +435,16 @@ GenerationResult generate(const std::string& source, const GenerationRequest& r,
   const bool exported = generation::is_generation_directory(source);
   // A generation directory's manifest first: another runtime's components, or a manifest
   // of another version, are refused before the tokenizer and template are read.
-  const generation::PipelineKind kind = source_kind(source, exported);
+  generation::PipelineKind kind = generation::PipelineKind::kDecoderOnly;
   if (exported) {
     const generation::GenerationManifest manifest = generation::GenerationManifest::read(source);
     INGOT_CHECK(manifest.export_format == "native", NotSupportedError,
                 "[ingot generate] '{}' holds {} components, which ingot's runtime does not run; "
                 "export with --format native (or run them with their own runtime)",
                 source, manifest.export_format);
+    kind = manifest.kind();
+  } else {
+    kind = folder_kind(source);
   }
   text::Tokenizer tokenizer = text::Tokenizer::from_folder(source);
   const bool templated = r.templated();
@@ -554,14 +565,7 @@ GenerationResult generate(const std::string& source, const GenerationRequest& r,
   // The model's defaults, then the flags: a sampling flag samples, --greedy does not.
   runtime::GenerateOptions go = gen->default_options(int64_t(ids.size()), new_tokens);
   go.max_new_tokens = new_tokens;  // --max-new-tokens wins over the file
-  if (r.temperature) go.sampling.temperature = *r.temperature;
-  if (r.top_k) go.sampling.top_k = *r.top_k;
-  if (r.top_p) go.sampling.top_p = *r.top_p;
-  if (r.min_p) go.sampling.min_p = *r.min_p;
-  if (r.repetition_penalty) go.sampling.repetition_penalty = *r.repetition_penalty;
-  if (r.temperature || r.top_k || r.top_p || r.min_p) go.do_sample = true;
-  if (r.greedy) go.do_sample = false;
-  if (r.seed) go.seed = *r.seed;
+  r.sampling.apply(go);
   // No eos_token_id in generation_config.json or config.json: the usual end tokens.
   if (!defaults.eos_token_ids) go.stop_tokens = models::conventional_stop_tokens(tokenizer);
   if (r.ignore_eos) go.stop_tokens.clear();

@@ -20,6 +20,18 @@
 
 namespace ingot::app {
 
+// Sampling flags over the model's defaults (runtime::Generator::default_options): a
+// temperature / top-k / top-p / min-p samples; do_sample, when given, decides last
+// (`--greedy` is do_sample = false).
+struct SamplingFlags {
+  std::optional<double> temperature, top_p, min_p, repetition_penalty;
+  std::optional<int64_t> top_k;
+  std::optional<uint64_t> seed;
+  std::optional<bool> do_sample;
+
+  void apply(runtime::GenerateOptions& o) const;
+};
+
 // What to generate from, and how. Exactly one prompt form is given: `prompt` (text),
 // `chat` [+ `system`], `messages_json`, `inputs`, or `audio` (with `images` beside a
 // text or chat prompt of a vision-language model).
@@ -33,10 +45,8 @@ struct GenerationRequest {
   std::vector<std::pair<std::string, std::string>> inputs;  // NAME -> FILE.npy
 
   // Options over the model's generation_config.json defaults.
-  std::optional<int64_t> max_new_tokens, max_cache_len, top_k;
-  std::optional<double> temperature, top_p, min_p, repetition_penalty;
-  std::optional<uint64_t> seed;
-  bool greedy = false;         // greedy even where the model's defaults sample
+  std::optional<int64_t> max_new_tokens, max_cache_len;
+  SamplingFlags sampling;
   bool ignore_eos = false;     // do not stop at end tokens
   std::string dtype = "auto";  // a model folder's compute dtype: auto, float32, bfloat16
   runtime::RuntimeOptions runtime;

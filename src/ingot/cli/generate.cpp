@@ -60,16 +60,17 @@ int run_generate(int argc, char** argv) {
                  "compute dtype of a decoder-only model FOLDER: auto (default: bfloat16 when "
                  "config.json says the checkpoint is stored in bfloat16, else float32), float32 "
                  "or bfloat16");
-  app.add_flag("--greedy", r.greedy, "greedy decoding even where generation_config.json samples");
-  app.add_option("--temperature", r.temperature, "sample with this temperature");
-  app.add_option("--top-k", r.top_k, "sample from the k most likely tokens");
-  app.add_option("--top-p", r.top_p,
+  bool greedy = false;
+  app.add_flag("--greedy", greedy, "greedy decoding even where generation_config.json samples");
+  app.add_option("--temperature", r.sampling.temperature, "sample with this temperature");
+  app.add_option("--top-k", r.sampling.top_k, "sample from the k most likely tokens");
+  app.add_option("--top-p", r.sampling.top_p,
                  "sample from the smallest set of tokens reaching this probability");
-  app.add_option("--min-p", r.min_p,
+  app.add_option("--min-p", r.sampling.min_p,
                  "sample from tokens at least this fraction as likely as the best");
-  app.add_option("--repetition-penalty", r.repetition_penalty,
+  app.add_option("--repetition-penalty", r.sampling.repetition_penalty,
                  "divide the logits of tokens seen so far by this");
-  app.add_option("--seed", r.seed, "seed of the sampler (0)");
+  app.add_option("--seed", r.sampling.seed, "seed of the sampler (0)");
   app.add_flag("--ignore-eos", r.ignore_eos,
                "do not stop at end-of-sequence tokens (for benchmarks)");
   app.add_flag(
@@ -79,11 +80,9 @@ int run_generate(int argc, char** argv) {
   app.add_flag("--verbose", verbose,
                "print the rendered chat prompt and what the load-time passes did to stderr");
   if (!parse(app, argc, argv)) return 0;
+  if (greedy) r.sampling.do_sample = false;
   if (!parse(app, argc, argv)) return 0;
-  INGOT_CHECK(!r.max_new_tokens || *r.max_new_tokens >= 1, ValueError,
-              "[ingot generate] --max-new-tokens must be at least 1 (got {})", *r.max_new_tokens);
-  INGOT_CHECK(!r.max_cache_len || *r.max_cache_len >= 8, ValueError,
-              "[ingot generate] --max-cache-len must be at least 8 (got {})", *r.max_cache_len);
+  if (greedy) r.sampling.do_sample = false;
   for (const std::string& spec : input_specs)
     r.inputs.push_back(parse_input_spec(spec, "ingot generate"));
   if (!messages_file.empty()) {

@@ -56,8 +56,9 @@ class SymLowering {
   // bool [1], everything else as int64 [1].
   Value value(const sym::Expr& e) {
     if (e.is_symbol()) return scopes_.symbol(e);
+    if (e.is_bool()) return condition(e);  // memoised there
     if (std::optional<Value> v = scopes_.find(e)) return *v;
-    Value v = e.is_bool() ? condition(e) : integer(e);
+    Value v = integer(e);
     scopes_.remember(e, v);
     return v;
   }
