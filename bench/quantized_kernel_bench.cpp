@@ -147,6 +147,10 @@ void tables(benchmark::internal::Benchmark* b) {
   // 95 MB, bf16 302 MB: past the L3).
   for (int64_t isa : {1, 2, 3}) table(isa, 1024, 3072, 1, 48);
   for (int64_t isa : {1, 2, 3}) table(isa, 3072, 1024, 1, 48);
+  // SmolLM2-135M's gate (up) and down projections (k 576 and 1536: short rows, where the
+  // per-row and per-group costs show), 60 and 30 copies: a decode step's bytes.
+  for (int64_t isa : {1, 2, 3}) table(isa, 1536, 576, 1, 60);
+  for (int64_t isa : {1, 2, 3}) table(isa, 576, 1536, 1, 30);
   table(1, 1024, 3072, 1, 1);  // the same, one copy (L3-resident): the per-call costs
   table(0, 3072, 1024, 1, 1);  // the portable kernels (what ARM runs), in L3: they are slow
   b->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(0.5);

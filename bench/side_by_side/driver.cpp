@@ -3,15 +3,21 @@
 // command, so the Python harness can interleave ingot and llama.cpp measurements.
 //
 //   ingot_side_by_side write-checkpoint DIR [SEED]   random Qwen3-0.6B-shaped bf16 checkpoint
-//   ingot_side_by_side serve DIR                     then, one per line on stdin:
-//     load DTYPE CACHE_LEN [ACT]  DTYPE: f32 | bf16 (the compute dtype; weights are bf16),
+//   ingot_side_by_side serve DIR                     then, one per line on stdin (DIR: any
+//                                                    Hugging Face decoder folder):
+//     load DTYPE CACHE_LEN [ACT]  DTYPE: f32 | bf16 (the compute dtype),
 //                               or int8 | int4 (f32 compute, weights quantised by the
-//                               export quantizer: int8 per channel / int4 group 32, the
-//                               tied lm_head too, as llama.cpp's Q8_0 / Q4_0 do); ACT:
+//                               export quantizer with what `ingot export --quantize`
+//                               does by default: int8 per channel / int4 group 32, the
+//                               lm_head int8 per channel); reply: "vocab" among others; ACT:
 //                               int8 | float (the exact path); left out: the
 //                               library's default (int8 per 32-block, as llama.cpp
 //                               does; INGOT_QUANT_ACTIVATIONS), what users get
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
+//     perplexity IDS.npy CHUNK  perplexity of the token ids in IDS.npy (int32 / int64),
+//                               cut into windows of CHUNK tokens, each one prefill from
+//                               an empty cache; every position but a window's first is
+//                               scored: {"perplexity", "tokens"}
 //     prefill TOKENS            one prefill of TOKENS tokens: {"tok_s", "seconds"}
 //     decode PROMPT STEPS       prefill PROMPT tokens, then STEPS decode steps: {"tok_s"}
 //     probe                     the machine's read bandwidth and FLOP peaks (machine_probe.h)
@@ -23,8 +29,10 @@
 #include <malloc.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -56,11 +64,20 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// A deterministic prompt of `n` token ids (the harness builds the same list).
-std::vector<int64_t> prompt_of(int64_t n) {
+// A deterministic prompt of `n` token ids below `vocab` (the harness builds the same list).
+std::vector<int64_t> prompt_of(int64_t n, int64_t vocab) {
   std::vector<int64_t> ids(static_cast<size_t>(n), 0);
-  for (int64_t i = 0; i < n; ++i) ids[size_t(i)] = (i * 7919 + 13) % 151000 + 100;
+  for (int64_t i = 0; i < n; ++i) ids[size_t(i)] = (i * 7919 + 13) % (vocab - 200) + 100;
   return ids;
+}
+
+// config.json's vocab_size (a decoder's folder).
+int64_t vocab_size(const std::string& dir) {
+  std::ifstream f(fs::path(dir) / "config.json");
+  const auto config = nlohmann::json::parse(f);
+  INGOT_CHECK(config.contains("vocab_size"), ingot::ValueError,
+              "[side_by_side] {}/config.json has no vocab_size", dir);
+  return config.at("vocab_size").get<int64_t>();
 }
 
 struct Session {
@@ -70,6 +87,7 @@ struct Session {
   ingot::runtime::GenerationPackage programs;
   std::unique_ptr<ingot::runtime::Generator> generator;
   int64_t cache_len = 0;
+  int64_t vocab = 0;  // the loaded model's
 };
 
 nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
@@ -88,11 +106,7 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   ingot::exporters::GenerationExportOptions o;
   o.max_cache_len = cache_len;
   ingot::exporters::NativeExportConfig config;
-  if (quantised) {
-    config.quantizer.scheme = dtype;
-    config.quantizer.group_size = 32;
-    config.quantizer.lm_head = true;
-  }
+  if (quantised) config.quantizer.scheme = dtype;  // the defaults, as `ingot export`
   // No ACT: the mode the process started with (an earlier load's ACT does not stick).
   static const ingot::cpu::QuantActivations initial = ingot::cpu::quant_activations();
   ingot::cpu::set_quant_activations(act.empty()     ? initial
@@ -115,8 +129,8 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   // Generator does.
   for (auto& [name, program] : s.programs) program.example_inputs.clear();
   s.cache_len = cache_len;
-  // The bytes a decode step streams: the program's parameters but the embedding table
-  // (one row read per token; for int8 / int4 it stays float, tied to the packed lm_head).
+  // The bytes a decode step streams: the program's parameters but a float embedding
+  // table that a packed lm_head stands beside (one row of it is read per token).
   int64_t weight_bytes = 0, program_bytes = 0;
   for (const auto& [name, t] : s.programs.begin()->second.state) {
     program_bytes += int64_t(t.nbytes());
@@ -126,6 +140,7 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   }
   // The float model is not needed any more (the programs hold what they read).
   s.cache_spec = s.model->cache_spec();
+  s.vocab = vocab_size(s.dir);
   s.model.reset();
 #if defined(__GLIBC__)
   malloc_trim(0);  // return the freed float weights to the system (peak RSS below)
@@ -133,8 +148,9 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   // Warm-up: faults the weights in, builds the plans of the shapes timed later.
   ingot::runtime::GenerateOptions go;
   go.max_new_tokens = 4;
-  s.generator->generate(prompt_of(16), go);
+  s.generator->generate(prompt_of(16, s.vocab), go);
   return {{"load_s", seconds_since(t0)},
+          {"vocab", s.vocab},
           {"weight_bytes", weight_bytes},
           {"program_bytes", program_bytes},
           {"rss_kb", ingot::bench::status_kb("VmRSS:")},
@@ -154,12 +170,44 @@ nlohmann::json logits(Session& s, const std::string& out, const std::vector<int6
   return {{"vocab", row.size()}};
 }
 
+nlohmann::json perplexity(Session& s, const std::string& ids_file, int64_t chunk) {
+  INGOT_CHECK(s.cache_spec, ingot::ValueError, "[side_by_side] perplexity before load");
+  INGOT_CHECK(chunk >= 2 && chunk <= s.cache_len, ingot::ValueError,
+              "[side_by_side] perplexity: CHUNK must be in [2, {}] (the cache), got {}",
+              s.cache_len, chunk);
+  const ingot::Tensor ids = ingot::to(ingot::formats::load_npy(ids_file), ingot::DType::I64);
+  const int64_t* all = ids.data<int64_t>();
+  ingot::runtime::ProgramModule mod(s.programs.contains("prefill") ? s.programs.at("prefill")
+                                                                   : s.programs.at("decode"));
+  double nll = 0;
+  int64_t scored = 0;
+  for (int64_t begin = 0; begin + chunk <= ids.numel(); begin += chunk) {
+    std::vector<int64_t> window(all + begin, all + begin + chunk);
+    ingot::nn::StaticCache cache(*s.cache_spec, 1, s.cache_len);
+    auto outs = mod(ingot::Tensor::from_vector(window, {1, chunk}), cache);
+    const ingot::Tensor logits = ingot::contiguous(ingot::to(outs.at(0), ingot::DType::F32));
+    const int64_t vocab = logits.size(2);
+    const float* row = logits.data<float>();
+    for (int64_t t = 0; t + 1 < chunk; ++t, row += vocab) {  // position t predicts t + 1
+      double max = row[0], sum = 0;
+      for (int64_t v = 1; v < vocab; ++v) max = std::max<double>(max, row[v]);
+      for (int64_t v = 0; v < vocab; ++v) sum += std::exp(row[v] - max);
+      nll += std::log(sum) + max - row[window[size_t(t + 1)]];
+      ++scored;
+    }
+  }
+  INGOT_CHECK(scored > 0, ingot::ValueError,
+              "[side_by_side] perplexity: {} holds {} ids, fewer than one window of {}",
+              ids_file, ids.numel(), chunk);
+  return {{"perplexity", std::exp(nll / double(scored))}, {"tokens", scored}};
+}
+
 nlohmann::json prefill(Session& s, int64_t tokens) {
   INGOT_CHECK(s.generator, ingot::ValueError, "[side_by_side] prefill before load");
   ingot::runtime::GenerateOptions go;
   go.max_new_tokens = 1;
   ingot::runtime::GenerationStats stats;
-  s.generator->generate(prompt_of(tokens), go, &stats);
+  s.generator->generate(prompt_of(tokens, s.vocab), go, &stats);
   return {{"tok_s", stats.prefill_tokens_per_second()}, {"seconds", stats.prefill_seconds}};
 }
 
@@ -169,7 +217,7 @@ nlohmann::json decode(Session& s, int64_t prompt, int64_t steps) {
   go.max_new_tokens = steps + 1;  // the first new token comes from the prefill
   ingot::runtime::GenerationStats stats;
   ingot::bench::reset_peak_rss();
-  s.generator->generate(prompt_of(prompt), go, &stats);
+  s.generator->generate(prompt_of(prompt, s.vocab), go, &stats);
   return {{"tok_s", stats.decode_tokens_per_second()},
           {"steps", stats.new_tokens - 1},
           {"peak_rss_kb", ingot::bench::status_kb("VmHWM:")}};
@@ -184,18 +232,14 @@ nlohmann::json export_onnx(Session& s, const std::string& out, int64_t cache_len
   ingot::exporters::OnnxConfig c;
   c.dynamic = true;
   c.external_data = "always";
-  if (!scheme.empty()) {  // the same scheme as `load`: group 32, lm_head too (MatMulNBits)
-    c.quantizer.scheme = scheme;
-    c.quantizer.group_size = 32;
-    c.quantizer.lm_head = true;
-  }
+  c.quantizer.scheme = scheme;  // as `load` quantises (MatMulNBits)
   ingot::exporters::GenerationExportOptions g;
   g.max_cache_len = cache_len;
   auto artifacts = ingot::exporters::OnnxExporter().export_for_generation(*model, c, g);
   fs::create_directories(out);
   artifacts.at("decode")->save((fs::path(out) / "decode.onnx").string());
   ingot::formats::save_npy((fs::path(out) / "prompt.npy").string(),
-                           ingot::Tensor::from_vector(prompt_of(prompt), {1, prompt}));
+                           ingot::Tensor::from_vector(prompt_of(prompt, vocab_size(s.dir)), {1, prompt}));
   return {{"onnx", (fs::path(out) / "decode.onnx").string()}};
 }
 
@@ -224,6 +268,11 @@ int serve(const std::string& dir) {
         std::vector<int64_t> ids;
         for (int64_t id; in >> id;) ids.push_back(id);
         reply = logits(s, out, ids);
+      } else if (cmd == "perplexity") {
+        std::string file;
+        int64_t chunk = 0;
+        in >> file >> chunk;
+        reply = perplexity(s, file, chunk);
       } else if (cmd == "prefill") {
         int64_t n = 0;
         in >> n;

@@ -54,9 +54,8 @@ TEST_P(OnnxQuantized, OrtEqualsIngotQuantisedRuntime) {
   in.input_ids = to(abs(mul(testing::rand_tensor({2, 7}, 5), Scalar(40))), DType::I64);
   auto artifact = OnnxExporter().export_(*model, in, config);
   auto& p = dynamic_cast<OnnxProgram&>(*artifact);
-  // 14 quantised linears, written in the chosen form; int4 also packs the lm_head as int8
-  // (int8 keeps it float).
-  const int linears = std::string(c.scheme) == "int4" ? 15 : 14;
+  // 14 quantised linears and the lm_head (int8 per channel), written in the chosen form.
+  const int linears = 15;
   EXPECT_EQ(
       count_op(p.model, std::string(c.form) == "matmul_nbits" ? "MatMulNBits" : "DequantizeLinear"),
       linears);

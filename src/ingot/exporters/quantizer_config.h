@@ -13,10 +13,10 @@
 //    zero points, else a per-group z in [0, 15].
 // Which linears: every `linear` node whose weight is a parameter, except those whose
 // weight name matches an `exclude` regex (ECMAScript, searched anywhere in the name).
-// The tied or separate lm_head: with the scheme itself when `lm_head`; otherwise, for
-// int4, as int8 per output channel (the default: half the bytes of a bf16 head, a
-// quarter of f32, without int4's error on the logits) unless `keep_lm_head_float`; for
-// int8, kept float. Embeddings are never quantised.
+// The tied or separate lm_head: with the scheme itself when `lm_head`; otherwise as int8
+// per output channel (the default under both schemes, as llama.cpp's Q8_0 / Q4_0 files
+// store it in 8 bits or more: half the bytes of a bf16 head, a quarter of f32, without
+// int4's error on the logits) unless `keep_lm_head_float`. Embeddings are never quantised.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +31,7 @@ struct QuantizerConfig {
   int64_t group_size = 32;          // int4 only: 32, 64 or 128
   bool zero_point = false;          // int4 only
   bool lm_head = false;             // quantise the output projection with the scheme itself
-  bool keep_lm_head_float = false;  // int4: keep the output projection float, not int8
+  bool keep_lm_head_float = false;  // keep the output projection float, not int8
   std::vector<std::string> exclude;
 
   bool enabled() const { return !scheme.empty(); }
@@ -39,7 +39,7 @@ struct QuantizerConfig {
   // Bits of the output projection's weight: 0 (kept float), 8 or 4.
   int lm_head_bits() const {
     if (lm_head) return bits();
-    return bits() == 4 && !keep_lm_head_float ? 8 : 0;
+    return keep_lm_head_float ? 0 : 8;
   }
   // Throws ValueError naming `origin` for an unknown scheme, a group size other than
   // 32/64/128, an exclude pattern that is not a valid regex, or both `lm_head` and
