@@ -5,14 +5,17 @@
 //   ingot_side_by_side write-checkpoint DIR [SEED]   random Qwen3-0.6B-shaped bf16 checkpoint
 //   ingot_side_by_side serve DIR                     then, one per line on stdin (DIR: any
 //                                                    Hugging Face decoder folder):
-//     load DTYPE CACHE_LEN [ACT]  DTYPE: f32 | bf16 (the compute dtype),
+//     load DTYPE CACHE_LEN [act=ACT] [head=HEAD]
+//                               DTYPE: f32 | bf16 (the compute dtype),
 //                               or int8 | int4 (f32 compute, weights quantised by the
 //                               export quantizer with what `ingot export --quantize`
 //                               does by default: int8 per channel / int4 group 32, the
-//                               lm_head int8 per channel); reply: "vocab" among others; ACT:
-//                               int8 | float (the exact path); left out: the
+//                               lm_head int8 per channel); reply: "vocab" among others.
+//                               ACT: int8 | float (the exact path); left out: the
 //                               library's default (int8 per 32-block, as llama.cpp
-//                               does; INGOT_QUANT_ACTIVATIONS), what users get
+//                               does; INGOT_QUANT_ACTIVATIONS), what users get. HEAD: the
+//                               lm_head's form, int8 (the default) | float
+//                               (keep_lm_head_float) | scheme (quantizer.lm_head)
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
 //     perplexity IDS.npy CHUNK  perplexity of the token ids in IDS.npy (int32 / int64),
 //                               cut into windows of CHUNK tokens, each one prefill from
@@ -91,12 +94,15 @@ struct Session {
 };
 
 nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
-                    const std::string& act) {
+                    const std::string& act, const std::string& head) {
   const bool quantised = dtype == "int8" || dtype == "int4";
   INGOT_CHECK(dtype == "f32" || dtype == "bf16" || quantised, ingot::ValueError,
               "[side_by_side] load: dtype must be f32, bf16, int8 or int4, got '{}'", dtype);
   INGOT_CHECK(act.empty() || act == "int8" || act == "float", ingot::ValueError,
               "[side_by_side] load: activations must be int8 or float, got '{}'", act);
+  INGOT_CHECK(head.empty() || head == "int8" || head == "float" || head == "scheme",
+              ingot::ValueError,
+              "[side_by_side] load: head must be int8, float or scheme, got '{}'", head);
   s.generator.reset();
   s.programs = {};
   s.model.reset();
@@ -106,7 +112,11 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
   ingot::exporters::GenerationExportOptions o;
   o.max_cache_len = cache_len;
   ingot::exporters::NativeExportConfig config;
-  if (quantised) config.quantizer.scheme = dtype;  // the defaults, as `ingot export`
+  if (quantised) {
+    config.quantizer.scheme = dtype;  // the defaults, as `ingot export`, unless HEAD
+    config.quantizer.keep_lm_head_float = head == "float";
+    config.quantizer.lm_head = head == "scheme";
+  }
   // No ACT: the mode the process started with (an earlier load's ACT does not stick).
   static const ingot::cpu::QuantActivations initial = ingot::cpu::quant_activations();
   ingot::cpu::set_quant_activations(act.empty()     ? initial
@@ -256,12 +266,19 @@ int serve(const std::string& dir) {
     nlohmann::json reply;
     try {
       if (cmd == "load") {
-        std::string dtype, act;
+        std::string dtype, act, head;
         int64_t cache_len = 0;
-        std::string act_token;
-        in >> dtype >> cache_len >> act_token;
-        if (!act_token.empty()) act = act_token;
-        reply = load(s, dtype, cache_len, act);
+        in >> dtype >> cache_len;
+        for (std::string option; in >> option;) {
+          if (option.starts_with("act="))
+            act = option.substr(4);
+          else if (option.starts_with("head="))
+            head = option.substr(5);
+          else
+            throw ingot::ValueError("[side_by_side] load: unknown option '" + option +
+                                    "' (act=..., head=...)");
+        }
+        reply = load(s, dtype, cache_len, act, head);
       } else if (cmd == "logits") {
         std::string out;
         in >> out;

@@ -253,6 +253,9 @@ def main() -> None:
     ap.add_argument("--ppl-chunk", type=int, default=0,
                     help="also the perplexity of the model's evaluation text in windows of "
                          "this many tokens (smollm2), both engines, every config")
+    ap.add_argument("--ppl-heads", action="store_true",
+                    help="with --ppl-chunk: also ingot's perplexity with the lm_head float "
+                         "and in the scheme itself (int4), not int8")
     ap.add_argument("--json-out", default="")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -341,6 +344,12 @@ def main() -> None:
                  "tok_s": best}
         if a.ppl_chunk:
             entry["perplexity"] = dict(ppl, chunk=a.ppl_chunk)
+            if a.ppl_heads and dtype in ("int8", "int4"):
+                # The lm_head's form (default int8): its cost on the logits, by perplexity.
+                for head in ("float", "scheme"):
+                    ingot.ask(f"load {dtype} {n_ctx} head={head}")
+                    entry["perplexity"][f"ingot head={head}"] = ingot.ask(
+                        f"perplexity {eval_tokens} {a.ppl_chunk}")["perplexity"]
         result["configs"][c] = entry
         for name, _ in cases:
             rows.append((f"{name} {c}", best[name]["ingot"], best[name]["llama.cpp"], "llama.cpp"))
@@ -385,14 +394,26 @@ def main() -> None:
         e["ingot_decode_fraction_of_bandwidth"] = streamed / bw if bw else None
         print(f"decode {c}: ingot streams {streamed:.1f} GB/s of weights = "
               f"{streamed / bw if bw else float('nan'):.2f} of the probe")
+        # A step's time beyond streaming its weights at the probe's bandwidth: the fixed
+        # per-step costs (op dispatch, thread hand-offs, attention, activation
+        # quantisation, sampling) plus any shortfall of the kernels.
+        step_us = 1e6 / e["tok_s"]["decode"]["ingot"]
+        stream_us = 1e6 * e["ingot_weight_bytes"] / (bw * 1e9) if bw else float("nan")
+        e["ingot_step_us"] = {"step": step_us, "streaming_at_probe_bandwidth": stream_us,
+                              "beyond_streaming": step_us - stream_us}
+        print(f"  {c}: ingot decode step {step_us:.0f} us, of which streaming the weights at "
+              f"the probe's bandwidth {stream_us:.0f} us: {step_us - stream_us:.0f} us beyond "
+              f"(llama.cpp step {1e6 / e['tok_s']['decode']['llama.cpp']:.0f} us)")
         print(f"  {c}: ingot program {e['ingot_program_bytes'] / 1e6:.0f} MB, GGUF "
               f"{e['gguf_bytes'] / 1e6:.0f} MB; peak RSS ingot {e['peak_rss_kb']['ingot'] / 1024:.0f}"
               f" MB, llama.cpp (with Python) "
               f"{e['peak_rss_kb']['llama.cpp (harness process)'] / 1024:.0f} MB")
         if "perplexity" in e:
             p = e["perplexity"]
+            heads = "".join(f", ingot {k.split()[1]} {v:.4f}" for k, v in p.items()
+                            if k.startswith("ingot head="))
             print(f"  {c}: perplexity ({p['chunk']}-token windows) ingot {p['ingot']:.4f}, "
-                  f"llama.cpp {p['llama.cpp']:.4f}")
+                  f"llama.cpp {p['llama.cpp']:.4f}{heads}")
     text = json.dumps(result)
     if a.json_out:
         with open(a.json_out, "w") as f:
