@@ -33,10 +33,11 @@ std::vector<int64_t> greedy(runtime::Generator& gen) {
 }
 
 TEST(PassPipeline, NamesAreTheDocumentedOrder) {
-  EXPECT_EQ(runtime::load_pass_names(),
-            (std::vector<std::string>{"huge_page_weights", "last_position_logits",
-                                      "fuse_sibling_linears", "fuse_silu_mul",
-                                      "bf16_embedding_tables", "packed_linear_weights"}));
+  EXPECT_EQ(
+      runtime::load_pass_names(),
+      (std::vector<std::string>{"huge_page_weights", "last_position_logits", "fuse_sibling_linears",
+                                "fuse_silu_mul", "int8_embedding_tables", "bf16_embedding_tables",
+                                "packed_linear_weights"}));
 }
 
 TEST(PassPipeline, EnvironmentDisablesPassesByName) {

@@ -28,6 +28,15 @@ struct PackedLinearWeight {
 PackedLinearWeight quantize_linear_weight(const Tensor& weight, int64_t bits, int64_t group_size,
                                           bool zero_point);
 
+// Rows of an int8 table packed per row (bits 8, group = embedding_dim, no zero points:
+// what an int8 lm_head tied to the embedding is):
+//   quantized_embedding(qweight, scales, indices)
+//     == embedding(dequantize_weight(qweight, scales, {}, 8, dim), indices)
+// qweight uint8 [num_embeddings, dim], scales f32 [num_embeddings, 1]; -> f32 [..., dim].
+// Only the runtime's own rewrite writes it (runtime/passes/int8_embedding_tables.h).
+Tensor quantized_embedding(const Tensor& qweight, const Tensor& scales, const Tensor& indices,
+                           std::source_location where = std::source_location::current());
+
 // The float weight [out, in] (f32) of a packed one, through core ops (the decomposition).
 Tensor dequantize_weight(const Tensor& qweight, const Tensor& scales, const Tensor& zeros,
                          int64_t bits, int64_t group_size,

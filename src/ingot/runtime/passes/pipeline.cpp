@@ -9,6 +9,7 @@
 #include "ingot/runtime/passes/fuse_sibling_linears.h"
 #include "ingot/runtime/passes/fuse_silu_mul.h"
 #include "ingot/runtime/passes/huge_page_weights.h"
+#include "ingot/runtime/passes/int8_embedding_tables.h"
 #include "ingot/runtime/passes/last_position_logits.h"
 #include "ingot/runtime/passes/packed_linear_weights.h"
 
@@ -29,13 +30,15 @@ PassEntry entry(const char* name) {
 // The pipeline, in order. Weights move to huge pages first (every later copy shares
 // them); the prefill's LM head is cut to the last position before the fusions see it;
 // sibling linears fuse before silu * mul (both read the MLP); tables and panels last
-// (they replace weights the fusions leave in place).
+// (they replace weights the fusions leave in place), a table with int8 rows beside it
+// before the bf16 one would hold it in bf16.
 const std::vector<PassEntry>& pass_list() {
   static const std::vector<PassEntry> list = {
       entry<HugePageWeightsPass>("huge_page_weights"),
       entry<LastPositionLogitsPass>("last_position_logits"),
       entry<FuseSiblingLinearsPass>("fuse_sibling_linears"),
       entry<FuseSiluMulPass>("fuse_silu_mul"),
+      entry<Int8EmbeddingTablesPass>("int8_embedding_tables"),
       entry<Bf16EmbeddingTablesPass>("bf16_embedding_tables"),
       entry<PackedLinearWeightsPass>("packed_linear_weights"),
   };

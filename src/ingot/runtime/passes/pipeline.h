@@ -7,6 +7,7 @@
 //   last_position_logits   a prefill's LM head over the last position only
 //   fuse_sibling_linears   quantised linears on one input computed in one pass
 //   fuse_silu_mul          the gated MLP's mul(silu(gate), up) as one op
+//   int8_embedding_tables  f32 embedding tables read from the lm_head's int8 rows
 //   bf16_embedding_tables  f32 embedding tables held in bf16 where that is exact
 //   packed_linear_weights  f32 linear weights held as the GEMM's panels
 #pragma once
