@@ -269,6 +269,30 @@ INSTANTIATE_TEST_SUITE_P(Decoders, ExecutorchDecodeInPlace, ::testing::ValuesIn(
 // never been fed), a new 3-token prompt at 0 (a restart over stale slots), a token at 3.
 // Each call's logits == ingot's eager model over a fresh StaticCache fed the same
 // sequence (1e-4). With input_pos ignored, calls 3-5 would sit at positions 6, 7 and 10.
+// The exporter adds llm_runner.pte itself when it has the model folder (the bos / eos ids):
+// a text decoder's generation directory holds the components and the runner, and the
+// manifest records the runner's input roles.
+TEST(ExecutorchLlmRunnerLayout, ExportForGenerationAddsTheRunnerWithItsStepLayout) {
+  const std::string folder = testing::fixture_path("models/llama");
+  auto model = models::from_pretrained(folder);
+  GenerationExportOptions g;
+  g.max_cache_len = 16;
+  EXPECT_FALSE(ExecutorchExporter()
+                   .export_for_generation(*model, ExecutorchConfig(), g)
+                   .contains("llm_runner"));
+  g.model_folder = folder;
+  GenerationExport parts =
+      ExecutorchExporter().export_for_generation(*model, ExecutorchConfig(), g);
+  ASSERT_TRUE(parts.contains("llm_runner"));
+  EXPECT_TRUE(parts.contains("decode"));
+  const generation::ManifestComponent& runner = parts.manifest.components.at("llm_runner");
+  EXPECT_EQ(runner.file, "llm_runner.pte");
+  ASSERT_EQ(runner.layout.inputs.size(), 2u);
+  EXPECT_EQ(runner.layout.inputs[0].role, generation::InputRole::kInputIds);
+  EXPECT_EQ(runner.layout.inputs[1].name, "input_pos");
+  EXPECT_EQ(runner.layout.inputs[1].role, generation::InputRole::kCachePosition);
+}
+
 TEST(ExecutorchLlmRunnerLayout, InputPosDrivesPositionsAndCacheWrites) {
   const std::string folder = testing::fixture_path("models/llama");
   auto model = models::from_pretrained(folder);
@@ -276,6 +300,12 @@ TEST(ExecutorchLlmRunnerLayout, InputPosDrivesPositionsAndCacheWrites) {
   g.max_cache_len = 16;
   auto a = executorch::export_llm_runner(*model, folder, ExecutorchConfig(), g);
   ASSERT_EQ(a->input_names, (std::vector<std::string>{"input_ids", "input_pos"}));
+  // Its step layout (the manifest's entry): the tokens, and input_pos as the cache position.
+  ASSERT_EQ(a->step_layout.inputs.size(), 2u);
+  EXPECT_EQ(a->step_layout.inputs[0].name, "input_ids");
+  EXPECT_EQ(a->step_layout.inputs[0].role, generation::InputRole::kInputIds);
+  EXPECT_EQ(a->step_layout.inputs[1].name, "input_pos");
+  EXPECT_EQ(a->step_layout.inputs[1].role, generation::InputRole::kCachePosition);
   // ingot: every call's logits [1, n, vocab] for a sequence of calls on one cache.
   auto eager = [&](const std::vector<std::vector<int64_t>>& calls) {
     nn::StaticCache cache(*model->cache_spec(), 1, g.max_cache_len);

@@ -15,6 +15,7 @@
 #include "ingot/export/passes.h"
 #include "ingot/exporters/fixes.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
+#include "ingot/exporters/openvino/openvino_exporter.h"
 #include "ingot/runtime/generator/generator.h"
 
 namespace ingot::exporters {
@@ -150,6 +151,31 @@ TEST(ExportForGeneration, CapturedCallsCanBeEditedBeforeExport) {
   } catch (const ValueError& e) {
     EXPECT_TRUE(testing::contains(e.what(), "no captured 'prefill' call")) << e.what();
   }
+}
+
+// The backend's policy is the exporter's, not its caller's: an OpenVINO generation
+// directory holds one stateful openvino_model.xml (a multi-token decode), and an
+// encoder-decoder's decode serves its decoder prompt and single tokens (multi-token too),
+// whatever the options ask.
+TEST(ExportForGeneration, MultiTokenDecodeIsForcedWhereTheLayoutNeedsIt) {
+  GenerationExportOptions g;
+  g.max_cache_len = 16;
+  g.multi_token_decode = false;
+  auto llama = models::from_pretrained(testing::fixture_path("models/llama"));
+  GenerationExport ov = OpenVINOExporter().export_for_generation(*llama, OpenVINOConfig(), g);
+  EXPECT_EQ(ov.size(), 1u);
+  EXPECT_TRUE(ov.contains("decode"));
+  EXPECT_TRUE(ov.manifest.multi_token_decode);
+  EXPECT_EQ(ov.manifest.components.at("decode").file, "openvino_model.xml");
+  // The native exporter keeps the options' prefill + decode.
+  EXPECT_EQ(NativeExporter().export_for_generation(*llama, NativeExportConfig(), g).size(), 2u);
+  auto t5 = models::from_pretrained(testing::fixture_path("encdec/t5"));
+  GenerationExport encdec = NativeExporter().export_for_generation(*t5, NativeExportConfig(), g);
+  std::vector<std::string> names;
+  for (const auto& [name, artifact] : encdec) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"cross_kv", "decode", "encoder"}));
+  EXPECT_TRUE(encdec.manifest.multi_token_decode);
+  ASSERT_TRUE(encdec.manifest.encoder_decoder.has_value());
 }
 
 TEST(GenerationDirectory, ManifestNamesTheFormatAndTheGeneratorRunsOnlyNative) {

@@ -1,11 +1,12 @@
-// `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch] [--dynamic |
+// `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch|pt2] [--dynamic |
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
 //  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]]`:
 // traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
-// .bin (openvino) or an ExecuTorch .pte program (executorch). --config reads the auto-config JSON
+// .bin (openvino), an ExecuTorch .pte program (executorch) or a torch.export .pt2 (pt2). --config
+// reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 // --task generation writes a generation directory OUT (exporters/generation_export.h):
 // "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
@@ -19,12 +20,9 @@
 #include "ingot/cli/commands.h"
 #include "ingot/cli/program_file.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
-#include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
-#include "ingot/models/encdec/encoder_decoder.h"
-#include "ingot/models/vision/vision_language.h"
 
 namespace ingot::cli {
 
@@ -91,9 +89,6 @@ int run_export(int argc, char** argv) {
   app.add_flag("--keep-lm-head-float", keep_lm_head_float,
                "int4: keep the lm_head float (by default it is quantised to int8)");
   if (!parse(app, argc, argv)) return 0;
-  // --format pt2: the native program, written as a torch.export archive.
-  const bool to_pt2 = format && *format == "pt2";
-  if (to_pt2) format = "native";
   models::LoadOptions load;
   if (!dtype.empty()) load.compute_dtype = parse_dtype(dtype);
 
@@ -123,15 +118,13 @@ int run_export(int argc, char** argv) {
     if (external_data) onnx_config->external_data = *external_data;
     if (output.empty()) output = onnx_config->output_path;
   }
-  // OpenVINO: the IR (model.xml + model.bin); a generation directory holds one stateful
-  // openvino_model.xml in OpenVINO GenAI's layout, so its decode is multi-token.
+  // OpenVINO: the IR (model.xml + model.bin).
   auto* ov_config = dynamic_cast<exporters::OpenVINOConfig*>(config.get());
   INGOT_CHECK(ov_config || !compress_to_fp16, ValueError,
               "[ingot export] --compress-to-fp16 applies to --format openvino");
   if (ov_config) {
     if (compress_to_fp16) ov_config->compress_to_fp16 = true;
     if (output.empty()) output = ov_config->output_path;
-    if (task == "generation") multi_token_decode = true;
   }
   // ExecuTorch: the kernel backend; the .pte goes to -o or the config's output_path.
   auto* et_config = dynamic_cast<exporters::ExecutorchConfig*>(config.get());
@@ -160,32 +153,22 @@ int run_export(int argc, char** argv) {
               "[ingot export] no output: give -o OUT (see 'ingot export --help')");
 
   // A program file (.pt2 / .ingot): lowered by the exporter, no model folder needed.
-  if (is_program_file(folder)) return export_program_file(folder, *config, output, to_pt2);
+  if (is_program_file(folder)) return export_program_file(folder, *config, output);
   auto model = models::from_pretrained(folder, load);
   auto exporter = exporters::AutoExporter::from_config(*config);
   if (task == "generation") {
     // A generation directory: the components, a manifest and the tokenizer files (what
-    // `ingot generate DIR` loads for native components).
+    // `ingot generate DIR` loads for native components); the backend's policy (OpenVINO's
+    // multi-token decode, ExecuTorch's llm_runner.pte) is the exporter's.
     exporters::GenerationExportOptions g;
     if (max_cache_len) g.max_cache_len = *max_cache_len;
     g.multi_token_decode = multi_token_decode;
-    // An encoder-decoder's decode serves its decoder prompt and single tokens: multi-token.
-    if (dynamic_cast<const models::EncoderDecoderModel*>(model.get())) g.multi_token_decode = true;
     g.model_folder = folder;
     exporters::GenerationExport components = exporter->export_for_generation(*model, *config, g);
-    // ExecuTorch: also the LLM-runner layout (llm_runner.pte) for TextLLMRunner, which is
-    // a text decoder's (tokens in, logits out): an encoder-decoder's decode needs the
-    // cross K/V and a vision-language model's prompt needs the image embeddings, so their
-    // directories hold the components only (docs/executorch.md).
-    const bool multimodal = dynamic_cast<const models::EncoderDecoderModel*>(model.get()) ||
-                            dynamic_cast<const models::VisionLanguageModel*>(model.get());
-    if (dynamic_cast<const exporters::ExecutorchConfig*>(config.get()) && !multimodal)
-      components.add("llm_runner",
-                     exporters::executorch::export_llm_runner(*model, folder, *config, g));
     components.save(output, folder);
     std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),
-                (long long)g.max_cache_len, output.c_str());
+                (long long)components.manifest.max_cache_len, output.c_str());
     for (const auto& [name, artifact] : components) {
       std::printf("  %s: %zu nodes\n", artifact->component_file(name).c_str(),
                   artifact->program.graph->nodes().size());
@@ -202,10 +185,7 @@ int run_export(int argc, char** argv) {
     std::filesystem::create_directories(output);
     output = (std::filesystem::path(output) / "openvino_model.xml").string();
   }
-  if (to_pt2)
-    save_as_pt2(artifact->program, output);
-  else
-    artifact->save(output);
+  artifact->save(output);
   const ExportedProgram& ep = artifact->program;
   std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),

@@ -5,7 +5,6 @@
 
 #include "ingot/exporters/exporter.h"
 #include "ingot/formats/pt2/reader.h"
-#include "ingot/formats/pt2/writer.h"
 #include "ingot/formats/serialize.h"
 
 namespace ingot::cli {
@@ -28,18 +27,13 @@ ExportedProgram load_program_file(const std::string& path, std::string* header) 
   return ep;
 }
 
-void save_as_pt2(const ExportedProgram& program, const std::string& output) {
-  pt2::save_pt2(program, output);
-}
-
 int export_program_file(const std::string& path, const exporters::NativeExportConfig& config,
-                        const std::string& output, bool to_pt2) {
+                        const std::string& output) {
   std::string header;
   ExportedProgram ep = load_program_file(path, &header);
   auto exporter = exporters::AutoExporter::from_config(config);
   std::unique_ptr<exporters::ExportArtifact> artifact = exporter->lower(std::move(ep), config);
-  if (to_pt2) save_as_pt2(artifact->program, output);
-  else artifact->save(output);
+  artifact->save(output);
   std::printf("exported %s (%s; %s): %zu nodes, %zu inputs -> %s\n", path.c_str(), header.c_str(),
               artifact->format().c_str(), artifact->program.graph->nodes().size(),
               artifact->program.graph->inputs.size(), output.c_str());

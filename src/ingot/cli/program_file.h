@@ -14,11 +14,8 @@ bool is_program_file(const std::string& path);
 // Loads either kind; `header` (when given) receives a one-line description of the
 // source ("torch.export archive: torch 2.15.0, schema 8.20, TRAINING dialect").
 ExportedProgram load_program_file(const std::string& path, std::string* header = nullptr);
-// `ingot export model.pt2 --format F -o OUT`: the program lowered by F's exporter
-// (with to_pt2, the native program written as a .pt2).
+// `ingot export model.pt2 --format F -o OUT`: the program lowered by F's exporter.
 int export_program_file(const std::string& path, const exporters::NativeExportConfig& config,
-                        const std::string& output, bool to_pt2 = false);
-// Writes a program as a torch.export archive (formats/pt2/writer.h).
-void save_as_pt2(const ExportedProgram& program, const std::string& output);
+                        const std::string& output);
 
 }  // namespace ingot::cli

@@ -32,13 +32,12 @@ namespace ingot::runtime {
 struct GenerationPackage;
 }  // namespace ingot::runtime
 
-namespace ingot::models {
-class VisionLanguageModel;
-class EncoderDecoderModel;
-struct PatchInput;
-}  // namespace ingot::models
-
 namespace ingot::exporters {
+
+// One trace of a component through the export core (its example arguments captured).
+using TraceFn = std::function<ExportedProgram(const ExportOptions&, PatchScope&)>;
+struct ComponentPlan;  // generation_plan.h
+using GenerationPlan = std::vector<ComponentPlan>;
 
 // What an exporter produces: the backend's artifact plus the ExportedProgram it was
 // lowered from, and notes (which patches and fixes took effect).
@@ -141,13 +140,13 @@ class Exporter {
   std::unique_ptr<ExportArtifact> export_(models::PretrainedModel& model,
                                           const NativeExportConfig& config);
 
-  // Generation components of a decoder (seed 003), the one generation export every
-  // backend shares: decompose_for_generation captures generate()'s real forward calls
-  // on example_generation_prompt(options.batch), then export_captured traces them.
-  // A models::VisionLanguageModel also gets image_encoder, multi_modal_projector,
-  // language_model and lm_head (export_vision_language, docs/generation.md); a
-  // models::EncoderDecoderModel gets encoder, cross_kv and decode instead
-  // (export_encoder_decoder).
+  // Generation components (seed 003), the one generation export every backend shares:
+  // the model family's GenerationPlan (generation_plan.h: a decoder's decode [+ prefill]
+  // on generate()'s captured calls; a models::VisionLanguageModel's image_encoder,
+  // multi_modal_projector, language_model and lm_head besides; a
+  // models::EncoderDecoderModel's encoder, cross_kv and a multi-token decode), each
+  // component traced through this backend's stages, with the backend's policy applied
+  // (adjust_generation_options, add_generation_components).
   GenerationExport export_for_generation(models::PretrainedModel& model,
                                          const ComponentConfigs& configs,
                                          const GenerationExportOptions& options = {});
@@ -186,31 +185,16 @@ class Exporter {
   std::unique_ptr<ExportArtifact> lower(ExportedProgram program, const NativeExportConfig& config);
 
  protected:
-  using TraceFn = std::function<ExportedProgram(const ExportOptions&, PatchScope&)>;
-  // The multimodal components of a vision-language model, added to `out`
-  // (exporter_generation_vlm.cpp).
-  void export_vision_language(models::VisionLanguageModel& model, const ComponentConfigs& configs,
-                              const GenerationExportOptions& options,
-                              std::map<std::string, std::unique_ptr<ExportArtifact>>& out);
-  // The components of an encoder-decoder model, added to `out`
-  // (exporter_generation_encdec.cpp).
-  void export_encoder_decoder(models::EncoderDecoderModel& model, const ComponentConfigs& configs,
-                              const GenerationExportOptions& options,
-                              std::map<std::string, std::unique_ptr<ExportArtifact>>& out);
-  // Its parts: image_encoder (+ multi_modal_projector) over pixel_values [images, C, H, W];
-  // a patch-input model's image_encoder (Qwen2-VL); language_model and lm_head; and one
-  // component of a single tensor input (`dims` its dynamic dims).
-  using Artifacts = std::map<std::string, std::unique_ptr<ExportArtifact>>;
-  void export_image_encoder(models::VisionLanguageModel& model, const ComponentConfigs& configs,
-                            Artifacts& out);
-  void export_patch_encoder(models::VisionLanguageModel& model, const models::PatchInput& patches,
-                            const ComponentConfigs& configs, Artifacts& out);
-  void export_language_model(models::VisionLanguageModel& model, const ComponentConfigs& configs,
-                             const GenerationExportOptions& options, Artifacts& out);
-  void export_one_input(models::VisionLanguageModel& model, const std::string& component,
-                        const std::function<std::map<std::string, Tensor>(const Tensor&)>& fn,
-                        const Tensor& example, const std::string& input, generation::InputRole role,
-                        std::map<int, Dim> dims, const ComponentConfigs& configs, Artifacts& out);
+  // Backend policy of export_for_generation. The options this backend's generation
+  // directory needs (OpenVINO: one stateful openvino_model.xml, so a multi-token decode).
+  virtual void adjust_generation_options(GenerationExportOptions&) const {}
+  // Components for the backend's own runtime client, added after the traced ones
+  // (ExecuTorch: llm_runner.pte for TextLLMRunner).
+  virtual void add_generation_components(models::PretrainedModel&, const ComponentConfigs&,
+                                         const GenerationExportOptions&, GenerationExport&) {}
+  // Traces each component of `plan` through the stages, with its step layout.
+  GenerationComponents trace_plan(models::PretrainedModel& model, const GenerationPlan& plan,
+                                  const ComponentConfigs& configs);
   // The tracing stages (1-6) followed by finish().
   std::unique_ptr<ExportArtifact> run_stages(const std::string& architecture,
                                              const std::string& task, nn::Module* module,
@@ -226,28 +210,6 @@ class Exporter {
   // The shared post-trace stages: program fixes and node fixes (and dead code removal).
   std::vector<std::string> fix_program(ExportedProgram& program);
 };
-
-namespace detail {
-// Stage 3 of a generation component over (first input, StaticCache), or with
-// `mask_and_positions` over (input_ids, attention_mask, position_ids, StaticCache) (seed
-// 003's decode layout): the token dim symbolic in [1, max_cache_len] when
-// `symbolic_tokens`, the cache length with dynamic_cache_len; the cache tensors keep their
-// names (key_cache.N, ...).
-// An input between the first (input_ids / inputs_embeds) and the cache: its name and the
-// axis that has the token count (-1: all static). M-RoPE models: decode's rope_deltas
-// [batch, 1], language_model's position_ids [3, 1, tokens].
-struct ExtraStepInput {
-  std::string name;
-  int tokens_axis = -1;
-};
-ExportOptions generation_component_options(const NativeExportConfig& config,
-                                           const GenerationExportOptions& g,
-                                           const nn::NamedTensors& cache, bool symbolic_tokens,
-                                           const std::string& component,
-                                           const std::string& first_input = "input_ids",
-                                           bool mask_and_positions = false,
-                                           const std::vector<ExtraStepInput>& extra = {});
-}  // namespace detail
 
 // Native backend: the ExportedProgram itself.
 class NativeExporter final : public Exporter {

@@ -1,12 +1,13 @@
 // Exporter::export_for_generation / export_captured: the one generation export of every
-// backend (seed 003). One step function, one capture, one place that builds the
-// components' example arguments and dynamic shapes; each component then goes through
-// the backend's stages like any other export.
+// backend (seed 003). The model family's plan (generation_plan.h; the decoder's is here:
+// one step function on generate()'s captured calls) gives each component's example
+// arguments and dynamic shapes; trace_plan sends each through the backend's stages like
+// any other export.
 #include <limits>
 
 #include "ingot/export/static_cache_pytree.h"
-#include "ingot/exporters/exporter.h"
 #include "ingot/exporters/generation_export.h"
+#include "ingot/exporters/generation_plan.h"
 #include "ingot/exporters/skips.h"
 #include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/models/vision/vision_language.h"
@@ -14,103 +15,91 @@
 
 namespace ingot::exporters {
 
-namespace {
-
-// A generation component: which captured call is its example and whether its token
-// count is symbolic.
-struct Component {
-  const char* name;
-  const char* example_call;
-  bool symbolic_tokens;
-};
-
-std::vector<Component> components_of(const GenerationExportOptions& g) {
-  if (g.multi_token_decode) return {{"decode", "prefill", true}};  // traced on the prompt call
-  return {{"prefill", "prefill", true}, {"decode", "decode", false}};
+// ── Stage 3 (generation): the dynamic shapes of (input_ids or inputs_embeds, cache) ──
+ExportOptions plan_options(std::vector<std::string> names, std::vector<DynamicShapes> shapes,
+                           bool deferred_asserts) {
+  ExportOptions o;
+  o.input_names = std::move(names);
+  o.dynamic_shapes = DynamicShapes::tuple(std::move(shapes));
+  o.prefer_deferred_runtime_asserts_over_guards = deferred_asserts;
+  return o;
 }
 
-}  // namespace
-
-// ── Stage 3 (generation): the dynamic shapes of (input_ids or inputs_embeds, cache) ──
-ExportOptions detail::generation_component_options(
-    const NativeExportConfig& config, const GenerationExportOptions& g,
-    const nn::NamedTensors& cache, bool symbolic_tokens, const std::string& component,
-    const std::string& first_input, bool mask_and_positions,
-    const std::vector<ExtraStepInput>& extra) {
-  INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
-              "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
-              "generation components set their own (the token count is symbolic in prefill and "
-              "multi-token decode, the cache length with dynamic_cache_len): remove it",
-              component);
-  ExportOptions o;
-  // Cache tensors are named key_cache.N, value_cache.N, cache_position (no prefix).
-  o.input_names = {first_input, ""};
-  std::map<int, Dim> ids_dims;
-  if (symbolic_tokens) ids_dims.emplace(1, Dim("tokens", 1, g.max_cache_len));
-  DynamicShapes cache_shapes;
-  if (g.dynamic_cache_len) {
-    std::map<std::string, DynamicShapes> per_tensor;
-    const Dim len("cache_len", 2, std::numeric_limits<int32_t>::max());
-    for (const auto& [name, t] : cache) {
-      if (t.dim() == 4) per_tensor.emplace(name, DynamicShapes::tensor({{2, len}}));
-    }
-    cache_shapes = DynamicShapes::dict(per_tensor);
+ExportOptions detail::generation_component_options(const GenerationExportOptions& g,
+                                                   const nn::NamedTensors& cache,
+                                                   bool symbolic_tokens,
+                                                   const std::string& first_input,
+                                                   bool mask_and_positions,
+                                                   const std::vector<ExtraStepInput>& extra) {
+  const Dim tokens("tokens", 1, g.max_cache_len);
+  const Dim len("cache_len", 2, std::numeric_limits<int32_t>::max());
+  // The inputs before the cache, with the axis of their token count; attention_mask is
+  // [batch, 1, tokens, cache slots], position_ids [batch, tokens].
+  std::vector<ExtraStepInput> inputs{{first_input, 1}};
+  if (mask_and_positions) inputs = {{"input_ids", 1}, {"attention_mask", 2}, {"position_ids", 1}};
+  inputs.insert(inputs.end(), extra.begin(), extra.end());
+  std::vector<std::string> names;
+  std::vector<DynamicShapes> shapes;
+  for (const ExtraStepInput& in : inputs) {
+    std::map<int, Dim> dims;
+    if (symbolic_tokens && in.tokens_axis >= 0) dims.emplace(in.tokens_axis, tokens);
+    if (g.dynamic_cache_len && in.name == "attention_mask") dims.emplace(3, len);
+    names.push_back(in.name);
+    shapes.push_back(DynamicShapes::tensor(dims));
   }
-  if (mask_and_positions) {
-    // attention_mask [batch, 1, tokens, cache slots], position_ids [batch, tokens].
-    o.input_names = {"input_ids", "attention_mask", "position_ids", ""};
-    std::map<int, Dim> mask_dims, pos_dims;
-    if (symbolic_tokens) {
-      mask_dims.emplace(2, Dim("tokens", 1, g.max_cache_len));
-      pos_dims.emplace(1, Dim("tokens", 1, g.max_cache_len));
-    }
-    if (g.dynamic_cache_len)
-      mask_dims.emplace(3, Dim("cache_len", 2, std::numeric_limits<int32_t>::max()));
-    o.dynamic_shapes =
-        DynamicShapes::tuple({DynamicShapes::tensor(ids_dims), DynamicShapes::tensor(mask_dims),
-                              DynamicShapes::tensor(pos_dims), cache_shapes});
-  } else {
-    std::vector<DynamicShapes> shapes{DynamicShapes::tensor(ids_dims)};
-    o.input_names = {first_input};
-    for (const ExtraStepInput& e : extra) {
-      std::map<int, Dim> dims;
-      if (symbolic_tokens && e.tokens_axis >= 0)
-        dims.emplace(e.tokens_axis, Dim("tokens", 1, g.max_cache_len));
-      shapes.push_back(DynamicShapes::tensor(dims));
-      o.input_names.push_back(e.name);
-    }
-    shapes.push_back(cache_shapes);
-    o.input_names.push_back("");
-    o.dynamic_shapes = DynamicShapes::tuple(shapes);
-  }
+  // The cache tensors keep their names (key_cache.N, value_cache.N, cache_position).
+  std::map<std::string, DynamicShapes> per_tensor;
+  for (const auto& [name, t] : cache)
+    if (g.dynamic_cache_len && t.dim() == 4)
+      per_tensor.emplace(name, DynamicShapes::tensor({{2, len}}));
+  names.push_back("");
+  shapes.push_back(g.dynamic_cache_len ? DynamicShapes::dict(per_tensor) : DynamicShapes());
   // With a dynamic cache length, tokens <= cache_len cannot follow from the declared
   // ranges; it is asserted when the program runs.
-  o.prefer_deferred_runtime_asserts_over_guards =
-      config.prefer_deferred_runtime_asserts_over_guards || g.dynamic_cache_len;
-  return o;
+  return plan_options(std::move(names), std::move(shapes), g.dynamic_cache_len);
+}
+
+Tensor example_values(const std::vector<int64_t>& shape, DType dtype) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float((i * 37) % 101) / 50.0f - 1.0f;
+  return to(Tensor::from_vector(v, shape), dtype);
 }
 
 GenerationExport Exporter::export_for_generation(models::PretrainedModel& model,
                                                  const ComponentConfigs& configs,
-                                                 const GenerationExportOptions& g) {
+                                                 const GenerationExportOptions& options) {
   // ── Stage 1: skip table (before running generate on a model that cannot decode) ──
   check_not_skipped(model.architecture(), backend(), "generation");
-  INGOT_CHECK(g.max_cache_len >= 8 && g.batch >= 1, ValueError,
+  INGOT_CHECK(options.max_cache_len >= 8 && options.batch >= 1, ValueError,
               "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
-              g.max_cache_len, g.batch);
-  GenerationExport out;
+              options.max_cache_len, options.batch);
+  GenerationExportOptions g = options;
+  adjust_generation_options(g);
+  GenerationPlan plan;
+  std::map<std::string, CapturedCall> calls;  // the decoder plan's examples
   if (auto* encdec = dynamic_cast<models::EncoderDecoderModel*>(&model)) {
-    export_encoder_decoder(*encdec, configs, g, out.components);
+    // Its decode serves the decoder prompt and single tokens: always multi-token.
+    g.multi_token_decode = true;
+    plan = encoder_decoder_plan(*encdec, g);
   } else {
-    out.components =
-        std::move(export_captured(
-                      model, decompose_for_generation(model, example_generation_prompt(g.batch), g),
-                      configs, g)
-                      .components);
-    if (auto* vlm = dynamic_cast<models::VisionLanguageModel*>(&model))
-      export_vision_language(*vlm, configs, g, out.components);
+    auto* vlm = dynamic_cast<models::VisionLanguageModel*>(&model);
+    INGOT_CHECK(!vlm || g.batch == 1, NotSupportedError,
+                "[export_for_generation] {}: the multimodal components take batch 1 (got batch {})",
+                model.architecture(), g.batch);
+    calls = decompose_for_generation(model, example_generation_prompt(g.batch), g);
+    plan = decoder_plan(model, calls, g,
+                        g.mask_and_position_inputs.value_or(generation_takes_mask_and_positions()));
+    if (vlm) {
+      for (ComponentPlan& c : vision_language_plan(*vlm, g, backend()))
+        plan.push_back(std::move(c));
+    }
   }
+  GenerationExport out;
+  out.components = trace_plan(model, plan, configs);
   out.manifest = generation_manifest(model, out.components, g);
+  add_generation_components(model, configs, g, out);
   return out;
 }
 
@@ -118,6 +107,38 @@ GenerationExport Exporter::export_captured(models::PretrainedModel& model,
                                            const std::map<std::string, CapturedCall>& calls,
                                            const ComponentConfigs& configs,
                                            const GenerationExportOptions& g) {
+  const bool mask_and_positions =
+      g.mask_and_position_inputs.value_or(generation_takes_mask_and_positions());
+  GenerationExport out;
+  out.components = trace_plan(model, decoder_plan(model, calls, g, mask_and_positions), configs);
+  out.manifest = generation_manifest(model, out.components, g);
+  return out;
+}
+
+GenerationComponents Exporter::trace_plan(models::PretrainedModel& model,
+                                          const GenerationPlan& plan,
+                                          const ComponentConfigs& configs) {
+  GenerationComponents out;
+  for (const ComponentPlan& c : plan) {
+    const NativeExportConfig& config = configs.at(c.name);
+    INGOT_CHECK(config.dynamic_shapes_json.empty(), ValueError,
+                "[export_for_generation] the config of component '{}' has a dynamic_shapes spec; "
+                "generation components set their own (token counts, images and source lengths "
+                "are symbolic, the cache length with dynamic_cache_len): remove it",
+                c.name);
+    ExportOptions options = c.options;
+    options.prefer_deferred_runtime_asserts_over_guards |=
+        config.prefer_deferred_runtime_asserts_over_guards;
+    std::unique_ptr<ExportArtifact>& artifact = out[c.name];
+    artifact = run_stages(model.architecture(), "generation", &model, c.trace, config, options);
+    artifact->step_layout = step_layout_of(artifact->program, c.leading);
+  }
+  return out;
+}
+
+GenerationPlan decoder_plan(models::PretrainedModel& model,
+                            const std::map<std::string, CapturedCall>& calls,
+                            const GenerationExportOptions& g, bool mask_and_positions) {
   // The step every component traces: the decoder's forward over a StaticCache (with
   // seed 003's layout, also over the caller's mask and positions).
   auto step = [&model](const Tensor& input_ids, nn::StaticCache cache) {
@@ -146,8 +167,6 @@ GenerationExport Exporter::export_captured(models::PretrainedModel& model,
     in.cache = &cache;
     return std::map<std::string, Tensor>{{"logits", model.forward(in).logits}};
   };
-  const bool mask_and_positions =
-      g.mask_and_position_inputs.value_or(generation_takes_mask_and_positions());
   const auto* vlm = dynamic_cast<const models::VisionLanguageModel*>(&model);
   const bool deltas = vlm && vlm->multimodal_rope() && !mask_and_positions;
   std::vector<detail::ExtraStepInput> extra;
@@ -159,16 +178,25 @@ GenerationExport Exporter::export_captured(models::PretrainedModel& model,
   } else if (deltas) {
     leading.push_back(generation::InputRole::kRopeDeltas);
   }
-  GenerationExport out;
-  for (const Component& c : components_of(g)) {
+  // A component: its name, the captured call it is traced on, whether its token count is
+  // symbolic. The multi-token decode is traced on the prompt call.
+  struct Component {
+    const char *name, *example_call;
+    bool symbolic_tokens;
+  };
+  const std::vector<Component> components =
+      g.multi_token_decode
+          ? std::vector<Component>{{"decode", "prefill", true}}
+          : std::vector<Component>{{"prefill", "prefill", true}, {"decode", "decode", false}};
+  GenerationPlan plan;
+  for (const Component& c : components) {
     auto it = calls.find(c.example_call);
     INGOT_CHECK(it != calls.end(), ValueError,
                 "[export_captured] no captured '{}' call, the example of component '{}'",
                 c.example_call, c.name);
-    const CapturedCall& call = it->second;
+    const CapturedCall call = it->second;
     check_cache_derives_mask_and_positions(call, c.example_call);
-    const NativeExportConfig& config = configs.at(c.name);
-    TraceFn trace = [&](const ExportOptions& opts, PatchScope& patches) {
+    TraceFn trace = [=, &model](const ExportOptions& opts, PatchScope& patches) {
       nn::StaticCache example_cache = nn::StaticCache::from_named_tensors(call.cache);
       if (mask_and_positions)
         return ingot::export_(&model, with_patches(patches, step_with_mask),
@@ -185,15 +213,12 @@ GenerationExport Exporter::export_captured(models::PretrainedModel& model,
       return ingot::export_(&model, with_patches(patches, step),
                             std::tuple{call.input_ids, example_cache}, opts);
     };
-    std::unique_ptr<ExportArtifact>& artifact = out.components[c.name];
-    artifact = run_stages(
-        model.architecture(), "generation", &model, trace, config,
-        detail::generation_component_options(config, g, call.cache, c.symbolic_tokens, c.name,
-                                             "input_ids", mask_and_positions, extra));
-    artifact->step_layout = step_layout_of(artifact->program, leading);
+    plan.push_back({c.name, std::move(trace),
+                    detail::generation_component_options(g, call.cache, c.symbolic_tokens,
+                                                         "input_ids", mask_and_positions, extra),
+                    leading});
   }
-  out.manifest = generation_manifest(model, out.components, g);
-  return out;
+  return plan;
 }
 
 }  // namespace ingot::exporters

@@ -4,6 +4,7 @@
 
 #include "ingot/export/passes.h"
 #include "ingot/exporters/executorch/emitter.h"
+#include "ingot/exporters/executorch/llm_runner_layout.h"
 #include "ingot/exporters/executorch/pte_writer.h"
 #include "ingot/exporters/fixes.h"
 
@@ -64,6 +65,16 @@ std::unique_ptr<ExportArtifact> ExecutorchExporter::finish(ExportedProgram progr
   a->program = std::move(program);
   a->notes = std::move(notes);
   return a;
+}
+
+void ExecutorchExporter::add_generation_components(models::PretrainedModel& model,
+                                                   const ComponentConfigs& configs,
+                                                   const GenerationExportOptions& g,
+                                                   GenerationExport& out) {
+  if (g.model_folder.empty() || out.manifest.encoder_decoder || out.manifest.vision_language)
+    return;
+  out.add("llm_runner",
+          executorch::export_llm_runner(model, g.model_folder, configs.at("decode"), g));
 }
 
 namespace {

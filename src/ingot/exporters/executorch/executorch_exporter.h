@@ -42,6 +42,13 @@ class ExecutorchExporter final : public Exporter {
   bool generation_takes_mask_and_positions() const override { return true; }
 
  protected:
+  // With options.model_folder (its generation config gives the bos / eos ids): a text
+  // decoder also gets llm_runner.pte, the LLM-runner layout TextLLMRunner loads
+  // (executorch::export_llm_runner). An encoder-decoder's decode needs the cross K/V and a
+  // vision-language model's prompt the image embeddings, so theirs hold the components
+  // only (docs/executorch.md).
+  void add_generation_components(models::PretrainedModel& model, const ComponentConfigs& configs,
+                                 const GenerationExportOptions& g, GenerationExport& out) override;
   std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,
                                          const NativeExportConfig& config) override;
 };

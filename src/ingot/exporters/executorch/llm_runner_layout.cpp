@@ -4,6 +4,8 @@
 
 #include "ingot/core/error.h"
 #include "ingot/export/static_cache_pytree.h"
+#include "ingot/exporters/generation_export.h"
+#include "ingot/exporters/skips.h"
 #include "ingot/models/generation_config.h"
 
 namespace ingot::exporters::executorch {
@@ -100,6 +102,9 @@ std::unique_ptr<ExecutorchProgram> llm_runner_program(const ExportedProgram& dec
   a->planned_bytes = s.planned_bytes;
   a->planned_bytes_without_reuse = s.unplanned_bytes_if_no_reuse;
   a->program = std::move(p);
+  // forward(tokens, input_pos): input_pos is the cache position the step starts at.
+  a->step_layout = step_layout_of(
+      a->program, {generation::InputRole::kInputIds, generation::InputRole::kCachePosition});
   a->notes.push_back("executorch: LLM-runner layout (cache as program state, metadata methods)");
   return a;
 }
@@ -115,7 +120,11 @@ std::unique_ptr<ExecutorchProgram> export_llm_runner(models::PretrainedModel& mo
               model_folder);
   g.multi_token_decode = true;  // the runner prefills and decodes with one method
   g.mask_and_position_inputs = false;
-  auto parts = ExecutorchExporter().export_for_generation(model, config, g);
+  check_not_skipped(model.architecture(), "executorch", "generation");
+  // export_captured: the decoder's components alone (export_for_generation would add
+  // this runner again).
+  auto parts = ExecutorchExporter().export_captured(
+      model, decompose_for_generation(model, example_generation_prompt(g.batch), g), config, g);
   const ExportedProgram& decode = parts.at("decode")->program;
   LlmRunnerMetadata meta;
   meta.max_seq_len = g.max_cache_len;

@@ -1,0 +1,50 @@
+// The torch.export backend (exporters/pt2/): a registered exporter like the others,
+// whose artifact saves a .pt2 archive that reads back to the same program.
+#include "ingot/exporters/pt2/pt2_exporter.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "../models/fixture_path.h"
+#include "../ops/op_test_util.h"
+#include "ingot/formats/pt2/reader.h"
+#include "ingot/runtime/executor/program_module.h"
+
+namespace ingot::exporters {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Pt2Exporter, RegisteredWithItsConfigFormat) {
+  const std::vector<std::string> formats = registered_formats();
+  EXPECT_NE(std::find(formats.begin(), formats.end(), "pt2"), formats.end());
+  EXPECT_EQ(AutoExporter::from_format("pt2")->backend(), "pt2");
+  auto config = AutoExportConfig::from_json(R"({"export_format": "pt2", "dynamic": true})");
+  EXPECT_EQ(config->export_format(), "pt2");
+  EXPECT_TRUE(config->dynamic);
+  EXPECT_EQ(AutoExportConfig::from_json(config->to_json())->to_json(), config->to_json());
+  EXPECT_THROW(AutoExportConfig::from_json(R"({"export_format": "pt2", "opset": 18})"), ValueError);
+}
+
+TEST(Pt2Exporter, ArtifactSavesAnArchiveThatReadsBackToTheSameProgram) {
+  auto model = models::from_pretrained(testing::fixture_path("models/gpt2"));
+  Pt2Config config;
+  config.dynamic = true;
+  std::unique_ptr<ExportArtifact> a = AutoExporter::from_config(config)->export_(*model, config);
+  EXPECT_EQ(a->format(), "pt2");
+  EXPECT_EQ(a->component_file("decode"), "decode.pt2");
+  const fs::path path = fs::temp_directory_path() / ("ingot_pt2_" + std::to_string(::getpid()));
+  a->save(path.string());
+  const ExportedProgram back = pt2::load_pt2(path.string());
+  fs::remove(path);
+  const Tensor ids = Tensor::from_vector(std::vector<int64_t>{3, 17, 42, 5, 9, 1}, {2, 3});
+  const Tensor mask = Tensor::from_vector(std::vector<int64_t>(6, 1), {2, 3});
+  const auto want = runtime::ProgramModule(a->program).run({ids, mask});
+  const auto got = runtime::ProgramModule(back).run({ids, mask});
+  testing::expect_close(got.at(0), testing::values(want.at(0)), 1e-5, 0, "pt2 round trip");
+}
+
+}  // namespace
+}  // namespace ingot::exporters
