@@ -87,7 +87,7 @@ int run_export(int argc, char** argv) {
   app.add_flag("--quantize-lm-head", quantize_lm_head,
                "quantise the lm_head with the scheme itself (int4: int4, not int8)");
   app.add_flag("--keep-lm-head-float", keep_lm_head_float,
-               "int4: keep the lm_head float (by default it is quantised to int8)");
+               "keep the lm_head float (by default it is quantised to int8 per channel)");
   if (!parse(app, argc, argv)) return 0;
   models::LoadOptions load;
   if (!dtype.empty()) load.compute_dtype = parse_dtype(dtype);
