@@ -14,9 +14,7 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/formats/npy.h"
 #include "ingot/generation/manifest.h"
-#include "ingot/media/image_processor.h"
-#include "ingot/media/qwen2_vl_processor.h"
-#include "ingot/media/whisper_features.h"
+#include "ingot/media/auto_processor.h"
 #include "ingot/models/config.h"
 #include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/models/encdec/whisper_generation.h"
@@ -134,16 +132,6 @@ void check_token_types(const std::vector<std::pair<std::string, std::string>>& s
                   file, p[i], i, ids[i], image_token_id);
     }
   }
-}
-
-// The image placeholder of a Qwen2-VL processor: processor_config.json's image_token,
-// else Qwen2VLProcessor's default.
-std::string qwen2_vl_image_token(const std::string& source) {
-  std::ifstream f(std::filesystem::path(source) / "processor_config.json");
-  const nlohmann::json j = nlohmann::json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("image_token") && j["image_token"].is_string())
-    return j["image_token"].get<std::string>();
-  return "<|image_pad|>";
 }
 
 // The kind of model a Hugging Face folder holds: config.json's is_encoder_decoder /
@@ -303,7 +291,7 @@ GenerationResult generate_encoder_decoder(const std::string& source, bool export
   Tensor input;
   std::vector<int64_t> ids;
   if (!audio_file.empty()) {
-    // Whisper: the audio file through the feature extractor of preprocessor_config.json.
+    // Whisper: the audio file through the folder's feature extractor.
     INGOT_CHECK(encoder_input == "input_features", ValueError,
                 "[ingot generate] --audio is for speech models whose encoder takes "
                 "input_features; this model's takes '{}'",
@@ -311,7 +299,7 @@ GenerationResult generate_encoder_decoder(const std::string& source, bool export
     INGOT_CHECK(
         input_specs.empty(), ValueError,
         "[ingot generate] give either --audio or --input input_features=FILE.npy, not both");
-    input = media::WhisperFeatureExtractor::from_folder(source).preprocess_file(audio_file);
+    input = media::AutoProcessor::from_folder(source)->audio(audio_file);
   } else if (!input_specs.empty()) {
     input = encoder_input_from_specs(input_specs, encoder_input);
   } else {
@@ -476,52 +464,24 @@ GenerationResult generate(const std::string& source, const GenerationRequest& r,
   INGOT_CHECK(image_files.empty() || input_specs.empty(), ValueError,
               "[ingot generate] give either --image (with --prompt / --chat) or --input "
               "pixel_values=FILE.npy, not both");
-  const bool patch_input = media::Qwen2VLImageProcessor::is_qwen2_vl(source);
-  if (!image_files.empty() && patch_input) {
-    // Qwen2VLProcessor's work: each image smart-resized and flattened into patches, each
-    // placeholder expanded to its image's t * h * w / merge^2 tokens.
-    const media::Qwen2VLImageProcessor processor =
-        media::Qwen2VLImageProcessor::from_folder(source);
-    std::vector<Tensor> patches, grids;
-    std::vector<int64_t> tokens;
-    for (const std::string& file : image_files) {
-      media::Qwen2VLImageProcessor::Output out = processor.preprocess_file(file);
-      const int64_t* g = out.image_grid_thw.data<int64_t>();
-      tokens.push_back(g[0] * g[1] * g[2] / (processor.merge_size * processor.merge_size));
-      patches.push_back(out.pixel_values);
-      grids.push_back(out.image_grid_thw);
-    }
-    pixel_values = cat(patches, 0);
-    images.image_grid_thw = cat(grids, 0);
-    prompt = media::expand_image_tokens(prompt, qwen2_vl_image_token(source), tokens);
-  } else if (!image_files.empty()) {
-    // The processor's work: each image resized, cropped and normalised, each placeholder
-    // expanded to the image's tokens (LlavaProcessor).
-    const media::ClipImageProcessor processor = media::ClipImageProcessor::from_folder(source);
-    const media::ImagePromptConfig images = media::ImagePromptConfig::from_folder(source);
-    std::vector<Tensor> each;
-    for (const std::string& file : image_files) each.push_back(processor.preprocess_file(file));
-    pixel_values = cat(each, 0);
-    const size_t placeholders = [&] {
-      size_t n = 0;
-      for (size_t at = prompt.find(images.image_token); at != std::string::npos;
-           at = prompt.find(images.image_token, at + images.image_token.size()))
-        ++n;
-      return n;
-    }();
-    INGOT_CHECK(placeholders == 0 || placeholders == image_files.size(), ValueError,
-                "[ingot generate] the prompt has {} image placeholders '{}' for {} --image files; "
-                "give one per image",
-                placeholders, images.image_token, image_files.size());
-    prompt = media::expand_image_tokens(
-        prompt, images.image_token,
-        images.tokens_per_image(pixel_values.size(2), pixel_values.size(3)));
+  const bool vision_language = kind == generation::PipelineKind::kVisionLanguage;
+  INGOT_CHECK(image_files.empty() || vision_language, ValueError,
+              "[ingot generate] --image is for vision-language models; {} is not one", source);
+  // The folder's processor (AutoProcessor): it makes --image's inputs and expands the
+  // prompt's placeholders; with --input it says whether the model takes image_grid_thw.
+  std::unique_ptr<media::Processor> processor;
+  if (!image_files.empty() || (vision_language && media::AutoProcessor::has_config(source)))
+    processor = media::AutoProcessor::from_folder(source);
+  const bool patch_input = processor && processor->patch_input();
+  if (!image_files.empty()) {
+    media::ProcessedImages processed = processor->images(image_files, prompt);
+    pixel_values = processed.pixel_values;
+    images.image_grid_thw = processed.image_grid_thw;
+    prompt = processed.prompt;
   }
   std::vector<int64_t> ids =
-      !input_specs.empty()
-          ? prompt_from_inputs(input_specs, kind == generation::PipelineKind::kVisionLanguage,
-                               patch_input, images)
-          : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
+      !input_specs.empty() ? prompt_from_inputs(input_specs, vision_language, patch_input, images)
+                           : tokenizer.encode(prompt, /*add_special_tokens=*/!templated);
   INGOT_CHECK(!ids.empty(), ValueError,
               "[ingot generate] the prompt encodes to no tokens; give some text");
   // A directory's Generator reads its generation_config.json when it loads; a model
@@ -539,7 +499,7 @@ GenerationResult generate(const std::string& source, const GenerationRequest& r,
   std::optional<DType> compute_dtype;
   if (!exported) {
     models::LoadOptions load;
-    if (kind != generation::PipelineKind::kVisionLanguage || dtype != "auto")
+    if (!vision_language || dtype != "auto")
       load.compute_dtype = generate_compute_dtype(source, dtype);
     compute_dtype = load.compute_dtype;
     auto model = models::from_pretrained(source, load);

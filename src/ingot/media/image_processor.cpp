@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ingot/core/error.h"
+#include "ingot/media/auto_processor.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::media {
 namespace {
@@ -265,5 +267,48 @@ int64_t ImagePromptConfig::tokens_per_image(int64_t height, int64_t width) const
   if (vision_feature_select_strategy == "default") n -= 1;
   return n;
 }
+
+namespace {
+
+// LlavaProcessor: each image resized, cropped and normalised, each placeholder expanded to
+// the image's tokens.
+class LlavaProcessor final : public Processor {
+ public:
+  explicit LlavaProcessor(const std::string& folder)
+      : image_(ClipImageProcessor::from_folder(folder)),
+        prompt_(ImagePromptConfig::from_folder(folder)) {}
+  std::string type() const override { return "LlavaProcessor"; }
+  ProcessedImages images(const std::vector<std::string>& files,
+                         const std::string& prompt) const override {
+    std::vector<Tensor> each;
+    for (const std::string& file : files) each.push_back(image_.preprocess_file(file));
+    ProcessedImages out;
+    out.pixel_values = cat(each, 0);
+    size_t placeholders = 0;
+    for (size_t at = prompt.find(prompt_.image_token); at != std::string::npos;
+         at = prompt.find(prompt_.image_token, at + prompt_.image_token.size()))
+      ++placeholders;
+    INGOT_CHECK(placeholders == 0 || placeholders == files.size(), ValueError,
+                "[LlavaProcessor] the prompt has {} image placeholders '{}' for {} images; give "
+                "one per image",
+                placeholders, prompt_.image_token, files.size());
+    out.prompt = expand_image_tokens(
+        prompt, prompt_.image_token,
+        prompt_.tokens_per_image(out.pixel_values.size(2), out.pixel_values.size(3)));
+    return out;
+  }
+
+ private:
+  ClipImageProcessor image_;
+  ImagePromptConfig prompt_;
+};
+
+std::unique_ptr<Processor> make_llava(const std::string& folder) {
+  return std::make_unique<LlavaProcessor>(folder);
+}
+INGOT_REGISTER_PROCESSOR(llava, make_llava, "LlavaProcessor", "CLIPImageProcessor",
+                         "CLIPImageProcessorPil");
+
+}  // namespace
 
 }  // namespace ingot::media

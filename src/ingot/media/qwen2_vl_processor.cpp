@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ingot/core/error.h"
+#include "ingot/media/auto_processor.h"
 #include "ingot/media/image_processor.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::media {
 namespace {
@@ -55,16 +57,6 @@ std::pair<int64_t, int64_t> smart_resize(int64_t height, int64_t width, int64_t 
     w = int64_t(std::ceil(double(width) * beta / f)) * factor;
   }
   return {h, w};
-}
-
-bool Qwen2VLImageProcessor::is_qwen2_vl(const std::string& folder) {
-  const fs::path p = fs::path(folder) / "preprocessor_config.json";
-  std::ifstream f(p);
-  const json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("image_processor_type") ||
-      !j["image_processor_type"].is_string())
-    return false;
-  return j["image_processor_type"].get<std::string>().rfind("Qwen2VLImageProcessor", 0) == 0;
 }
 
 Qwen2VLImageProcessor Qwen2VLImageProcessor::from_folder(const std::string& folder) {
@@ -189,5 +181,48 @@ std::string expand_image_tokens(const std::string& prompt, const std::string& im
   }
   return out + prompt.substr(at);
 }
+
+namespace {
+
+// Qwen2VLProcessor: each image smart-resized and flattened into patches, each placeholder
+// expanded to its image's t * h * w / merge^2 tokens.
+class Qwen2VLProcessor final : public Processor {
+ public:
+  explicit Qwen2VLProcessor(const std::string& folder)
+      : image_(Qwen2VLImageProcessor::from_folder(folder)) {
+    // processor_config.json's image_token, else Qwen2VLProcessor's default.
+    std::ifstream f(fs::path(folder) / "processor_config.json");
+    const json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("image_token") && j["image_token"].is_string())
+      image_token_ = j["image_token"].get<std::string>();
+  }
+  std::string type() const override { return "Qwen2VLProcessor"; }
+  bool patch_input() const override { return true; }
+  ProcessedImages images(const std::vector<std::string>& files,
+                         const std::string& prompt) const override {
+    std::vector<Tensor> patches, grids;
+    std::vector<int64_t> tokens;
+    for (const std::string& file : files) {
+      Qwen2VLImageProcessor::Output out = image_.preprocess_file(file);
+      const int64_t* g = out.image_grid_thw.data<int64_t>();
+      tokens.push_back(g[0] * g[1] * g[2] / (image_.merge_size * image_.merge_size));
+      patches.push_back(out.pixel_values);
+      grids.push_back(out.image_grid_thw);
+    }
+    return {cat(patches, 0), cat(grids, 0), expand_image_tokens(prompt, image_token_, tokens)};
+  }
+
+ private:
+  Qwen2VLImageProcessor image_;
+  std::string image_token_ = "<|image_pad|>";
+};
+
+std::unique_ptr<Processor> make_qwen2_vl(const std::string& folder) {
+  return std::make_unique<Qwen2VLProcessor>(folder);
+}
+INGOT_REGISTER_PROCESSOR(qwen2_vl, make_qwen2_vl, "Qwen2VLProcessor", "Qwen2VLImageProcessor",
+                         "Qwen2VLImageProcessorFast", "Qwen2VLImageProcessorPil");
+
+}  // namespace
 
 }  // namespace ingot::media

@@ -42,8 +42,6 @@ struct Qwen2VLImageProcessor {
   // From FOLDER/preprocessor_config.json. IoError naming the file when absent or
   // malformed; NotSupportedError for another filter.
   static Qwen2VLImageProcessor from_folder(const std::string& folder);
-  // Whether FOLDER/preprocessor_config.json names a Qwen2-VL image processor.
-  static bool is_qwen2_vl(const std::string& folder);
   // Errors name the file (IoError) or its channel count (ValueError).
   Output preprocess_file(const std::string& path) const;
   Output preprocess(const Image8& image, const std::string& origin) const;

@@ -11,6 +11,7 @@
 
 #include "ingot/core/error.h"
 #include "ingot/media/audio_io.h"
+#include "ingot/media/auto_processor.h"
 
 namespace ingot::media {
 namespace {
@@ -171,5 +172,25 @@ Tensor WhisperFeatureExtractor::extract(const std::vector<float>& waveform) cons
     out[i] = float((std::max(logmel[i], top - 8.0) + 4.0) / 4.0);
   return Tensor::from_vector(out, {1, mels, frames});
 }
+
+namespace {
+
+class WhisperProcessor final : public Processor {
+ public:
+  explicit WhisperProcessor(const std::string& folder)
+      : features_(WhisperFeatureExtractor::from_folder(folder)) {}
+  std::string type() const override { return "WhisperFeatureExtractor"; }
+  Tensor audio(const std::string& file) const override { return features_.preprocess_file(file); }
+
+ private:
+  WhisperFeatureExtractor features_;
+};
+
+std::unique_ptr<Processor> make_whisper(const std::string& folder) {
+  return std::make_unique<WhisperProcessor>(folder);
+}
+INGOT_REGISTER_PROCESSOR(whisper, make_whisper, "WhisperFeatureExtractor", "WhisperProcessor");
+
+}  // namespace
 
 }  // namespace ingot::media

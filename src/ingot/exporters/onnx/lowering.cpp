@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-
-#include "ingot/exporters/registry.h"
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/onnx/tensor_data.h"
+#include "ingot/exporters/registry.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::exporters::onnx {
@@ -44,34 +44,10 @@ std::string dim_str(const sym::Expr& e) {
   return e.str();
 }
 
-// Output names from the out tree: "logits" stays, "" / "[0]" become output / output_0.
-std::vector<std::string> user_output_names(const ExportedProgram& p) {
-  std::vector<std::string> paths = p.out_spec.leaf_paths("");
-  std::vector<std::string> out;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    std::string s = paths[i];
-    if (s.empty() || s[0] == '[') s = paths.size() == 1 ? "output" : fmt::format("output_{}", i);
-    out.push_back(s);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> onnx_output_names(const ExportedProgram& p) {
-  std::vector<std::string> user = user_output_names(p);
-  std::vector<std::string> out;
-  size_t next_user = 0;
-  for (const OutputSpec& o : p.signature.outputs) {
-    if (o.kind == OutputKind::UserOutput) {
-      out.push_back(next_user < user.size() ? user[next_user]
-                                            : fmt::format("output_{}", next_user));
-      ++next_user;
-    } else {
-      out.push_back("output." + o.target);
-    }
-  }
-  return out;
+  return lowering::output_names(p);
 }
 
 Dims TranslationContext::dims(const ir::ValueInfo& v) {
@@ -164,14 +140,6 @@ std::string Lowering::value_hint(const std::string& ingot_name) const {
   return h;
 }
 
-void Lowering::add_sources(Scope& s, const std::string& value, const ir::ValueInfo& info) {
-  for (size_t d = 0; d < info.sizes.size(); ++d) {
-    const sym::Expr& e = info.sizes[d];
-    if (e.is_symbol() && !s.sources.contains(e.name()))
-      s.sources.emplace(e.name(), std::pair{value, int64_t(d)});
-  }
-}
-
 std::string Lowering::materialise_symbol(const sym::Expr& symbol) {
   for (Scope* s = scope_; s != nullptr; s = s->parent) {
     if (auto it = s->exprs.find(symbol); it != s->exprs.end()) return it->second;
@@ -212,7 +180,7 @@ std::vector<std::string> Lowering::lower_graph(GraphBuilder& b, const ir::Graph&
   for (size_t i = 0; i < inputs.size(); ++i) {
     s.values[size_t(g.inputs[i])] = inputs[i];
     typed_.insert(inputs[i]);
-    add_sources(s, inputs[i], g.value(g.inputs[i]));
+    lowering::add_symbol_sources(s.sources, inputs[i], g.value(g.inputs[i]));
   }
   Scope* saved = scope_;
   scope_ = &s;
@@ -253,7 +221,7 @@ void Lowering::lower_nodes(const ir::Graph& g) {
       INGOT_CHECK(scope_->values[size_t(o)].has_value(), InternalError,
                   "[onnx] the translation of '{}' did not set output '{}'", n.target, info.name);
       const std::string& value = *scope_->values[size_t(o)];
-      add_sources(*scope_, value, info);
+      lowering::add_symbol_sources(scope_->sources, value, info);
       // Types of intermediates for readers and for the optimiser (symbolic sizes other
       // than a bare symbol stay unknown).
       if (typed_.insert(value).second) {
@@ -313,7 +281,7 @@ LoweredModel Lowering::run() {
     }
     root.values[size_t(graph.inputs[i])] = name;
     typed_.insert(name);
-    add_sources(root, name, info);
+    lowering::add_symbol_sources(root.sources, name, info);
   }
   scope_ = &root;
   lower_nodes(graph);

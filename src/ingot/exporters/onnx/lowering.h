@@ -85,7 +85,6 @@ class Lowering {
 
  private:
   void lower_nodes(const ir::Graph& g);
-  void add_sources(Scope& s, const std::string& value, const ir::ValueInfo& info);
   std::string materialise_symbol(const sym::Expr& symbol);
 
   const ExportedProgram& program_;

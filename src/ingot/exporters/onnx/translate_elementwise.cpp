@@ -3,21 +3,19 @@
 // logical ops, where / masked_fill / clamp, casts and copies.
 #include <cmath>
 
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/onnx/translation.h"
 
 namespace ingot::exporters::onnx {
 
 namespace {
 
+using lowering::compare_dtype;
+using lowering::opmath;
+
 // Tensor argument i as `dtype`.
 std::string as(TranslationContext& cx, size_t i, DType dtype) {
   return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
-}
-
-// The type a composite computes in: float for 16-bit floats, as ingot's kernels do (one
-// rounding at the end, not one per ONNX node).
-DType opmath(DType t) {
-  return t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
 }
 
 // --- unary -------------------------------------------------------------------------------
@@ -126,22 +124,6 @@ void translate_pow_scalar(TranslationContext& cx) {
 }
 
 // --- comparisons -------------------------------------------------------------------------
-
-// The dtype a comparison computes in.
-DType compare_dtype(TranslationContext& cx, bool other_is_tensor) {
-  const DType a = cx.in_dtype(0);
-  if (other_is_tensor) {
-    const DType b = cx.in_dtype(1);
-    // A 0-d tensor of the same kind does not widen a dimensioned one (wrapped numbers).
-    if (cx.in_rank(1) == 0 && cx.in_rank(0) > 0 && is_floating(a) == is_floating(b)) return a;
-    if (cx.in_rank(0) == 0 && cx.in_rank(1) > 0 && is_floating(a) == is_floating(b)) return b;
-    return promote_types(a, b);
-  }
-  auto v = cx.scalar_value(1);
-  const bool fractional = v && std::floor(*v) != *v;
-  if (!is_floating(a) && fractional) return DType::F32;
-  return a == DType::Bool ? DType::I64 : a;
-}
 
 Translation compare(const char* onnx_op, bool negate, bool other_is_tensor) {
   return [onnx_op, negate, other_is_tensor](TranslationContext& cx) {

@@ -2,18 +2,18 @@
 // ScatterElements for scatter, index_copy (the static KV cache write), select_scatter,
 // slice_scatter and the common index_put forms; nonzero; item (binds a data-dependent
 // symbol).
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/onnx/translation.h"
 
 namespace ingot::exporters::onnx {
 
 namespace {
 
+using lowering::normalize_dim;
+using lowering::normalize_index;
+
 std::string as(TranslationContext& cx, size_t i, DType dtype) {
   return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
-}
-
-int64_t normalize_dim(int64_t d, size_t rank) {
-  return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d;
 }
 
 // A 1-D index tensor laid along `dim` of a rank-`rank` tensor and broadcast to `sizes`:
@@ -74,12 +74,6 @@ void translate_index_copy(TranslationContext& cx) {
   if (rank == 0) cx.unsupported("index_copy of a 0-d tensor");
   std::string indices = slices_at(cx, cx.in(2), dim, rank, cx.in_info(3).sizes);
   cx.set_output(0, scatter(cx, as(cx, 0, t), indices, as(cx, 3, t), dim));
-}
-
-// An index expression normalised against a dim's size (Python's negative indices).
-sym::Expr normalize_index(const sym::Expr& index, const sym::Expr& size) {
-  if (index.is_integer() && index.value() < 0) return sym::add(index, size);
-  return index;
 }
 
 // select_scatter(self, src, dim, index): self[..., index, ...] = src.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/onnx/translation.h"
 #include "ingot/ops/functional.h"
 
@@ -100,7 +101,7 @@ std::string repeat_heads(TranslationContext& cx, const std::string& x, const ir:
 void translate_sdpa(TranslationContext& cx) {
   // 16-bit inputs compute in float with one rounding at the end, like ingot's kernel.
   const DType out_t = cx.out_dtype();
-  const DType t = out_t == DType::F16 || out_t == DType::BF16 ? DType::F32 : out_t;
+  const DType t = lowering::opmath(out_t);
   const ir::ValueInfo &qi = cx.in_info(0), &ki = cx.in_info(1), &vi = cx.in_info(2);
   const size_t r = qi.sizes.size();
   if (r < 2) cx.unsupported("attention inputs of rank < 2");

@@ -1,16 +1,15 @@
 // ONNX translations of reductions, softmax, cumsum, sort and topk.
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/onnx/translation.h"
 
 namespace ingot::exporters::onnx {
 
 namespace {
 
+using lowering::normalize_dim;
+
 std::string as(TranslationContext& cx, size_t i, DType dtype) {
   return cx.cast(cx.in(i), cx.in_dtype(i), dtype);
-}
-
-int64_t normalize_dim(int64_t d, size_t rank) {
-  return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d;
 }
 
 // sum / mean / amax / amin over `dims_arg` (absent or empty: every dim).

@@ -2,15 +2,14 @@
 // cat, split, ...) and of creation ops (arange, full, zeros, triangles). Target shapes
 // come from the output metadata the shape function recorded (resolved: no -1), lowered
 // with shape_tensor so symbolic sizes read the inputs that carry them.
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/onnx/translation.h"
 
 namespace ingot::exporters::onnx {
 
 namespace {
 
-int64_t normalize_dim(int64_t d, size_t rank) {
-  return d < 0 ? d + int64_t(rank) : d;
-}
+using lowering::normalize_dim;
 
 void translate_reshape(TranslationContext& cx) {
   const auto& sizes = cx.out_info().sizes;
@@ -32,12 +31,8 @@ void translate_permute(TranslationContext& cx) {
 }
 
 void translate_transpose(TranslationContext& cx) {
-  const size_t rank = cx.in_rank(0);
-  std::vector<int64_t> perm(rank);
-  for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(i);
-  if (rank > 0)
-    std::swap(perm[size_t(normalize_dim(cx.int_(1), rank))],
-              perm[size_t(normalize_dim(cx.int_(2), rank))]);
+  const std::vector<int64_t> perm =
+      lowering::swap_permutation(cx.in_rank(0), cx.int_(1), cx.int_(2));
   cx.set_output(0, cx.op("Transpose", {cx.in(0)}, {attr("perm", perm)}));
 }
 
@@ -46,22 +41,8 @@ void translate_unsqueeze(TranslationContext& cx) {
   cx.set_output(0, cx.op("Unsqueeze", {cx.in(0), cx.ints_const({d})}));
 }
 
-// squeeze / squeeze.dim / squeeze.dims: the removed dims are those of size 1 that the
-// output lost (the shape function decided which).
 void translate_squeeze(TranslationContext& cx) {
-  const auto& in = cx.in_info(0).sizes;
-  std::vector<int64_t> candidates;
-  if (cx.num_args() == 1) {
-    for (size_t d = 0; d < in.size(); ++d) candidates.push_back(int64_t(d));
-  } else {
-    for (int64_t d : cx.ints(1)) candidates.push_back(normalize_dim(d, in.size()));
-  }
-  std::vector<int64_t> axes;
-  for (int64_t d : candidates) {
-    if (in[size_t(d)].is_integer() && in[size_t(d)].value() == 1) axes.push_back(d);
-  }
-  if (axes.size() != in.size() - cx.out_rank())
-    cx.unsupported("squeezing a dim whose size is symbolic");
+  const std::vector<int64_t> axes = lowering::squeeze_axes(cx);
   cx.set_output(0, axes.empty() ? cx.op("Identity", {cx.in(0)})
                                 : cx.op("Squeeze", {cx.in(0), cx.ints_const(axes)}));
 }

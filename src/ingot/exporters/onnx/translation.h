@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ingot/exporters/node_arguments.h"
+#include "ingot/exporters/lowering/node_arguments.h"
 #include "ingot/exporters/onnx/builder.h"
 #include "ingot/ir/graph.h"
 
@@ -32,7 +32,7 @@ namespace ingot::exporters::onnx {
 class Lowering;
 
 // The node's arguments (NodeArguments) plus what emitting ONNX nodes needs.
-class TranslationContext : public NodeArguments {
+class TranslationContext : public lowering::NodeArguments {
  public:
   TranslationContext(Lowering& lowering, const ir::Graph& graph, const ir::Node& node)
       : NodeArguments("onnx", graph, node), l_(lowering) {}

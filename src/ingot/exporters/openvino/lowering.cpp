@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/registry.h"
 #include "ingot/ops/functional.h"
 
@@ -42,24 +43,7 @@ std::vector<int64_t> port_dims(const ir::ValueInfo& v) {
 // --- names -----------------------------------------------------------------------------
 
 std::vector<std::string> openvino_output_names(const ExportedProgram& p) {
-  std::vector<std::string> paths = p.out_spec.leaf_paths("");
-  std::vector<std::string> user;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    std::string s = paths[i];
-    if (s.empty() || s[0] == '[') s = paths.size() == 1 ? "output" : fmt::format("output_{}", i);
-    user.push_back(s);
-  }
-  std::vector<std::string> out;
-  size_t next = 0;
-  for (const OutputSpec& o : p.signature.outputs) {
-    if (o.kind == OutputKind::UserOutput) {
-      out.push_back(next < user.size() ? user[next] : fmt::format("output_{}", next));
-      ++next;
-    } else {
-      out.push_back("output." + o.target);
-    }
-  }
-  return out;
+  return lowering::output_names(p);
 }
 
 // --- Lowering --------------------------------------------------------------------------
@@ -126,14 +110,6 @@ Lowering::Lowering(const ExportedProgram& program, const LoweringOptions& option
   };
   scopes.symbol = [this](const sym::Expr& e) { return materialise_symbol(e); };
   sym_ = std::make_unique<lowering::SymLowering<Value>>(*spelling_, std::move(scopes));
-}
-
-void Lowering::add_sources(Scope& s, Value v, const ir::ValueInfo& info) {
-  for (size_t d = 0; d < info.sizes.size(); ++d) {
-    const sym::Expr& e = info.sizes[d];
-    if (e.is_symbol() && !s.sources.contains(e.name()))
-      s.sources.emplace(e.name(), std::pair{v, int64_t(d)});
-  }
 }
 
 Value Lowering::import(Scope* from, Value v) {
@@ -204,7 +180,7 @@ std::vector<Value> Lowering::lower_body(Graph& body, const ir::Graph& g,
   s.values.resize(g.num_values());
   for (size_t i = 0; i < params.size(); ++i) {
     s.values[size_t(g.inputs[i])] = params[i];
-    add_sources(s, params[i], g.value(g.inputs[i]));
+    lowering::add_symbol_sources(s.sources, params[i], g.value(g.inputs[i]));
   }
   Scope* saved = scope_;
   scope_ = &s;
@@ -244,7 +220,7 @@ void Lowering::lower_nodes(const ir::Graph& g) {
       INGOT_CHECK(scope_->values[size_t(o)].has_value(), InternalError,
                   "[openvino] the translation of '{}' did not set output '{}'", n.target,
                   info.name);
-      add_sources(*scope_, *scope_->values[size_t(o)], info);
+      lowering::add_symbol_sources(scope_->sources, *scope_->values[size_t(o)], info);
     }
   }
 }
@@ -348,7 +324,7 @@ LoweredModel Lowering::run() {
       v = g.constant(t, in.target);
     }
     root.values[size_t(graph.inputs[i])] = v;
-    add_sources(root, v, info);
+    lowering::add_symbol_sources(root.sources, v, info);
   }
   lower_nodes(graph);
   const std::vector<std::string> names = openvino_output_names(program_);

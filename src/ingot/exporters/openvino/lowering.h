@@ -88,7 +88,6 @@ class Lowering {
 
  private:
   void lower_nodes(const ir::Graph& g);
-  void add_sources(Scope& s, Value v, const ir::ValueInfo& info);
   // `v` of scope `from` made visible in the current scope (captured through every body).
   Value import(Scope* from, Value v);
   Value materialise_symbol(const sym::Expr& symbol);

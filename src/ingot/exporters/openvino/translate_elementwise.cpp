@@ -4,17 +4,15 @@
 // broadcast numpy-style (auto_broadcast="numpy", set by the graph builder).
 #include <cmath>
 
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/openvino/translation.h"
 
 namespace ingot::exporters::openvino {
 
 namespace {
 
-// The type a composite computes in: float for 16-bit floats, as ingot's kernels do (one
-// rounding at the end, not one per operation).
-DType opmath(DType t) {
-  return t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
-}
+using lowering::compare_dtype;
+using lowering::opmath;
 
 // --- unary -------------------------------------------------------------------------------
 
@@ -108,21 +106,6 @@ void translate_pow_scalar(TranslationContext& cx) {
 }
 
 // --- comparisons -------------------------------------------------------------------------
-
-// The dtype a comparison computes in (torch's promotion, wrapped numbers not widening).
-DType compare_dtype(TranslationContext& cx, bool other_is_tensor) {
-  const DType a = cx.in_dtype(0);
-  if (other_is_tensor) {
-    const DType b = cx.in_dtype(1);
-    if (cx.in_rank(1) == 0 && cx.in_rank(0) > 0 && is_floating(a) == is_floating(b)) return a;
-    if (cx.in_rank(0) == 0 && cx.in_rank(1) > 0 && is_floating(a) == is_floating(b)) return b;
-    return promote_types(a, b);
-  }
-  auto v = cx.scalar_value(1);
-  const bool fractional = v && std::floor(*v) != *v;
-  if (!is_floating(a) && fractional) return DType::F32;
-  return a == DType::Bool ? DType::I64 : a;
-}
 
 Translation compare(const char* type, bool other_is_tensor) {
   return [type, other_is_tensor](TranslationContext& cx) {

@@ -2,15 +2,15 @@
 // ScatterElementsUpdate-12 for scatter, index_copy (the static KV cache write),
 // select_scatter, slice_scatter and the common index_put forms; nonzero; item (binds a
 // data-dependent symbol).
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/openvino/translation.h"
 
 namespace ingot::exporters::openvino {
 
 namespace {
 
-int64_t normalize_dim(int64_t d, size_t rank) {
-  return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d;
-}
+using lowering::normalize_dim;
+using lowering::normalize_index;
 
 Value axis_scalar(TranslationContext& cx, int64_t axis) {
   return cx.constant(Tensor::scalar(axis));
@@ -73,11 +73,6 @@ void translate_index_copy(TranslationContext& cx) {
   const int64_t dim = normalize_dim(cx.int_(1), rank);
   Value indices = slices_at(cx, cx.in(2), dim, rank, cx.in_info(3).sizes);
   cx.set_output(0, scatter(cx, cx.as(0, t), indices, cx.as(3, t), dim));
-}
-
-sym::Expr normalize_index(const sym::Expr& index, const sym::Expr& size) {
-  if (index.is_integer() && index.value() < 0) return sym::add(index, size);
-  return index;
 }
 
 // select_scatter(self, src, dim, index): self[..., index, ...] = src.

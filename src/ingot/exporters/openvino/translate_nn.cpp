@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/openvino/translation.h"
 #include "ingot/ops/functional.h"
 
@@ -15,9 +16,7 @@ namespace ingot::exporters::openvino {
 
 namespace {
 
-DType opmath(DType t) {
-  return t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
-}
+using lowering::opmath;
 
 Value matmul(TranslationContext& cx, Value a, Value b, bool transpose_b = false) {
   return cx.op("MatMul", {a, b},

@@ -1,14 +1,13 @@
 // OpenVINO translations of reductions, softmax, cumsum, sort, topk and argmax / argmin
 // (TopK with k = 1; stable, so ties give the first index as torch does).
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/openvino/translation.h"
 
 namespace ingot::exporters::openvino {
 
 namespace {
 
-int64_t normalize_dim(int64_t d, size_t rank) {
-  return d < 0 ? d + int64_t(std::max<size_t>(rank, 1)) : d;
-}
+using lowering::normalize_dim;
 
 Value axis_scalar(TranslationContext& cx, int64_t axis) {
   return cx.constant(Tensor::scalar(axis));

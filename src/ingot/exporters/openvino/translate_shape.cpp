@@ -4,15 +4,14 @@
 // with shape_tensor so symbolic sizes read the values that carry them.
 #include <limits>
 
+#include "ingot/exporters/lowering/translate_common.h"
 #include "ingot/exporters/openvino/translation.h"
 
 namespace ingot::exporters::openvino {
 
 namespace {
 
-int64_t normalize_dim(int64_t d, size_t rank) {
-  return d < 0 ? d + int64_t(rank) : d;
-}
+using lowering::normalize_dim;
 
 Value zero_scalar(TranslationContext& cx) {
   return cx.constant(Tensor::scalar(int64_t(0)));
@@ -38,16 +37,9 @@ void translate_permute(TranslationContext& cx) {
 }
 
 void translate_transpose(TranslationContext& cx) {
-  const size_t rank = cx.in_rank(0);
-  std::vector<int64_t> perm(rank);
-  for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(i);
-  if (rank == 0) {
-    cx.set_output(0, cx.in(0));
-    return;
-  }
-  std::swap(perm[size_t(normalize_dim(cx.int_(1), rank))],
-            perm[size_t(normalize_dim(cx.int_(2), rank))]);
-  cx.set_output(0, transpose(cx, cx.in(0), perm));
+  if (cx.in_rank(0) == 0) return cx.set_output(0, cx.in(0));
+  cx.set_output(0, transpose(cx, cx.in(0),
+                             lowering::swap_permutation(cx.in_rank(0), cx.int_(1), cx.int_(2))));
 }
 
 void translate_unsqueeze(TranslationContext& cx) {
@@ -55,22 +47,8 @@ void translate_unsqueeze(TranslationContext& cx) {
   cx.set_output(0, cx.op("Unsqueeze", {cx.in(0), cx.ints_const({d})}));
 }
 
-// squeeze / squeeze.dim / squeeze.dims: the removed dims are those of size 1 that the
-// output lost (the shape function decided which).
 void translate_squeeze(TranslationContext& cx) {
-  const auto& in = cx.in_info(0).sizes;
-  std::vector<int64_t> candidates;
-  if (cx.num_args() == 1) {
-    for (size_t d = 0; d < in.size(); ++d) candidates.push_back(int64_t(d));
-  } else {
-    for (int64_t d : cx.ints(1)) candidates.push_back(normalize_dim(d, in.size()));
-  }
-  std::vector<int64_t> axes;
-  for (int64_t d : candidates) {
-    if (in[size_t(d)].is_integer() && in[size_t(d)].value() == 1) axes.push_back(d);
-  }
-  if (axes.size() != in.size() - cx.out_rank())
-    cx.unsupported("squeezing a dim whose size is symbolic");
+  const std::vector<int64_t> axes = lowering::squeeze_axes(cx);
   cx.set_output(0, axes.empty() ? cx.in(0) : cx.op("Squeeze", {cx.in(0), cx.ints_const(axes)}));
 }
 

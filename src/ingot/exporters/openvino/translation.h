@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ingot/exporters/node_arguments.h"
+#include "ingot/exporters/lowering/node_arguments.h"
 #include "ingot/exporters/openvino/ir.h"
 #include "ingot/ir/graph.h"
 
@@ -33,7 +33,7 @@ namespace ingot::exporters::openvino {
 class Lowering;
 
 // The node's arguments (NodeArguments) plus what emitting OpenVINO operations needs.
-class TranslationContext : public NodeArguments {
+class TranslationContext : public lowering::NodeArguments {
  public:
   TranslationContext(Lowering& lowering, const ir::Graph& graph, const ir::Node& node)
       : NodeArguments("openvino", graph, node), l_(lowering) {}

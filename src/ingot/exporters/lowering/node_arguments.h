@@ -17,7 +17,7 @@
 
 #include "ingot/ir/graph.h"
 
-namespace ingot::exporters {
+namespace ingot::exporters::lowering {
 
 class NodeArguments {
  public:
@@ -74,4 +74,4 @@ class NodeArguments {
   const ir::Node& node_;
 };
 
-}  // namespace ingot::exporters
+}  // namespace ingot::exporters::lowering

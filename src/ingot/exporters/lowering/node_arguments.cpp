@@ -1,8 +1,8 @@
-#include "ingot/exporters/node_arguments.h"
+#include "ingot/exporters/lowering/node_arguments.h"
 
 #include "ingot/core/error.h"
 
-namespace ingot::exporters {
+namespace ingot::exporters::lowering {
 
 bool NodeArguments::is_none(size_t i) const {
   return i >= node_.args.size() || std::holds_alternative<std::monostate>(node_.args[i]);
@@ -110,4 +110,4 @@ const ir::ValueInfo& NodeArguments::out_info(size_t i) const {
   return graph_.value(node_.outputs.at(i));
 }
 
-}  // namespace ingot::exporters
+}  // namespace ingot::exporters::lowering
