@@ -286,8 +286,9 @@ def main() -> None:
         llama = LlamaCpp(gguf_path, a.threads, n_ctx)
         # The same model before timing: ingot's logits against llama.cpp's F32 file's (the
         # reference: both load the same float weights) are no further off than the config's
-        # tolerance, or than llama.cpp's own quantised file is (quantisers differ; on a
-        # small trained model both move the logits more than on random weights).
+        # tolerance, or than twice llama.cpp's own quantised file is (quantisers differ: its
+        # Q4_K_M holds many matrices in 5 or 6 bits; on a small trained model both move the
+        # logits more than on random weights). A wrong model is off by the logits' size.
         ids = prompt_of(16, loaded["vocab"])
         out = os.path.join(a.work, f"ingot_logits_{c}.npy")
         ingot.ask(f"logits {out} " + " ".join(map(str, ids)))
@@ -305,7 +306,7 @@ def main() -> None:
         print(f"# {c}: logits max|d|/max|l| from f32: ingot {err['ingot']:.2e}, llama.cpp "
               f"{err['llama.cpp']:.2e} (tolerance {tol}), same argmax: {same_argmax}",
               file=sys.stderr)
-        if err["ingot"] > max(tol, 1.5 * err["llama.cpp"]) or (not same_argmax and c == "f32"):
+        if err["ingot"] > max(tol, 2 * err["llama.cpp"]) or (not same_argmax and c == "f32"):
             sys.exit(f"side_by_side: {c}: ingot's logits are off ({check})")
         if a.ppl_chunk:
             ppl = {"ingot": ingot.ask(f"perplexity {eval_tokens} {a.ppl_chunk}")["perplexity"],

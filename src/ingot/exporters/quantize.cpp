@@ -8,6 +8,7 @@
 
 #include "ingot/core/error.h"
 #include "ingot/export/passes.h"
+#include "ingot/ir/rewrite.h"
 #include "ingot/ops/functional.h"
 #include "ingot/ops/functional/quantized.h"
 
@@ -25,14 +26,6 @@ std::string base_name(const std::string& target) {
   if (target.size() > suffix.size() && target.ends_with(suffix))
     return target.substr(0, target.size() - suffix.size());
   return target;
-}
-
-// Counts reads of each value by nodes (subgraphs included) and graph outputs.
-void count_uses(const ir::Graph& g, std::map<ir::ValueId, int>& uses) {
-  for (const ir::Node& n : g.nodes()) {
-    for (ir::ValueId v : ir::Graph::node_inputs(n)) ++uses[v];
-  }
-  for (ir::ValueId v : g.outputs) ++uses[v];
 }
 
 bool has_linear(const ir::Graph& g) {
@@ -201,19 +194,11 @@ class Quantizer {
 
   // Float weights no node reads any more leave the graph, the signature and the state.
   void drop_unused(const std::set<ir::ValueId>& replaced) {
-    ir::Graph& g = *ep_.graph;
-    std::map<ir::ValueId, int> uses;
-    count_uses(g, uses);
-    for (size_t i = g.inputs.size(); i-- > 0;) {
-      const ir::ValueId v = g.inputs[i];
-      if (!replaced.contains(v) || uses[v] > 0) continue;
-      const std::string target = ep_.signature.inputs[i].target;
-      g.inputs.erase(g.inputs.begin() + long(i));
-      ep_.signature.inputs.erase(ep_.signature.inputs.begin() + long(i));
-      bool still_named = false;
-      for (const InputSpec& s : ep_.signature.inputs) still_named |= s.target == target;
-      if (!still_named) ep_.state.erase(target);
-    }
+    const std::vector<int> uses = ir::use_counts(*ep_.graph);
+    std::set<ir::ValueId> unused;
+    for (ir::ValueId v : replaced)
+      if (uses[size_t(v)] == 0) unused.insert(v);
+    remove_inputs(ep_, unused);
   }
 
   ExportedProgram& ep_;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <numeric>
 
+#include "ingot/ir/rewrite.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::runtime {
@@ -17,9 +18,7 @@ bool bf16_exact(const Tensor& t) {
   return low == 0;
 }
 
-const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
-  return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
-}
+using ir::tensor_arg;
 
 }  // namespace
 
@@ -27,13 +26,10 @@ ExportedProgram Bf16EmbeddingTables::apply(const ExportedProgram& program) {
   ExportedProgram out = program;
   const ir::Graph& g = *program.graph;
   // Uses of each value other than as an embedding's weight (nodes and graph outputs).
-  std::vector<int> other_uses(g.num_values(), 0);
-  for (const ir::Node& n : g.nodes()) {
-    for (ir::ValueId v : ir::Graph::node_inputs(n)) ++other_uses[size_t(v)];
+  std::vector<int> other_uses = ir::use_counts(g);
+  for (const ir::Node& n : g.nodes())
     if (const ir::TensorRef* w = tensor_arg(n, 0); n.target == "embedding" && w)
       --other_uses[size_t(w->id)];
-  }
-  for (ir::ValueId v : g.outputs) ++other_uses[size_t(v)];
 
   // The placeholders to convert: state or constant tables read by embedding alone.
   std::vector<bool> convert(g.num_values(), false);

@@ -6,6 +6,8 @@
 #include <string>
 #include <tuple>
 
+#include "ingot/ir/rewrite.h"
+
 namespace ingot::runtime {
 namespace {
 
@@ -17,9 +19,7 @@ struct Candidate {
   ir::Argument bits, group_size;
 };
 
-const ir::TensorRef* tensor_ref(const ir::Node& n, size_t i) {
-  return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
-}
+using ir::tensor_arg;
 
 bool is_none(const ir::Node& n, size_t i) {
   return i >= n.args.size() || std::holds_alternative<std::monostate>(n.args[i]);
@@ -31,10 +31,10 @@ std::optional<Candidate> candidate(const ir::Node& n, size_t index,
                                    const std::vector<bool>& produced) {
   if (n.target != "ingot::quantized_linear" || n.outputs.size() != 1 || n.args.size() != 7)
     return std::nullopt;
-  const ir::TensorRef* x = tensor_ref(n, 0);
-  const ir::TensorRef* q = tensor_ref(n, 1);
-  const ir::TensorRef* s = tensor_ref(n, 2);
-  const ir::TensorRef* z = tensor_ref(n, 3);
+  const ir::TensorRef* x = tensor_arg(n, 0);
+  const ir::TensorRef* q = tensor_arg(n, 1);
+  const ir::TensorRef* s = tensor_arg(n, 2);
+  const ir::TensorRef* z = tensor_arg(n, 3);
   if (!x || !q || !s || (!z && !is_none(n, 3)) || !is_none(n, 4)) return std::nullopt;
   if (produced[size_t(q->id)] || produced[size_t(s->id)] || (z && produced[size_t(z->id)]))
     return std::nullopt;

@@ -2,29 +2,19 @@
 
 #include <memory>
 
+#include "ingot/ir/rewrite.h"
+
 namespace ingot::runtime {
 namespace {
 
-// Uses of every value of `g` as a node argument or a graph output.
-std::vector<int> use_counts(const ir::Graph& g) {
-  std::vector<int> uses(g.num_values(), 0);
-  for (const ir::Node& n : g.nodes()) {
-    for (ir::ValueId v : ir::Graph::node_inputs(n)) ++uses[size_t(v)];
-  }
-  for (ir::ValueId v : g.outputs) ++uses[size_t(v)];
-  return uses;
-}
-
-const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
-  return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
-}
+using ir::tensor_arg;
 
 }  // namespace
 
 ExportedProgram fuse_silu_mul(const ExportedProgram& program, int* fused) {
   ExportedProgram out = program;
   auto graph = std::make_shared<ir::Graph>(*program.graph);
-  const std::vector<int> uses = use_counts(*graph);
+  const std::vector<int> uses = ir::use_counts(*graph);
   // silu output value -> its gate (the silu's input), and the silu's node index.
   std::vector<ir::ValueId> gate_of(graph->num_values(), -1);
   std::vector<size_t> silu_node(graph->num_values(), 0);

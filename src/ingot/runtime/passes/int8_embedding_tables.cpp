@@ -3,13 +3,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+
+#include "ingot/ir/rewrite.h"
 
 namespace ingot::runtime {
 namespace {
-
-const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
-  return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
-}
 
 // The graph input of the parameter (or buffer) named `target`, if the program has one.
 std::optional<ir::ValueId> input_of(const ExportedProgram& p, const std::string& target) {
@@ -46,13 +45,10 @@ std::optional<Int8Rows> int8_rows_of(const ExportedProgram& p, const std::string
 int read_embeddings_from_int8_rows(ExportedProgram& program) {
   const ir::Graph& g = *program.graph;
   // Uses of each value other than as an embedding's table (nodes and graph outputs).
-  std::vector<int> other_uses(g.num_values(), 0);
-  for (const ir::Node& n : g.nodes()) {
-    for (ir::ValueId v : ir::Graph::node_inputs(n)) ++other_uses[size_t(v)];
-    if (const ir::TensorRef* w = tensor_arg(n, 0); n.target == "embedding" && w)
+  std::vector<int> other_uses = ir::use_counts(g);
+  for (const ir::Node& n : g.nodes())
+    if (const ir::TensorRef* w = ir::tensor_arg(n, 0); n.target == "embedding" && w)
       --other_uses[size_t(w->id)];
-  }
-  for (ir::ValueId v : g.outputs) ++other_uses[size_t(v)];
 
   // Tables to replace: f32 state read by embedding alone, with int8 rows beside them.
   std::map<ir::ValueId, Int8Rows> replace;
@@ -71,7 +67,7 @@ int read_embeddings_from_int8_rows(ExportedProgram& program) {
   auto graph = std::make_shared<ir::Graph>(g);
   int rewritten = 0;
   for (ir::Node& n : graph->mutable_nodes()) {
-    const ir::TensorRef* w = tensor_arg(n, 0);
+    const ir::TensorRef* w = ir::tensor_arg(n, 0);
     if (n.target != "embedding" || !w || !replace.contains(w->id)) continue;
     const Int8Rows& rows = replace.at(w->id);
     // embedding(W, ids, ...) -> quantized_embedding(W.qweight, W.scales, ids): the same
@@ -80,15 +76,11 @@ int read_embeddings_from_int8_rows(ExportedProgram& program) {
     n.args = {ir::TensorRef{rows.qweight}, ir::TensorRef{rows.scales}, n.args.at(1)};
     ++rewritten;
   }
-  // The f32 tables leave the graph's inputs, the signature and the state.
-  for (size_t i = graph->inputs.size(); i-- > 0;) {
-    if (!replace.contains(graph->inputs[i])) continue;
-    const std::string target = program.signature.inputs[i].target;
-    graph->inputs.erase(graph->inputs.begin() + long(i));
-    program.signature.inputs.erase(program.signature.inputs.begin() + long(i));
-    program.state.erase(target);
-  }
   program.graph = graph;
+  // The f32 tables leave the graph's inputs, the signature and the state.
+  std::set<ir::ValueId> tables;
+  for (const auto& [v, rows] : replace) tables.insert(v);
+  remove_inputs(program, tables);
   program.verify();
   return rewritten;
 }

@@ -7,14 +7,13 @@
 #include <memory>
 #include <string_view>
 
+#include "ingot/ir/rewrite.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::runtime {
 namespace {
 
-const ir::TensorRef* tensor_arg(const ir::Node& n, size_t i) {
-  return i < n.args.size() ? std::get_if<ir::TensorRef>(&n.args[i]) : nullptr;
-}
+using ir::tensor_arg;
 
 // A `linear` node this rewrite can take: input and weight as tensors, no bias or a 1-D
 // one as long as the weight's rows (packed_linear takes no broadcasting bias).
@@ -59,12 +58,9 @@ ExportedProgram PackedLinearWeights::apply(const ExportedProgram& program) {
   if (width == 0) return out;
   const ir::Graph& g = *program.graph;
   // Uses of each value other than as a linear's weight (nodes and graph outputs).
-  std::vector<int> other_uses(g.num_values(), 0);
-  for (const ir::Node& n : g.nodes()) {
-    for (ir::ValueId v : ir::Graph::node_inputs(n)) ++other_uses[size_t(v)];
+  std::vector<int> other_uses = ir::use_counts(g);
+  for (const ir::Node& n : g.nodes())
     if (is_linear(g, n)) --other_uses[size_t(tensor_arg(n, 1)->id)];
-  }
-  for (ir::ValueId v : g.outputs) ++other_uses[size_t(v)];
 
   // The placeholders to pack: state or constant f32 matrices read as linear weights only.
   std::vector<Tensor> panels_of(g.num_values());  // defined: the value is packed
