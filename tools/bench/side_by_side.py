@@ -245,7 +245,7 @@ def main() -> None:
     ap.add_argument("--prefill-configs", default="bf16",
                     help="configs whose prefill is timed ('all' for every config)")
     ap.add_argument("--decode-steps", type=int, default=16)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime")
     ap.add_argument("--onnx-python", default=os.path.expanduser(
