@@ -19,8 +19,22 @@ std::optional<ir::ValueId> input_of(const ExportedProgram& p, const std::string&
   return std::nullopt;
 }
 
-// The int8 rows packed for the table `target` (<base>.weight): <base>.qweight uint8
-// [rows, dim] and <base>.scales f32 [rows, 1], no zero points; nullopt when absent.
+// Whether a quantized_linear of the graph reads (qweight, scales) as 8-bit weights: the
+// rows are the lm_head the quantizer packed, not parameters that only share the names.
+bool read_as_int8_linear(const ir::Graph& g, ir::ValueId qweight, ir::ValueId scales) {
+  for (const ir::Node& n : g.nodes()) {
+    const ir::TensorRef *q = ir::tensor_arg(n, 1), *s = ir::tensor_arg(n, 2);
+    const sym::Expr* bits = n.args.size() > 5 ? std::get_if<sym::Expr>(&n.args[5]) : nullptr;
+    if (n.target == "ingot::quantized_linear" && q && s && q->id == qweight &&
+        s->id == scales && bits && bits->maybe_value() == 8)
+      return true;
+  }
+  return false;
+}
+
+// The int8 rows the quantizer packed for the table `target` (<base>.weight, named as
+// exporters/quantize.cpp names them): <base>.qweight uint8 [rows, dim] and <base>.scales
+// f32 [rows, 1], no zero points, read by an 8-bit quantized_linear; nullopt otherwise.
 struct Int8Rows {
   ir::ValueId qweight, scales;
 };
@@ -36,7 +50,7 @@ std::optional<Int8Rows> int8_rows_of(const ExportedProgram& p, const std::string
       st.sizes() != IntShape{table.size(0), 1})
     return std::nullopt;
   auto qv = input_of(p, base + ".qweight"), sv = input_of(p, base + ".scales");
-  if (!qv || !sv) return std::nullopt;
+  if (!qv || !sv || !read_as_int8_linear(*p.graph, *qv, *sv)) return std::nullopt;
   return Int8Rows{*qv, *sv};
 }
 
