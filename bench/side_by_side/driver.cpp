@@ -5,7 +5,7 @@
 //   ingot_side_by_side write-checkpoint DIR [SEED]   random Qwen3-0.6B-shaped bf16 checkpoint
 //   ingot_side_by_side serve DIR                     then, one per line on stdin (DIR: any
 //                                                    Hugging Face decoder folder):
-//     load DTYPE CACHE_LEN [act=ACT] [head=HEAD]
+//     load DTYPE CACHE_LEN [act=ACT] [head=HEAD] [zero_point=1]
 //                               DTYPE: f32 | bf16 (the compute dtype),
 //                               or int8 | int4 (f32 compute, weights quantised by the
 //                               export quantizer with what `ingot export --quantize`
@@ -15,7 +15,8 @@
 //                               library's default (int8 per 32-block, as llama.cpp
 //                               does; INGOT_QUANT_ACTIVATIONS), what users get. HEAD: the
 //                               lm_head's form, int8 (the default) | float
-//                               (keep_lm_head_float) | scheme (quantizer.lm_head)
+//                               (keep_lm_head_float) | scheme (quantizer.lm_head);
+//                               zero_point=1: int4 groups with zero points
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
 //     perplexity IDS.npy CHUNK  perplexity of the token ids in IDS.npy (int32 / int64),
 //                               cut into windows of CHUNK tokens, each one prefill from
@@ -94,7 +95,7 @@ struct Session {
 };
 
 nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
-                    const std::string& act, const std::string& head) {
+                    const std::string& act, const std::string& head, bool zero_point) {
   const bool quantised = dtype == "int8" || dtype == "int4";
   INGOT_CHECK(dtype == "f32" || dtype == "bf16" || quantised, ingot::ValueError,
               "[side_by_side] load: dtype must be f32, bf16, int8 or int4, got '{}'", dtype);
@@ -116,6 +117,7 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
     config.quantizer.scheme = dtype;  // the defaults, as `ingot export`, unless HEAD
     config.quantizer.keep_lm_head_float = head == "float";
     config.quantizer.lm_head = head == "scheme";
+    config.quantizer.zero_point = zero_point;
   }
   // No ACT: the mode the process started with (an earlier load's ACT does not stick).
   static const ingot::cpu::QuantActivations initial = ingot::cpu::quant_activations();
@@ -267,6 +269,7 @@ int serve(const std::string& dir) {
     try {
       if (cmd == "load") {
         std::string dtype, act, head;
+        bool zero_point = false;
         int64_t cache_len = 0;
         in >> dtype >> cache_len;
         for (std::string option; in >> option;) {
@@ -274,11 +277,13 @@ int serve(const std::string& dir) {
             act = option.substr(4);
           else if (option.starts_with("head="))
             head = option.substr(5);
+          else if (option == "zero_point=1")
+            zero_point = true;
           else
             throw ingot::ValueError("[side_by_side] load: unknown option '" + option +
                                     "' (act=..., head=...)");
         }
-        reply = load(s, dtype, cache_len, act, head);
+        reply = load(s, dtype, cache_len, act, head, zero_point);
       } else if (cmd == "logits") {
         std::string out;
         in >> out;
