@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../ops/op_test_util.h"
+#include "error_of.h"
 #include "ingot/core/error.h"
 #include "ingot/formats/npy.h"
 #include "models/fixture_path.h"
@@ -24,16 +25,7 @@ namespace fs = std::filesystem;
 using ingot::testing::fixture_path;
 using ingot::testing::max_abs_diff;
 
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
+using ingot::testing::error_of;
 
 nlohmann::json fixture_json(const std::string& relative) {
   std::ifstream f(fixture_path(relative));

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "../ops/op_test_util.h"
+#include "error_of.h"
 #include "ingot/formats/npy.h"
 #include "models/fixture_path.h"
 
@@ -34,16 +35,7 @@ std::string truncated_copy(const std::string& src, const fs::path& dst, size_t b
   return dst.string();
 }
 
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
+using ingot::testing::error_of;
 
 TEST(ClipImageProcessor, PngEqualsTransformersProcessor) {
   const ClipImageProcessor p = ClipImageProcessor::from_folder(llava(""));

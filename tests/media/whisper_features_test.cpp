@@ -17,6 +17,7 @@
 #include <fstream>
 
 #include "../ops/op_test_util.h"
+#include "error_of.h"
 #include "ingot/core/error.h"
 #include "ingot/formats/npy.h"
 #include "ingot/media/audio_io.h"
@@ -151,16 +152,7 @@ TEST(WhisperFeatures, TinyModelConfigFromFolder) {
             kFeatureTolerance);
 }
 
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
+using ingot::testing::error_of;
 
 // A WAV header + `data` bytes: format tag, channels, rate, bits per sample.
 std::string wav_bytes(uint16_t tag, uint16_t channels, uint32_t rate, uint16_t bits,
