@@ -101,8 +101,18 @@ std::unique_ptr<ExportArtifact> Exporter::run_stages(const std::string& architec
   for (const std::string& p : patches.applied()) notes.push_back("patch " + p);
   for (std::string& n : fix_program(program)) notes.push_back(std::move(n));
   // ── Stage 6b: quantize (config.quantizer; exporters/quantize.h) ──
-  for (std::string& n : quantize_program(program, config.quantizer)) notes.push_back(std::move(n));
+  for (std::string& n :
+       quantize_program(program, config.quantizer, config.export_format(), calibration_.get()))
+    notes.push_back(std::move(n));
   return finish(std::move(program), std::move(notes), config);
+}
+
+void Exporter::prepare_quantizer(models::PretrainedModel& model,
+                                 const NativeExportConfig& config,
+                                 const std::string& model_folder) {
+  check_quantizer_rules(model, config.quantizer);
+  calibration_ = calibrate_for(model, config.quantizer,
+                               model_folder.empty() ? model.name_or_path() : model_folder);
 }
 
 std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model,
@@ -110,6 +120,7 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
                                                   const NativeExportConfig& config) {
   INGOT_CHECK(inputs.cache == nullptr, ValueError,
               "[export] inputs carry a KV cache; export a decode step with export_for_generation");
+  prepare_quantizer(model, config);
   TraceFn trace = [&](const ExportOptions& o, PatchScope& patches) {
     auto forward = [&model](const models::ModelInputs& in) {
       std::map<std::string, Tensor> named = model.forward(in).named();
@@ -132,7 +143,9 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
 std::unique_ptr<ExportArtifact> Exporter::lower(ExportedProgram program,
                                                 const NativeExportConfig& config) {
   std::vector<std::string> notes = fix_program(program);
-  for (std::string& n : quantize_program(program, config.quantizer)) notes.push_back(std::move(n));
+  // No model to run: a method that needs calibration is refused by the quantize stage.
+  for (std::string& n : quantize_program(program, config.quantizer, config.export_format()))
+    notes.push_back(std::move(n));
   return finish(std::move(program), std::move(notes), config);
 }
 

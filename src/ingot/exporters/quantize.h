@@ -1,6 +1,8 @@
 // The quantize stage (seed 004's stages; docs/exporters.md): weight-only quantisation of
 // the traced program, shared by every backend, run after the node fixes when the config's
-// `quantizer` has a scheme.
+// `quantizer` has a scheme. Which weights and how many bits is decided here (the scheme,
+// the lm_head rule, `rules` and `preset`); each weight's grid by the registered quantiser
+// config.method names (quantizer.h), with the calibration statistics when given.
 //
 // Every `linear` node of the top-level graph whose weight is a float parameter becomes
 // `ingot::quantized_linear` reading three new parameters (`<name>.qweight` uint8,
@@ -18,13 +20,21 @@
 #include <string>
 #include <vector>
 
+#include "ingot/exporters/calibration.h"
 #include "ingot/exporters/quantizer_config.h"
 #include "ingot/ir/program.h"
 
 namespace ingot::exporters {
 
-// Rewrites `program` in place; returns the report lines. Throws ValueError for an invalid
-// config (validate()).
-std::vector<std::string> quantize_program(ExportedProgram& program, const QuantizerConfig& config);
+// ValueError naming the rule when a `rules` pattern matches none of `model`'s parameters.
+void check_quantizer_rules(models::PretrainedModel& model, const QuantizerConfig& config);
+
+// Rewrites `program` in place for export format `format`; returns the report lines.
+// ValueError for an invalid config (validate()), NotSupportedError for a method that does
+// not support `format`. `calibration` may be null (then calibrated methods run their
+// uncalibrated form, and the report says so).
+std::vector<std::string> quantize_program(ExportedProgram& program, const QuantizerConfig& config,
+                                          const std::string& format = "native",
+                                          const CalibrationStats* calibration = nullptr);
 
 }  // namespace ingot::exporters

@@ -89,6 +89,7 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
   std::shared_ptr<PretrainedModel> model = it->second(config, options);
   model->architecture_ = arch;
   model->compute_dtype_ = options.compute_dtype;
+  model->name_or_path_ = folder;
 
   Checkpoint checkpoint = Checkpoint::open_folder(folder);
   std::map<std::string, Tensor> state;
