@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "../models/fixture_path.h"
 #include "cli_call.h"
@@ -101,7 +103,21 @@ TEST(CliExportQuantize, CalibratedMethodWithRules) {
   const ExportedProgram p = load(out);
   EXPECT_EQ(p.state.at("model.layers.0.self_attn.v_proj.qweight").size(1), 256);  // int8: k
   EXPECT_EQ(p.state.at("model.layers.1.self_attn.v_proj.qweight").size(1), 128);  // int4: k / 2
+  // The per-weight report beside the artifact.
+  std::ifstream report_file(out + ".quantization.json");
+  const nlohmann::json report = nlohmann::json::parse(report_file);
+  const nlohmann::json& weights = report.at("model").at("weights");
+  std::map<std::string, nlohmann::json> by_name;
+  for (const nlohmann::json& w : weights) by_name[w.at("name")] = w;
+  EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("bits"), 8);
+  EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("why"), "rule 'layers\\.0\\..*v_proj'");
+  EXPECT_EQ(by_name.at("model.layers.1.mlp.down_proj.weight").at("why"),
+            "'model.layers.1.mlp.down_proj.weight' has in_features 688, not a multiple of the group "
+            "size 32");
+  EXPECT_EQ(by_name.at("model.layers.1.self_attn.q_proj.weight").at("method"), "gptq");
+  EXPECT_EQ(by_name.at("model.layers.1.self_attn.q_proj.weight").at("group"), 32);
   fs::remove(out);
+  fs::remove(out + ".quantization.json");
   fs::remove(dataset);
 }
 

@@ -218,6 +218,9 @@ int run_export(int argc, char** argv) {
     output = (std::filesystem::path(output) / "openvino_model.xml").string();
   }
   artifact->save(output);
+  if (!artifact->quantization.empty())
+    exporters::write_quantization_report(output + ".quantization.json",
+                                         {{"model", artifact->quantization}});
   const ExportedProgram& ep = artifact->program;
   std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),

@@ -101,10 +101,12 @@ std::unique_ptr<ExportArtifact> Exporter::run_stages(const std::string& architec
   for (const std::string& p : patches.applied()) notes.push_back("patch " + p);
   for (std::string& n : fix_program(program)) notes.push_back(std::move(n));
   // ── Stage 6b: quantize (config.quantizer; exporters/quantize.h) ──
-  for (std::string& n :
-       quantize_program(program, config.quantizer, config.export_format(), calibration_.get()))
-    notes.push_back(std::move(n));
-  return finish(std::move(program), std::move(notes), config);
+  QuantizeResult q =
+      quantize_program(program, config.quantizer, config.export_format(), calibration_.get());
+  for (std::string& n : q.notes) notes.push_back(std::move(n));
+  std::unique_ptr<ExportArtifact> artifact = finish(std::move(program), std::move(notes), config);
+  artifact->quantization = std::move(q.weights);
+  return artifact;
 }
 
 void Exporter::prepare_quantizer(models::PretrainedModel& model,
@@ -144,9 +146,11 @@ std::unique_ptr<ExportArtifact> Exporter::lower(ExportedProgram program,
                                                 const NativeExportConfig& config) {
   std::vector<std::string> notes = fix_program(program);
   // No model to run: a method that needs calibration is refused by the quantize stage.
-  for (std::string& n : quantize_program(program, config.quantizer, config.export_format()))
-    notes.push_back(std::move(n));
-  return finish(std::move(program), std::move(notes), config);
+  QuantizeResult q = quantize_program(program, config.quantizer, config.export_format());
+  for (std::string& n : q.notes) notes.push_back(std::move(n));
+  std::unique_ptr<ExportArtifact> artifact = finish(std::move(program), std::move(notes), config);
+  artifact->quantization = std::move(q.weights);
+  return artifact;
 }
 
 std::unique_ptr<ExportArtifact> NativeExporter::finish(ExportedProgram program,

@@ -26,6 +26,7 @@
 #include "ingot/exporters/config.h"
 #include "ingot/exporters/generation_capture.h"
 #include "ingot/exporters/patches.h"
+#include "ingot/exporters/quantize.h"
 #include "ingot/generation/manifest.h"
 #include "ingot/models/model.h"
 
@@ -58,6 +59,8 @@ class ExportArtifact {
 
   ExportedProgram program;
   std::vector<std::string> notes;
+  // What the quantize stage did to each weight (empty without a quantizer).
+  std::vector<WeightReport> quantization;
   // A generation component's user inputs and their roles (export_for_generation sets it).
   generation::StepLayout step_layout;
 };

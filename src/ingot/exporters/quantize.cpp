@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 
@@ -83,7 +86,7 @@ class LinearRewriter {
     }
   }
 
-  std::vector<std::string> run() {
+  QuantizeResult run() {
     ir::Graph& g = *ep_.graph;
     std::set<ir::ValueId> replaced;
     int quantised = 0;
@@ -103,6 +106,8 @@ class LinearRewriter {
       const std::string why = reason_to_keep(w);
       if (!why.empty()) {
         kept(fmt::format("linear at {}: {}", n.source.str(), why));
+        if (!w.target.empty() && !packed_.contains(w.value) && reported_.insert(w.value).second)
+          weights_report_.push_back({w.target, 0, 0, false, "", why});
         continue;
       }
       const Packed& p = packed(w);
@@ -126,8 +131,10 @@ class LinearRewriter {
   }
 
  private:
-  std::vector<std::string> report(int quantised) {
-    std::vector<std::string> out;
+  QuantizeResult report(int quantised) {
+    QuantizeResult result;
+    result.weights = std::move(weights_report_);
+    std::vector<std::string>& out = result.notes;
     out.push_back(fmt::format(
         "quantize {}: {} linear layers quantised ({} weights: {} int4, {} int8; {} kept in "
         "float; method {})",
@@ -151,7 +158,7 @@ class LinearRewriter {
       out.push_back(fmt::format("quantize: no calibration dataset: {} without importance",
                                 c_.method));
     ep_.verify();
-    return out;
+    return result;
   }
 
   std::string scheme_name() const {
@@ -166,18 +173,25 @@ class LinearRewriter {
   }
 
   // The bits `w` is packed with: the lm_head's rule, the first matching rule, the preset,
-  // else the scheme's.
-  int bits_of(const quant::LinearWeight& w) const {
-    if (is_lm_head(w)) return c_.lm_head_bits();
-    for (const auto& [re, bits] : rules_)
-      if (std::regex_search(w.target, re)) return bits;
+  // else the scheme's; `why` says which.
+  int bits_of(const quant::LinearWeight& w, std::string* why = nullptr) const {
+    auto because = [&](int bits, std::string reason) {
+      if (why) *why = std::move(reason);
+      return bits;
+    };
+    if (is_lm_head(w))
+      return because(c_.lm_head_bits(), c_.lm_head ? "the lm_head, with the scheme (quantizer.lm_head)"
+                                                   : "the lm_head: int8 per channel by default");
+    for (size_t i = 0; i < rules_.size(); ++i)
+      if (std::regex_search(w.target, rules_[i].first))
+        return because(rules_[i].second, fmt::format("rule '{}'", c_.rules[i].pattern));
     if (c_.preset == "q4_k_m" && c_.bits() == 4) {
       static const std::regex more(R"((v_proj|down_proj)\.weight$)");
       const int layer = layer_of(w.target);
       if (layer >= 0 && std::regex_search(w.target, more) && q4_k_m_more_bits(layer, layers_))
-        return 8;
+        return because(8, fmt::format("preset q4_k_m: layer {} of {} keeps more bits", layer, layers_));
     }
-    return c_.bits();
+    return because(c_.bits(), "the scheme");
   }
 
   // Empty when the weight can be quantised, else why not.
@@ -228,7 +242,8 @@ class LinearRewriter {
     if (lw.transposed) w = transpose(w, 0, 1);
     w = contiguous(w);  // [n, k]
     const int64_t n = w.size(0), k = w.size(1);
-    const int bits = bits_of(lw);
+    std::string why;
+    const int bits = bits_of(lw, &why);
     WeightToQuantize job;
     job.name = lw.target;
     job.data = w.data<float>();
@@ -244,6 +259,9 @@ class LinearRewriter {
       if (fallback_) q = fallback_.get();
     }
     const QuantizedWeight grid = q->quantize(job);
+    if (q != quantizer_.get() || (q->calibration() != CalibrationNeed::None && !job.stats))
+      why += "; no calibration statistics";
+    weights_report_.push_back({lw.target, bits, job.group, job.zero_point, q->name(), why});
     cpu::PackedBuffers b = cpu::pack_weight(grid.values.data(), grid.scales, grid.zeros, n, k, bits);
     const std::string base = base_name(lw.target);
     if (is_lm_head(lw) && bits != c_.bits()) int8_heads_.push_back("'" + lw.target + "'");
@@ -283,6 +301,8 @@ class LinearRewriter {
   std::vector<std::string> int8_heads_;     // lm_heads packed as int8 under an int4 scheme
   std::vector<std::string> more_bits_;      // int8 under an int4 scheme by rule or preset
   std::vector<std::string> uncalibrated_;   // calibrated method, weight without statistics
+  std::vector<WeightReport> weights_report_;
+  std::set<ir::ValueId> reported_;  // weights kept float, reported once
 };
 
 }  // namespace
@@ -302,9 +322,28 @@ void check_quantizer_rules(models::PretrainedModel& model, const QuantizerConfig
   }
 }
 
-std::vector<std::string> quantize_program(ExportedProgram& program, const QuantizerConfig& config,
-                                          const std::string& format,
-                                          const CalibrationStats* calibration) {
+void write_quantization_report(const std::string& path,
+                               const std::map<std::string, std::vector<WeightReport>>& components) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [component, weights] : components) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const WeightReport& w : weights) {
+      list.push_back({{"name", w.name}, {"bits", w.bits}, {"group", w.group},
+                      {"zero_point", w.zero_point}, {"method", w.method}, {"why", w.why}});
+    }
+    j[component] = {{"weights", std::move(list)}};
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    INGOT_CHECK(f.good(), IoError, "[quantize] cannot write the quantization report '{}'", path);
+    f << j.dump(1) << "\n";
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+QuantizeResult quantize_program(ExportedProgram& program, const QuantizerConfig& config,
+                                const std::string& format, const CalibrationStats* calibration) {
   config.validate("quantizer");
   if (!config.enabled()) return {};
   return LinearRewriter(program, config, format, calibration).run();

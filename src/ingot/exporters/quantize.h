@@ -17,6 +17,7 @@
 // rewrite.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,15 +27,36 @@
 
 namespace ingot::exporters {
 
+// What the quantize stage did to one weight: the artifact's quantization report.
+struct WeightReport {
+  std::string name;        // the float parameter ("model.layers.0.mlp.down_proj.weight")
+  int bits = 0;            // 8 or 4; 0: kept float
+  int64_t group = 0;       // weights per scale (bits 8: in_features)
+  bool zero_point = false;
+  std::string method;      // the quantiser that rounded it; "" when kept float
+  std::string why;         // why these bits, or why float
+};
+
+struct QuantizeResult {
+  std::vector<std::string> notes;    // the one-screen summary
+  std::vector<WeightReport> weights;  // every float matrix a linear reads, in graph order
+};
+
+// {"weights": [{"name", "bits", "group", "zero_point", "method", "why"}, ...]} per
+// component, written as quantization.json in a generation directory (GenerationExport::save)
+// and beside a single artifact (`ingot export`).
+void write_quantization_report(const std::string& path,
+                               const std::map<std::string, std::vector<WeightReport>>& components);
+
 // ValueError naming the rule when a `rules` pattern matches none of `model`'s parameters.
 void check_quantizer_rules(models::PretrainedModel& model, const QuantizerConfig& config);
 
-// Rewrites `program` in place for export format `format`; returns the report lines.
+// Rewrites `program` in place for export format `format`; returns the report.
 // ValueError for an invalid config (validate()), NotSupportedError for a method that does
 // not support `format`. `calibration` may be null (then calibrated methods run their
 // uncalibrated form, and the report says so).
-std::vector<std::string> quantize_program(ExportedProgram& program, const QuantizerConfig& config,
-                                          const std::string& format = "native",
-                                          const CalibrationStats* calibration = nullptr);
+QuantizeResult quantize_program(ExportedProgram& program, const QuantizerConfig& config,
+                                const std::string& format = "native",
+                                const CalibrationStats* calibration = nullptr);
 
 }  // namespace ingot::exporters
