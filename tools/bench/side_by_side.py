@@ -72,19 +72,21 @@ CALIBRATED = "dataset={calibration} samples={samples} seq_len={seq_len}"
 # weights with llama.cpp's Q8_0 (int8 per 32-block) / Q4_0 (the same int4 scheme, f16
 # scales); their tolerance covers the two quantisations' different rounding. The int4_*
 # configs are ingot's calibrated quantisers against what llama.cpp users ship: Q4_K_M with
-# an importance matrix from the same calibration text.
+# an importance matrix from the same calibration text. Their tolerance is round-to-nearest
+# int4's own error on SmolLM2 (0.25, as Q4_0's) with a margin, not twice the imatrix file's
+# (0.10): these rows compare quantisers by perplexity; a wrong model is off by ~1.
 CONFIGS = {
     "f32": Config("f32", "F32", 1e-3),
     "bf16": Config("bf16", "BF16", 0.08),
     "q8_0": Config("int8", "Q8_0", 0.1),
     "q4_0": Config("int4", "Q4_0", 0.15),
     "q4_k_m": Config("int4", "Q4_K_M", 0.15),
-    "q4_0_imatrix": Config("int4", "Q4_0+imatrix", 0.15),
-    "q4_k_m_imatrix": Config("int4", "Q4_K_M+imatrix", 0.15),
-    "int4_scale_search": Config("int4", "Q4_K_M+imatrix", 0.15,
+    "q4_0_imatrix": Config("int4", "Q4_0+imatrix", 0.3),
+    "q4_k_m_imatrix": Config("int4", "Q4_K_M+imatrix", 0.3),
+    "int4_scale_search": Config("int4", "Q4_K_M+imatrix", 0.3,
                                 "method=scale-search " + CALIBRATED),
-    "int4_gptq": Config("int4", "Q4_K_M+imatrix", 0.15, "method=gptq " + CALIBRATED),
-    "int4_q4km": Config("int4", "Q4_K_M+imatrix", 0.15, "preset=q4_k_m " + CALIBRATED),
+    "int4_gptq": Config("int4", "Q4_K_M+imatrix", 0.3, "method=gptq " + CALIBRATED),
+    "int4_q4km": Config("int4", "Q4_K_M+imatrix", 0.3, "preset=q4_k_m " + CALIBRATED),
 }
 # llama.cpp's llama_ftype of each GGUF type (llama.h).
 LLAMA_FTYPES = {"F32": 0, "BF16": 32, "Q8_0": 7, "Q4_0": 2, "Q4_K_M": 15}
