@@ -97,7 +97,7 @@ TEST(CliExportQuantize, CalibratedMethodWithRules) {
   EXPECT_EQ(rc, 0);
   EXPECT_NE(text.find("method gptq"), std::string::npos) << text;
   EXPECT_NE(text.find("calibrated on 8 samples (256 tokens)"), std::string::npos) << text;
-  EXPECT_NE(text.find("int8 by rule or preset: 'model.layers.0.self_attn.v_proj.weight'"),
+  EXPECT_NE(text.find("int8 by rule, preset or ratio: 'model.layers.0.self_attn.v_proj.weight'"),
             std::string::npos)
       << text;
   const ExportedProgram p = load(out);

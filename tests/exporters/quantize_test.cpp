@@ -227,7 +227,7 @@ TEST(QuantizeStage, RulesAndPresetChooseTheBitsOfEachWeight) {
   const auto& state = a->program.state;
   EXPECT_EQ(state.at("model.layers.0.self_attn.v_proj.qweight").sizes(), (IntShape{64, 64}));
   EXPECT_EQ(state.at("model.layers.1.self_attn.v_proj.qweight").sizes(), (IntShape{64, 32}));
-  EXPECT_TRUE(has_note(a->notes, "int8 by rule or preset: 'model.layers.0.self_attn.v_proj.weight'"))
+  EXPECT_TRUE(has_note(a->notes, "int8 by rule, preset or ratio: 'model.layers.0.self_attn.v_proj.weight'"))
       << fmt::format("{}", fmt::join(a->notes, "\n"));
 
   QuantizerConfig p = scheme("int4");
@@ -249,6 +249,33 @@ TEST(QuantizeStage, RulesAndPresetChooseTheBitsOfEachWeight) {
     ref = std::max(ref, double(std::fabs(want.data<float>()[i])));
   }
   EXPECT_LT(err / ref, 0.3);
+}
+
+// ratio: the int4 weights' parameters split between int4 (`ratio` of them, at least) and
+// int8 (the most sensitive: largest mean int4 error), each choice in the report.
+TEST(QuantizeStage, RatioPutsTheMostSensitiveWeightsInInt8) {
+  QuantizerConfig q = scheme("int4");
+  q.ratio = 0.6;
+  auto a = export_fixture("qwen3", q);
+  int64_t int4 = 0, int8 = 0;
+  int by_ratio = 0;
+  for (const WeightReport& w : a->quantization) {
+    if (w.name.find("embed_tokens") != std::string::npos) continue;  // the lm_head: int8 anyway
+    // scales [n, k / group]: n * k parameters.
+    const Tensor& scales = a->program.state.at(w.name.substr(0, w.name.size() - 7) + ".scales");
+    const int64_t params = scales.size(0) * scales.size(1) * w.group;
+    (w.bits == 4 ? int4 : int8) += params;
+    by_ratio += w.why.starts_with("ratio 0.6: among the most sensitive");
+  }
+  EXPECT_GT(by_ratio, 0);
+  EXPECT_GT(int8, 0);
+  // Greedy by sensitivity: int8 stops as soon as it holds 40%, so int4 keeps >= 60% less
+  // one weight's share.
+  EXPECT_GE(double(int4) / double(int4 + int8), 0.6 - 0.25);
+  EXPECT_LE(double(int4) / double(int4 + int8), 0.6 + 1e-9);
+  QuantizerConfig bad = scheme("int8");
+  bad.ratio = 0.5;
+  EXPECT_THROW(export_fixture("qwen3", bad), ValueError);
 }
 
 std::string export_error(const QuantizerConfig& q) {

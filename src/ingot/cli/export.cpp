@@ -4,7 +4,7 @@
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
 //  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]
 //   [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
-//   [--rule PATTERN=BITS] [--preset q4_k_m] [--act-order]]`:
+//   [--rule PATTERN=BITS] [--preset q4_k_m] [--ratio R] [--act-order]]`:
 // traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
 // .bin (openvino), an ExecuTorch .pte program (executorch) or a torch.export .pt2 (pt2). --config
@@ -92,6 +92,7 @@ int run_export(int argc, char** argv) {
                "keep the lm_head float (by default it is quantised to int8 per channel)");
   std::string method, dataset, preset;
   std::optional<int64_t> num_samples, seq_len;
+  std::optional<double> ratio;
   std::vector<std::string> rules;
   bool act_order = false;
   app.add_option("--method", method,
@@ -103,6 +104,8 @@ int run_export(int argc, char** argv) {
   app.add_option("--rule", rules, "PATTERN=BITS: weights matching PATTERN get 4 or 8 bits");
   app.add_option("--preset", preset, "mixed precision preset: q4_k_m")
       ->check(CLI::IsMember({"q4_k_m"}));
+  app.add_option("--ratio", ratio,
+                 "int4: fraction of parameters kept in int4; the most sensitive rest in int8");
   app.add_flag("--act-order", act_order, "gptq: columns in decreasing activation order");
   if (!parse(app, argc, argv)) return 0;
   models::LoadOptions load;
@@ -154,10 +157,11 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(config->quantizer.enabled() ||
                   (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
                    method.empty() && dataset.empty() && !num_samples && !seq_len &&
-                   rules.empty() && preset.empty() && !act_order),
+                   rules.empty() && preset.empty() && !ratio && !act_order),
               ValueError,
               "[ingot export] --group-size, --exclude, --quantize-lm-head, --keep-lm-head-float, "
-              "--method, --dataset, --num-samples, --seq-len, --rule, --preset and --act-order "
+              "--method, --dataset, --num-samples, --seq-len, --rule, --preset, --ratio and "
+              "--act-order "
               "need --quantize");
   INGOT_CHECK(!group_size || config->quantizer.scheme == "int4", ValueError,
               "[ingot export] --group-size applies to --quantize int4 (int8 has one scale per "
@@ -178,6 +182,7 @@ int run_export(int argc, char** argv) {
     q.rules.push_back({r.substr(0, eq), std::stoi(r.substr(eq + 1))});
   }
   if (!preset.empty()) q.preset = preset;
+  if (ratio) q.ratio = *ratio;
   if (act_order) q.act_order = true;
   // Re-reading the JSON checks the overridden fields like a config file.
   config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");

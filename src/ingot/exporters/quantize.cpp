@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -87,6 +88,7 @@ class LinearRewriter {
   }
 
   QuantizeResult run() {
+    if (c_.ratio < 1.0) choose_int8_by_sensitivity();
     ir::Graph& g = *ep_.graph;
     std::set<ir::ValueId> replaced;
     int quantised = 0;
@@ -148,7 +150,7 @@ class LinearRewriter {
       out.push_back("quantize: " + l +
                     " as int8 per output channel (quantizer.keep_lm_head_float keeps it float)");
     if (!more_bits_.empty())
-      out.push_back(fmt::format("quantize: int8 by rule or preset: {}", fmt::join(more_bits_, ", ")));
+      out.push_back(fmt::format("quantize: int8 by rule, preset or ratio: {}", fmt::join(more_bits_, ", ")));
     if (!uncalibrated_.empty())
       out.push_back(fmt::format(
           "quantize: no calibration statistics (the calibration forward does not reach them): "
@@ -191,7 +193,75 @@ class LinearRewriter {
       if (layer >= 0 && std::regex_search(w.target, more) && q4_k_m_more_bits(layer, layers_))
         return because(8, fmt::format("preset q4_k_m: layer {} of {} keeps more bits", layer, layers_));
     }
+    if (auto it = sensitive_.find(w.value); it != sensitive_.end())
+      return because(8, fmt::format("ratio {}: among the most sensitive (mean weighted int4 "
+                                    "error {:.3g})",
+                                    c_.ratio, it->second));
     return because(c_.bits(), "the scheme");
+  }
+
+  // [n, k] f32, contiguous: the weight as the packed layout wants it.
+  Tensor float_weight(const quant::LinearWeight& lw) const {
+    Tensor w = to(ep_.state.at(lw.target), DType::F32);
+    if (lw.transposed) w = transpose(w, 0, 1);
+    return contiguous(w);
+  }
+
+  // quantizer.ratio < 1: the weights the scheme puts in int4, ranked by their int4
+  // rounding error per parameter (each input channel weighted by its calibration
+  // importance when there are statistics); the most sensitive go to int8 until int4
+  // holds `ratio` of their parameters.
+  void choose_int8_by_sensitivity() {
+    struct Candidate {
+      ir::ValueId value;
+      double error;  // mean weighted squared error of round-to-nearest int4
+      int64_t params;
+    };
+    std::vector<Candidate> candidates;
+    int64_t total = 0;
+    QuantizerConfig rtn = c_;
+    rtn.method = "rtn";
+    const std::unique_ptr<Quantizer> round = make_quantizer(rtn, "native");
+    for (const ir::Node& n : ep_.graph->nodes()) {
+      if (n.target != "linear") continue;
+      const quant::LinearWeight lw = weights_.of(n);
+      std::string why;
+      if (!reason_to_keep(lw).empty() || bits_of(lw, &why) != 4 || why != "the scheme") continue;
+      if (std::any_of(candidates.begin(), candidates.end(),
+                      [&](const Candidate& c) { return c.value == lw.value; }))
+        continue;
+      const Tensor w = float_weight(lw);
+      WeightToQuantize job;
+      job.name = lw.target;
+      job.data = w.data<float>();
+      job.n = w.size(0);
+      job.k = w.size(1);
+      job.group = c_.group_size;
+      job.zero_point = c_.zero_point;
+      const QuantizedWeight q = round->quantize(job);
+      const ActivationStats* stats = calibration_ ? calibration_->of(lw.target) : nullptr;
+      double error = 0.0;
+      const int64_t groups = job.k / job.group;
+      for (int64_t r = 0; r < job.n; ++r) {
+        for (int64_t c = 0; c < job.k; ++c) {
+          const int64_t g = r * groups + c / job.group;
+          const int zero = q.zeros.empty() ? 8 : q.zeros[size_t(g)];
+          const double d = job.data[r * job.k + c] -
+                           q.scales[size_t(g)] * (q.values[size_t(r * job.k + c)] - zero);
+          error += (stats ? stats->mean_square[size_t(c)] : 1.0) * d * d;
+        }
+      }
+      candidates.push_back({lw.value, error / double(job.n * job.k), job.n * job.k});
+      total += job.n * job.k;
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.error > b.error; });
+    int64_t in_int8 = 0;
+    for (const Candidate& c : candidates) {
+      if (double(in_int8) >= (1.0 - c_.ratio) * double(total)) break;
+      sensitive_[c.value] = c.error;
+      in_int8 += c.params;
+    }
   }
 
   // Empty when the weight can be quantised, else why not.
@@ -238,9 +308,7 @@ class LinearRewriter {
   // statistics), packed as three new parameters.
   const Packed& packed(const quant::LinearWeight& lw) {
     if (auto it = packed_.find(lw.value); it != packed_.end()) return it->second;
-    Tensor w = to(ep_.state.at(lw.target), DType::F32);
-    if (lw.transposed) w = transpose(w, 0, 1);
-    w = contiguous(w);  // [n, k]
+    const Tensor w = float_weight(lw);  // [n, k]
     const int64_t n = w.size(0), k = w.size(1);
     std::string why;
     const int bits = bits_of(lw, &why);
@@ -303,6 +371,7 @@ class LinearRewriter {
   std::vector<std::string> uncalibrated_;   // calibrated method, weight without statistics
   std::vector<WeightReport> weights_report_;
   std::set<ir::ValueId> reported_;  // weights kept float, reported once
+  std::map<ir::ValueId, double> sensitive_;  // int8 by ratio -> their int4 error
 };
 
 }  // namespace

@@ -46,6 +46,11 @@ void QuantizerConfig::validate(const std::string& origin) const {
   }
   INGOT_CHECK(preset.empty() || preset == "q4_k_m", ValueError,
               "[quantizer] {}: unknown preset '{}' (known: q4_k_m)", origin, preset);
+  INGOT_CHECK(ratio > 0.0 && ratio <= 1.0, ValueError,
+              "[quantizer] {}: ratio is the fraction of parameters kept in int4, in (0, 1]; got {}",
+              origin, ratio);
+  INGOT_CHECK(ratio == 1.0 || scheme == "int4", ValueError,
+              "[quantizer] {}: ratio applies to the int4 scheme (got scheme '{}')", origin, scheme);
   const std::vector<std::string> methods = registered_quantizers();
   INGOT_CHECK(std::find(methods.begin(), methods.end(), method) != methods.end(), ValueError,
               "[quantizer] {}: unknown method '{}' (registered: {})", origin, method,
@@ -82,6 +87,7 @@ void quantizer_to_json(const QuantizerConfig& q, json& out) {
     out["rules"] = std::move(rules);
   }
   if (!q.preset.empty()) out["preset"] = q.preset;
+  if (q.ratio != 1.0) out["ratio"] = q.ratio;
   if (q.method == "gptq") {
     out["act_order"] = q.act_order;
     out["damp"] = q.damp;
@@ -101,7 +107,7 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
               origin, j.dump());
   static const std::set<std::string> keys = {
       "scheme", "group_size", "zero_point", "lm_head", "keep_lm_head_float", "exclude", "method",
-      "dataset", "num_samples", "seq_len", "rules", "preset", "act_order", "damp"};
+      "dataset", "num_samples", "seq_len", "rules", "preset", "ratio", "act_order", "damp"};
   for (const auto& [key, value] : j.items()) {
     INGOT_CHECK(keys.contains(key), ValueError,
                 "[AutoExportConfig] {}: unknown key 'quantizer.{}' (known: {})", origin, key,
@@ -124,6 +130,7 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
         q.rules.push_back({r.at("pattern").get<std::string>(), r.at("bits").get<int>()});
     }
     if (j.contains("preset")) q.preset = j["preset"].get<std::string>();
+    if (j.contains("ratio")) q.ratio = j["ratio"].get<double>();
     if (j.contains("act_order")) q.act_order = j["act_order"].get<bool>();
     if (j.contains("damp")) q.damp = j["damp"].get<double>();
   } catch (const json::exception&) {

@@ -23,7 +23,10 @@
 // `num_samples` samples of at most `seq_len` tokens run through the model.
 // Mixed precision: the first `rules` entry whose pattern matches a weight's name sets its
 // bits (4 or 8); `preset` "q4_k_m" adds llama.cpp Q4_K_M's choice (v_proj and down_proj
-// in 8 bits in the first and last eighth of the layers and every third layer between).
+// in 8 bits in the first and last eighth of the layers and every third layer between);
+// `ratio` < 1 keeps that fraction of the int4 weights' parameters in int4 and puts the
+// most sensitive rest in int8 (sensitivity: the int4 rounding error per weight, weighted
+// by the calibration importance when a dataset is given).
 // Which linears: every `linear` node whose weight is a parameter, except those whose
 // weight name matches an `exclude` regex (ECMAScript, searched anywhere in the name).
 // The tied or separate lm_head: with the scheme itself when `lm_head`; otherwise as int8
@@ -60,6 +63,7 @@ struct QuantizerConfig {
   int64_t seq_len = 256;        // tokens per calibration sample (at most)
   std::vector<BitsRule> rules;  // mixed precision by name; the first match wins
   std::string preset;           // "" or "q4_k_m"
+  double ratio = 1.0;           // int4: the fraction of parameters kept in int4, in (0, 1]
   bool act_order = false;       // gptq: columns in decreasing Hessian diagonal order
   double damp = 0.01;           // gptq: diagonal damping, a fraction of the mean diagonal
 
@@ -73,7 +77,7 @@ struct QuantizerConfig {
   // Throws ValueError naming `origin` for an unknown scheme or method, a group size other than
   // 32/64/128, an exclude pattern that is not a valid regex, both `lm_head` and
   // `keep_lm_head_float`, a rule with bits other than 4 / 8 or an invalid pattern, an
-  // unknown preset, num_samples / seq_len < 1 or damp outside (0, 1].
+  // unknown preset, num_samples / seq_len < 1, damp or ratio outside (0, 1].
   void validate(const std::string& origin) const;
   bool operator==(const QuantizerConfig&) const = default;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <numeric>
 
 #include "ingot/core/error.h"
@@ -90,18 +91,31 @@ std::vector<double> inverse_hessian_factor(const float* hessian, int64_t k,
               name, damp * 1000.0);
 }
 
-QuantizedWeight gptq_quantize(const WeightToQuantize& w, const float* hessian,
-                              const GptqOptions& options) {
-  const int64_t n = w.n, k = w.k, group = w.group, groups = k / group;
-  std::vector<int64_t> order(static_cast<size_t>(k));
-  std::iota(order.begin(), order.end(), 0);
+HessianFactor factor_hessian(const float* hessian, int64_t k, const GptqOptions& options,
+                             const std::string& name) {
+  HessianFactor f;
+  f.order.resize(static_cast<size_t>(k));
+  std::iota(f.order.begin(), f.order.end(), 0);
   if (options.act_order) {
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    std::stable_sort(f.order.begin(), f.order.end(), [&](int64_t a, int64_t b) {
       return hessian[a * k + a] > hessian[b * k + b];
     });
   }
-  const std::vector<double> u64 = inverse_hessian_factor(hessian, k, order, options.damp, w.name);
-  const std::vector<float> u(u64.begin(), u64.end());
+  const std::vector<double> u = inverse_hessian_factor(hessian, k, f.order, options.damp, name);
+  f.u.assign(u.begin(), u.end());
+  return f;
+}
+
+QuantizedWeight gptq_quantize(const WeightToQuantize& w, const float* hessian,
+                              const GptqOptions& options, const HessianFactor* factor) {
+  const int64_t n = w.n, k = w.k, group = w.group, groups = k / group;
+  HessianFactor own;
+  if (!factor) {
+    own = factor_hessian(hessian, k, options, w.name);
+    factor = &own;
+  }
+  const std::vector<int64_t>& order = factor->order;
+  const std::vector<float>& u = factor->u;
   std::vector<float> importance(static_cast<size_t>(k));  // H's diagonal: the search's channel weights
   for (int64_t c = 0; c < k; ++c) importance[size_t(c)] = hessian[c * k + c];
   auto fit = [&](const float* values, int64_t c0) {
@@ -170,11 +184,21 @@ class Gptq final : public Quantizer {
   QuantizedWeight quantize(const WeightToQuantize& w) const override {
     INGOT_CHECK(w.stats && !w.stats->hessian.empty(), InternalError,
                 "[gptq] '{}' reached the quantiser without calibration statistics", w.name);
-    return gptq_quantize(w, w.stats->hessian.data(), options_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last_stats_ != w.stats) {
+      last_factor_ = factor_hessian(w.stats->hessian.data(), w.k, options_, w.name);
+      last_stats_ = w.stats;
+    }
+    return gptq_quantize(w, w.stats->hessian.data(), options_, &last_factor_);
   }
 
  private:
   GptqOptions options_;
+  // The last input's factor: the linears reading one input (q/k/v, gate/up) come one after
+  // the other in the graph, so each factor is computed once and only one is held.
+  mutable std::mutex mutex_;
+  mutable const ActivationStats* last_stats_ = nullptr;
+  mutable HessianFactor last_factor_;
 };
 
 }  // namespace

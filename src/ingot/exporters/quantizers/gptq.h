@@ -31,8 +31,18 @@ std::vector<double> inverse_hessian_factor(const float* hessian, int64_t k,
                                            const std::vector<int64_t>& order, double damp,
                                            const std::string& name);
 
-// W on its grid by GPTQ with `hessian` [k, k] (mean x^T x of the layer's inputs).
+// What GPTQ needs of one Hessian, shared by the linears reading the same input (q/k/v):
+// the column order and the factor U (float) in that order.
+struct HessianFactor {
+  std::vector<int64_t> order;
+  std::vector<float> u;  // [k, k]
+};
+HessianFactor factor_hessian(const float* hessian, int64_t k, const GptqOptions& options,
+                             const std::string& name);
+
+// W on its grid by GPTQ with `hessian` [k, k] (mean x^T x of the layer's inputs) and its
+// factor (factor_hessian; computed here when null).
 QuantizedWeight gptq_quantize(const WeightToQuantize& w, const float* hessian,
-                              const GptqOptions& options);
+                              const GptqOptions& options, const HessianFactor* factor = nullptr);
 
 }  // namespace ingot::exporters::quant

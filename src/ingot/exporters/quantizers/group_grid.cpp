@@ -66,6 +66,9 @@ GroupGrid range_grid(const float* w, int64_t len, int bits, bool zero_point) {
 GroupGrid searched_grid(const float* w, const float* importance, int64_t len, int bits,
                         bool zero_point) {
   GroupGrid best = range_grid(w, len, bits, zero_point);
+  // 255 levels leave little to clip: on SmolLM2-135M the searched int8 grids raised the
+  // held-out perplexity over the range's (45.32 vs 45.21, f32 45.05). int8 keeps the range.
+  if (bits == 8) return best;
   double weighted_w2 = 0.0;
   float m = 0.0f, lo = 0.0f, hi = 0.0f;  // m: the value of largest magnitude
   for (int64_t i = 0; i < len; ++i) {
@@ -84,18 +87,13 @@ GroupGrid searched_grid(const float* w, const float* importance, int64_t len, in
       best = g;
     }
   };
-  if (bits == 8 || !zero_point) {
-    // Clip the range: m lands on the extreme level times f (f < 1 clips it; on 4 bits
-    // both the -8 and the +7 side are tried).
-    const int zero = 1 << (bits - 1);
+  if (!zero_point) {
+    // Clip the range: m lands on the extreme level times f (f < 1 clips it); both the -8
+    // and the +7 side are tried.
     for (int step = 0; step <= 20; ++step) {
       const float f = 0.70f + 0.02f * float(step);
-      if (bits == 8) {
-        consider({std::fabs(m) / (127.0f * f), zero});
-      } else {
-        consider({m / (-8.0f * f), zero});
-        consider({m / (7.0f * f), zero});
-      }
+      consider({m / (-8.0f * f), 8});
+      consider({m / (7.0f * f), 8});
     }
     return best;
   }

@@ -24,8 +24,9 @@ int max_value(int bits);
 // |m| / 127 (8 bits); with zero points s = (max - min) / 15 over the range widened to 0.
 GroupGrid range_grid(const float* w, int64_t len, int bits, bool zero_point);
 
-// The grid that minimises the error weighted by `importance` (null: all 1) among
-// clipped-range candidates, each refitted by weighted least squares (symmetric grids).
+// The 4-bit grid that minimises the error weighted by `importance` (null: all 1) among
+// clipped-range candidates, each scale refitted by weighted least squares; 8-bit grids
+// are the range's (clipping 255 levels measured no better).
 GroupGrid searched_grid(const float* w, const float* importance, int64_t len, int bits,
                         bool zero_point);
 
