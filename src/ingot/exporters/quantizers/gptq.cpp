@@ -9,6 +9,7 @@
 #include "ingot/core/thread_pool.h"
 #include "ingot/exporters/calibration.h"
 #include "ingot/exporters/quantizers/group_grid.h"
+#include "ingot/ops/functional.h"
 
 namespace ingot::exporters::quant {
 
@@ -129,45 +130,64 @@ QuantizedWeight gptq_quantize(const WeightToQuantize& w, const float* hessian,
   out.scales.assign(size_t(n * groups), 0.0f);
   if (w.zero_point) out.zeros.assign(size_t(n * groups), 0);
   const int64_t block = std::max<int64_t>(1, options.block);
-  parallel_for(0, n, 8, [&](int64_t r0, int64_t r1) {
-    std::vector<float> original(static_cast<size_t>(k)), row(static_cast<size_t>(k)),
-        err(static_cast<size_t>(block));
-    std::vector<GroupGrid> grids(static_cast<size_t>(groups));
-    for (int64_t r = r0; r < r1; ++r) {
-      // The row with dead channels zeroed, and `row` in the processing order.
-      for (int64_t c = 0; c < k; ++c)
-        original[size_t(c)] = hessian[c * k + c] == 0.0f ? 0.0f : w.data[r * k + c];
-      for (int64_t p = 0; p < k; ++p) row[size_t(p)] = original[size_t(order[p])];
-      if (options.act_order) {
-        for (int64_t g = 0; g < groups; ++g) grids[size_t(g)] = fit(&original[size_t(g * group)], g * group);
+  const Tensor u_t = Tensor::from_vector(u, {k, k});
+  // Rows in tiles (bounded memory for a large lm_head); within a tile each row's columns
+  // go in order, a block's errors reaching the later columns as one GEMM.
+  constexpr int64_t kTileRows = 1024;
+  for (int64_t t0 = 0; t0 < n; t0 += kTileRows) {
+    const int64_t rows = std::min(kTileRows, n - t0);
+    std::vector<float> tile(static_cast<size_t>(rows * k));  // [rows, k] in processing order
+    std::vector<GroupGrid> grids(static_cast<size_t>(rows * groups));
+    parallel_for(0, rows, 16, [&](int64_t r0, int64_t r1) {
+      std::vector<float> original(static_cast<size_t>(k));
+      for (int64_t r = r0; r < r1; ++r) {
+        // Dead channels zeroed.
+        for (int64_t c = 0; c < k; ++c)
+          original[size_t(c)] = hessian[c * k + c] == 0.0f ? 0.0f : w.data[(t0 + r) * k + c];
+        for (int64_t p = 0; p < k; ++p) tile[size_t(r * k + p)] = original[size_t(order[p])];
+        if (options.act_order)
+          for (int64_t g = 0; g < groups; ++g)
+            grids[size_t(r * groups + g)] = fit(&original[size_t(g * group)], g * group);
       }
-      for (int64_t b0 = 0; b0 < k; b0 += block) {
-        const int64_t b1 = std::min(k, b0 + block);
-        for (int64_t p = b0; p < b1; ++p) {
-          const int64_t c = order[p], g = c / group;
-          // Without act_order p == c: a group's columns are row[c .. c + group).
-          if (!options.act_order && c % group == 0) grids[size_t(g)] = fit(&row[size_t(p)], c);
-          const GroupGrid& grid = grids[size_t(g)];
-          const int q = quantize_value(row[size_t(p)], grid, w.bits, w.zero_point);
-          out.values[size_t(r * k + c)] = uint8_t(q);
-          const float e = (row[size_t(p)] - grid.scale * float(q - grid.zero)) / u[size_t(p * k + p)];
-          err[size_t(p - b0)] = e;
-          const float* up = u.data() + p * k;
-          for (int64_t l = p + 1; l < b1; ++l) row[size_t(l)] -= e * up[l];
+    });
+    for (int64_t b0 = 0; b0 < k; b0 += block) {
+      const int64_t b1 = std::min(k, b0 + block), width = b1 - b0;
+      std::vector<float> err(static_cast<size_t>(rows * width));  // [rows, width]
+      parallel_for(0, rows, 16, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          float* row = tile.data() + r * k;
+          for (int64_t p = b0; p < b1; ++p) {
+            const int64_t c = order[p], g = c / group;
+            GroupGrid& grid = grids[size_t(r * groups + g)];
+            // Without act_order p == c: a group's columns are row[c .. c + group).
+            if (!options.act_order && c % group == 0) grid = fit(row + p, c);
+            const int q = quantize_value(row[p], grid, w.bits, w.zero_point);
+            out.values[size_t((t0 + r) * k + c)] = uint8_t(q);
+            const float e = (row[p] - grid.scale * float(q - grid.zero)) / u[size_t(p * k + p)];
+            err[size_t(r * width + p - b0)] = e;
+            const float* up = u.data() + p * k;
+            for (int64_t l = p + 1; l < b1; ++l) row[l] -= e * up[l];
+          }
         }
-        // The block's errors reach the later columns at once.
-        for (int64_t p = b0; p < b1; ++p) {
-          const float e = err[size_t(p - b0)];
-          const float* up = u.data() + p * k;
-          for (int64_t l = b1; l < k; ++l) row[size_t(l)] -= e * up[l];
-        }
-      }
+      });
+      if (b1 == k) break;
+      // tile[:, b1:] -= err [rows, width] @ U[b0:b1, b1:]
+      const Tensor update = contiguous(mm(Tensor::from_vector(err, {rows, width}),
+                                          slice(slice(u_t, 0, b0, b1), 1, b1, k)));
+      const float* d = update.data<float>();
+      parallel_for(0, rows, 16, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t l = b1; l < k; ++l) tile[size_t(r * k + l)] -= d[r * (k - b1) + (l - b1)];
+      });
+    }
+    for (int64_t r = 0; r < rows; ++r) {
       for (int64_t g = 0; g < groups; ++g) {
-        out.scales[size_t(r * groups + g)] = grids[size_t(g)].scale;
-        if (w.zero_point) out.zeros[size_t(r * groups + g)] = uint8_t(grids[size_t(g)].zero);
+        const GroupGrid& grid = grids[size_t(r * groups + g)];
+        out.scales[size_t((t0 + r) * groups + g)] = grid.scale;
+        if (w.zero_point) out.zeros[size_t((t0 + r) * groups + g)] = uint8_t(grid.zero);
       }
     }
-  });
+  }
   return out;
 }
 
