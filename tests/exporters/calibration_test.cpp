@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -155,6 +156,61 @@ TEST(Calibrate, StatisticsAreThoseOfTheEagerForward) {
   // Without a Hessian need: mean squares only.
   EXPECT_TRUE(
       calibrate(*model, set, CalibrationNeed::Importance)->of("model.embed_tokens.weight")->hessian.empty());
+}
+
+// Sequential calibration (GPTQ): chunks of layers within the Hessian budget, each
+// calibrated on the model with the earlier chunks quantised; the grids are kept and the
+// Hessians dropped; the quantize stage then uses those grids.
+TEST(Calibrate, SequentialQuantisesChunkByChunkInBoundedMemory) {
+  Scratch s;
+  auto model = models::from_pretrained(demo_lm());
+  const CalibrationSet set = read_calibration_set(s.write("book.txt", kText), s.folder(), 3, 24);
+  QuantizerConfig q;
+  q.scheme = "int4";
+  q.method = "gptq";
+  // One decoder layer's Hessians (3 * 256^2 + 688^2 floats, 2.7 MB) per chunk: 4 chunks
+  // and the lm_head's.
+  const auto seq = calibrate_sequential(*model, set, q, 3 << 20);
+  const auto once = calibrate(*model, set, CalibrationNeed::Hessian);
+  for (const auto& [name, st] : seq->by_weight) {
+    EXPECT_TRUE(st->hessian.empty()) << name;  // dropped after its chunk
+    EXPECT_EQ(st->tokens, once->of(name)->tokens) << name;
+  }
+  // Layer 0 sees the float model: its statistics are the one-pass ones. Layer 3 sees three
+  // quantised layers before it: they differ.
+  auto max_rel = [&](const std::string& w) {
+    double d = 0, m = 0;
+    for (size_t c = 0; c < seq->of(w)->mean_square.size(); ++c) {
+      d = std::max(d, double(std::fabs(seq->of(w)->mean_square[c] - once->of(w)->mean_square[c])));
+      m = std::max(m, double(once->of(w)->mean_square[c]));
+    }
+    return d / m;
+  };
+  EXPECT_LT(max_rel("model.layers.0.self_attn.q_proj.weight"), 1e-5);
+  EXPECT_GT(max_rel("model.layers.3.mlp.down_proj.weight"), 1e-4);
+  // Every int4-able weight has its grid (down_proj: 688 is not a multiple of 32, float).
+  EXPECT_NE(seq->packed_of("model.layers.2.self_attn.q_proj.weight"), nullptr);
+  EXPECT_EQ(seq->packed_of("model.layers.2.mlp.down_proj.weight"), nullptr);
+  const PackedWeight* head = seq->packed_of("model.embed_tokens.weight");
+  ASSERT_NE(head, nullptr);
+  EXPECT_EQ(head->bits, 8);  // the lm_head: int8 per channel
+  EXPECT_EQ(head->group, 256);
+  // The export with a dataset runs the same sequential calibration and uses those grids.
+  NativeExportConfig c;
+  c.quantizer = q;
+  c.quantizer.dataset = s.write("book2.txt", kText);
+  c.quantizer.num_samples = 3;
+  c.quantizer.seq_len = 24;
+  auto a = NativeExporter().export_(*model, c);
+  int sequential = 0;
+  for (const WeightReport& w : a->quantization) sequential += w.why.ends_with("; sequential");
+  EXPECT_EQ(sequential, 4 * 6 + 1);  // q k v o gate up per layer, and the lm_head
+  const Tensor& qw = a->program.state.at("model.layers.2.self_attn.q_proj.qweight");
+  // (with the export's budget: all of demo-lm's Hessians in one chunk)
+  const auto whole = calibrate_sequential(*model, set, q, kGptqHessianBudget);
+  const Tensor& want = whole->packed_of("model.layers.2.self_attn.q_proj.weight")->qweight;
+  ASSERT_EQ(qw.numel(), want.numel());
+  EXPECT_EQ(std::memcmp(qw.data<uint8_t>(), want.data<uint8_t>(), size_t(qw.numel())), 0);
 }
 
 // sum_r (W - Q)_r H (W - Q)_r^T: the layer's mean squared output error over the inputs

@@ -70,6 +70,23 @@ TEST(QuantizerConfig, JsonRoundTripOnEveryFormat) {
   EXPECT_FALSE(AutoExportConfig::from_json(R"({"export_format": "native", "quantizer": null})")
                    ->quantizer.enabled());
   EXPECT_TRUE(contains(NativeExportConfig().to_json(), "\"quantizer\": null"));
+  // The method, calibration and mixed-precision fields.
+  auto m = AutoExportConfig::from_json(
+      R"({"export_format": "onnx", "quantizer": {"scheme": "int4", "method": "gptq",
+          "dataset": "calib.jsonl", "num_samples": 64, "seq_len": 512, "act_order": true,
+          "damp": 0.05, "rules": [{"pattern": "down_proj", "bits": 8}], "preset": "q4_k_m",
+          "ratio": 0.9}})");
+  const QuantizerConfig& q = m->quantizer;
+  EXPECT_EQ(q.method, "gptq");
+  EXPECT_EQ(q.dataset, "calib.jsonl");
+  EXPECT_EQ(q.num_samples, 64);
+  EXPECT_EQ(q.seq_len, 512);
+  EXPECT_TRUE(q.act_order);
+  EXPECT_EQ(q.damp, 0.05);
+  EXPECT_EQ(q.rules, (std::vector<BitsRule>{{"down_proj", 8}}));
+  EXPECT_EQ(q.preset, "q4_k_m");
+  EXPECT_EQ(q.ratio, 0.9);
+  EXPECT_EQ(AutoExportConfig::from_json(m->to_json())->quantizer, q);
 }
 
 // int4 and int8 exports pack the (here tied) lm_head as int8 per output channel by
@@ -136,6 +153,12 @@ TEST(QuantizerConfig, BadValuesAreClearErrors) {
   const std::string k =
       error_of(R"({"export_format": "native", "quantizer": {"scheme": "int8", "bits": 8}})");
   EXPECT_TRUE(contains(k, "unknown key 'quantizer.bits'")) << k;
+  const std::string r = error_of(
+      R"({"export_format": "native", "quantizer": {"scheme": "int4", "ratio": 1.5}})");
+  EXPECT_TRUE(contains(r, "ratio is the fraction of parameters kept in int4")) << r;
+  const std::string d = error_of(
+      R"({"export_format": "native", "quantizer": {"scheme": "int4", "method": "gptq", "damp": 0}})");
+  EXPECT_TRUE(contains(d, "damp")) << d;
   // The exporter checks a config built in code too.
   QuantizerConfig bad = scheme("int4", 100);
   EXPECT_THROW(export_fixture("qwen3", bad), ValueError);

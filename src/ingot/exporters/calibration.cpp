@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -11,9 +13,11 @@
 #include "ingot/export/passes.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/pretrained.h"
+#include "ingot/exporters/quantize.h"
 #include "ingot/exporters/quantizers/linear_weights.h"
 #include "ingot/exporters/tool_versions.h"
 #include "ingot/ops/functional.h"
+#include "ingot/ops/functional/quantized.h"
 #include "ingot/runtime/executor/program_module.h"
 #include "ingot/text/chat_template.h"
 #include "ingot/text/tokenizer.h"
@@ -23,6 +27,11 @@ namespace ingot::exporters {
 const ActivationStats* CalibrationStats::of(const std::string& name) const {
   auto it = by_weight.find(name);
   return it == by_weight.end() ? nullptr : it->second.get();
+}
+
+const PackedWeight* CalibrationStats::packed_of(const std::string& name) const {
+  auto it = packed.find(name);
+  return it == packed.end() ? nullptr : &it->second;
 }
 
 // --- the calibration set ----------------------------------------------------------------
@@ -112,13 +121,18 @@ namespace {
 // The activations the rewritten program outputs, and the weights each one feeds.
 struct ObservedInput {
   ir::ValueId value = -1;
+  int64_t k = 0;                     // its channels
   std::vector<std::string> weights;
+  std::vector<bool> transposed;      // per weight: stored [in, out] (Conv1D)
 };
 
-// Makes the input of every linear whose weight is a parameter a user output (replacing
-// the model's own outputs; buffer mutations stay first), and drops what no output needs
-// (the lm_head's product itself).
-std::vector<ObservedInput> observe_linear_inputs(ExportedProgram& program) {
+using WeightFilter = std::function<bool(const std::string&)>;
+
+// Makes the input of every linear whose weight is a parameter (and passes `observe`) a
+// user output (replacing the model's own outputs; buffer mutations stay first), and drops
+// what no output needs (the lm_head's product itself; the layers after the last observed).
+std::vector<ObservedInput> observe_linear_inputs(ExportedProgram& program,
+                                                 const WeightFilter& observe) {
   ir::Graph& g = *program.graph;
   const quant::LinearWeights weights(program);
   std::vector<ObservedInput> observed;
@@ -126,11 +140,15 @@ std::vector<ObservedInput> observe_linear_inputs(ExportedProgram& program) {
   for (const ir::Node& n : g.nodes()) {
     if (n.target != "linear") continue;
     const quant::LinearWeight w = weights.of(n);
-    if (w.target.empty()) continue;
+    if (w.target.empty() || !observe(w.target)) continue;
     const ir::ValueId x = std::get<ir::TensorRef>(n.args[0]).id;
     auto [it, inserted] = index.emplace(x, observed.size());
-    if (inserted) observed.push_back({x, {}});
+    if (inserted) {
+      const ir::SymShape& sizes = g.value(x).sizes;
+      observed.push_back({x, sizes.back().value(), {}, {}});
+    }
     observed[it->second].weights.push_back(w.target);
+    observed[it->second].transposed.push_back(w.transposed);
   }
   std::vector<ir::ValueId> outputs;
   std::vector<OutputSpec> specs;
@@ -179,24 +197,33 @@ void accumulate(const Tensor& x, ActivationStats& s, CalibrationNeed need) {
 
 }  // namespace
 
-std::shared_ptr<const CalibrationStats> calibrate(models::PretrainedModel& model,
-                                                  const CalibrationSet& set, CalibrationNeed need) {
-  INGOT_CHECK(!set.samples.empty(), ValueError, "[calibration] '{}' has no samples", set.source);
+namespace {
+
+// The forward over input_ids, the token count symbolic up to the longest sample, through
+// the native stages (the fixes every export gets).
+ExportedProgram trace_forward(models::PretrainedModel& model, const CalibrationSet& set) {
   size_t longest = 0;
   for (const auto& s : set.samples) longest = std::max(longest, s.size());
-  // The forward over input_ids, token count symbolic, through the native stages.
   NativeExportConfig config;
   config.dynamic = true;
   config.max_seq = std::max<int64_t>(int64_t(longest), config.example_seq);
-  ExportedProgram program = NativeExporter().export_(model, config)->program;
-  const std::vector<ObservedInput> observed = observe_linear_inputs(program);
-  runtime::ProgramModule module(program);
+  return NativeExporter().export_(model, config)->program;
+}
 
-  auto stats = std::make_shared<CalibrationStats>();
+// One pass over the samples: the forward (with `replaced` parameters: target -> tensor)
+// observing the linears `observe` accepts; their statistics go into `stats`.
+void run_pass(models::PretrainedModel& model, const CalibrationSet& set,
+              const std::map<std::string, Tensor>& replaced, const WeightFilter& observe,
+              CalibrationNeed need, CalibrationStats& stats) {
+  ExportedProgram program = trace_forward(model, set);
+  for (const auto& [target, t] : replaced) program.state.at(target) = t;
+  const std::vector<ObservedInput> observed = observe_linear_inputs(program, observe);
+  if (observed.empty()) return;
+  runtime::ProgramModule module(program);
   std::vector<std::shared_ptr<ActivationStats>> per_output;
   for (const ObservedInput& o : observed) {
     auto s = std::make_shared<ActivationStats>();
-    for (const std::string& w : o.weights) stats->by_weight[w] = s;
+    for (const std::string& w : o.weights) stats.by_weight[w] = s;
     per_output.push_back(std::move(s));
   }
   for (const std::vector<int64_t>& sample : set.samples) {
@@ -205,14 +232,97 @@ std::shared_ptr<const CalibrationStats> calibrate(models::PretrainedModel& model
     in.input_ids = Tensor::from_vector<int64_t>(sample, {1, len});
     const std::vector<Tensor> outputs = module(in);  // the observed inputs, in order
     for (size_t i = 0; i < per_output.size(); ++i) accumulate(outputs[i], *per_output[i], need);
-    ++stats->samples;
-    stats->tokens += len;
   }
   for (auto& s : per_output) {
     if (s->tokens == 0) continue;
     const float inv = 1.0f / float(s->tokens);
     for (float& v : s->mean_square) v *= inv;
     for (float& v : s->hessian) v *= inv;
+  }
+}
+
+std::shared_ptr<CalibrationStats> empty_stats(const CalibrationSet& set) {
+  INGOT_CHECK(!set.samples.empty(), ValueError, "[calibration] '{}' has no samples", set.source);
+  auto stats = std::make_shared<CalibrationStats>();
+  stats->samples = int64_t(set.samples.size());
+  for (const auto& s : set.samples) stats->tokens += int64_t(s.size());
+  return stats;
+}
+
+}  // namespace
+
+std::shared_ptr<const CalibrationStats> calibrate(models::PretrainedModel& model,
+                                                  const CalibrationSet& set, CalibrationNeed need) {
+  std::shared_ptr<CalibrationStats> stats = empty_stats(set);
+  run_pass(model, set, {}, [](const std::string&) { return true; }, need, *stats);
+  return stats;
+}
+
+std::shared_ptr<const CalibrationStats> calibrate_sequential(models::PretrainedModel& model,
+                                                             const CalibrationSet& set,
+                                                             const QuantizerConfig& quantizer,
+                                                             int64_t hessian_budget_bytes) {
+  std::shared_ptr<CalibrationStats> stats = empty_stats(set);
+  // The chunks: consecutive layers whose inputs' Hessians fit the budget (at least one
+  // layer each), then the weights outside the layer stack.
+  ExportedProgram plan = trace_forward(model, set);
+  const std::vector<ObservedInput> all =
+      observe_linear_inputs(plan, [](const std::string&) { return true; });
+  std::map<int, int64_t> hessian_bytes;          // layer -> bytes (-1: outside the stack)
+  std::map<std::string, bool> transposed;        // weight -> stored [in, out]
+  for (const ObservedInput& o : all) {
+    hessian_bytes[quant::layer_of(o.weights.front())] += o.k * o.k * int64_t(sizeof(float));
+    for (size_t i = 0; i < o.weights.size(); ++i) transposed[o.weights[i]] = o.transposed[i];
+  }
+  std::vector<std::set<int>> chunks;
+  int64_t in_chunk = 0;
+  for (const auto& [layer, bytes] : hessian_bytes) {
+    if (layer < 0) continue;
+    if (chunks.empty() || in_chunk + bytes > hessian_budget_bytes) {
+      chunks.emplace_back();
+      in_chunk = 0;
+    }
+    chunks.back().insert(layer);
+    in_chunk += bytes;
+  }
+  if (hessian_bytes.contains(-1)) chunks.push_back({-1});
+
+  const std::map<std::string, Tensor> model_state = model.state_dict();
+  std::map<std::string, Tensor> replaced;  // quantised weights, dequantised, as the model stores them
+  for (const std::set<int>& chunk : chunks) {
+    const WeightFilter in = [&chunk](const std::string& w) {
+      return chunk.contains(quant::layer_of(w));
+    };
+    run_pass(model, set, replaced, in, CalibrationNeed::Hessian, *stats);
+    // Quantise the chunk on its statistics (the quantize stage's decisions), keep the grids.
+    ExportedProgram scratch = trace_forward(model, set);
+    std::set<std::string> weights;
+    for (const auto& [w, s] : stats->by_weight)
+      if (in(w)) weights.insert(w);
+    quantize_program(scratch, quantizer, "native", stats.get(), &weights);
+    for (const std::string& w : weights) {
+      const std::string base = w.ends_with(".weight") ? w.substr(0, w.size() - 7) : w;
+      auto q = scratch.state.find(base + ".qweight");
+      if (q == scratch.state.end()) continue;  // kept float by the stage's rules
+      PackedWeight p;
+      p.qweight = q->second;
+      p.scales = scratch.state.at(base + ".scales");
+      if (auto z = scratch.state.find(base + ".qzeros"); z != scratch.state.end()) p.zeros = z->second;
+      const Tensor& original = model_state.at(w);
+      // qweight: [n, k] bytes for 8 bits, [n, k / 2] for 4.
+      p.bits = p.qweight.numel() == original.numel() ? 8 : 4;
+      p.group = (p.bits == 8 ? p.qweight.size(1) : 2 * p.qweight.size(1)) / p.scales.size(1);
+      Tensor deq = dequantize_weight(p.qweight, p.scales, p.zeros, p.bits, p.group);  // [n, k]
+      if (transposed.at(w)) deq = transpose(deq, 0, 1);
+      replaced[w] = contiguous(to(deq, original.dtype()));
+      stats->packed[w] = std::move(p);
+    }
+    // The chunk's Hessians are spent.
+    for (const auto& [w, s] : stats->by_weight) {
+      if (!in(w)) continue;
+      s->hessian.clear();
+      s->hessian.shrink_to_fit();
+    }
   }
   return stats;
 }
@@ -222,6 +332,12 @@ std::shared_ptr<const CalibrationStats> calibrate_for(models::PretrainedModel& m
                                                       const std::string& model_folder) {
   if (!quantizer.enabled() || quantizer.dataset.empty()) return nullptr;
   const CalibrationNeed need = make_quantizer(quantizer, "native")->calibration();
+  if (need == CalibrationNeed::Hessian) {
+    INGOT_CHECK(quantizer.ratio == 1.0, NotSupportedError,
+                "[calibration] method '{}' with ratio {}: the ratio's choice needs every layer's "
+                "statistics before GPTQ's sequential calibration; use scale-search with ratio",
+                quantizer.method, quantizer.ratio);
+  }
   if (need == CalibrationNeed::None) {
     warn(fmt::format("[calibration] warning: method '{}' does not calibrate; dataset '{}' is "
                      "not read",
@@ -230,6 +346,8 @@ std::shared_ptr<const CalibrationStats> calibrate_for(models::PretrainedModel& m
   }
   const CalibrationSet set =
       read_calibration_set(quantizer.dataset, model_folder, quantizer.num_samples, quantizer.seq_len);
+  if (need == CalibrationNeed::Hessian)
+    return calibrate_sequential(model, set, quantizer, kGptqHessianBudget);
   return calibrate(model, set, need);
 }
 

@@ -43,14 +43,6 @@ bool has_linear(const ir::Graph& g) {
   return false;
 }
 
-// The decoder layer a weight belongs to ("model.layers.7.mlp.down_proj.weight": 7); -1
-// for weights outside the layer stack.
-int layer_of(const std::string& target) {
-  static const std::regex layer(R"((?:^|\.)(?:layers|h|blocks|layer)\.(\d+)\.)");
-  std::smatch m;
-  return std::regex_search(target, m, layer) ? std::stoi(m[1]) : -1;
-}
-
 // llama.cpp's Q4_K_M keeps attn_v and ffn_down in more bits (Q6_K) in the first and last
 // eighth of the layers and in every third layer between them.
 bool q4_k_m_more_bits(int layer, int layers) {
@@ -60,8 +52,8 @@ bool q4_k_m_more_bits(int layer, int layers) {
 class LinearRewriter {
  public:
   LinearRewriter(ExportedProgram& ep, const QuantizerConfig& c, const std::string& format,
-                 const CalibrationStats* calibration)
-      : ep_(ep), c_(c), weights_(ep), calibration_(calibration),
+                 const CalibrationStats* calibration, const std::set<std::string>* only)
+      : ep_(ep), c_(c), weights_(ep), calibration_(calibration), only_(only),
         quantizer_(make_quantizer(c, format)) {
     for (const std::string& p : c.exclude) exclude_.emplace_back(p, std::regex::ECMAScript);
     for (const BitsRule& r : c.rules) rules_.emplace_back(std::regex(r.pattern), r.bits);
@@ -73,7 +65,7 @@ class LinearRewriter {
         if (auto* t = std::get_if<ir::TensorRef>(&n.args[0])) embedding_weights_.insert(t->id);
     }
     for (const InputSpec& s : ep.signature.inputs)
-      layers_ = std::max(layers_, layer_of(s.target) + 1);
+      layers_ = std::max(layers_, quant::layer_of(s.target) + 1);
     INGOT_CHECK(quantizer_->calibration() != CalibrationNeed::Hessian || calibration_,
                 ValueError,
                 "[quantizer] method '{}' needs calibration: give quantizer.dataset (--dataset "
@@ -105,6 +97,7 @@ class LinearRewriter {
       }
       if (n.target != "linear") continue;
       const quant::LinearWeight w = weights_.of(n);
+      if (only_ && !only_->contains(w.target)) continue;
       const std::string why = reason_to_keep(w);
       if (!why.empty()) {
         kept(fmt::format("linear at {}: {}", n.source.str(), why));
@@ -189,7 +182,7 @@ class LinearRewriter {
         return because(rules_[i].second, fmt::format("rule '{}'", c_.rules[i].pattern));
     if (c_.preset == "q4_k_m" && c_.bits() == 4) {
       static const std::regex more(R"((v_proj|down_proj)\.weight$)");
-      const int layer = layer_of(w.target);
+      const int layer = quant::layer_of(w.target);
       if (layer >= 0 && std::regex_search(w.target, more) && q4_k_m_more_bits(layer, layers_))
         return because(8, fmt::format("preset q4_k_m: layer {} of {} keeps more bits", layer, layers_));
     }
@@ -321,6 +314,24 @@ class LinearRewriter {
     job.zero_point = bits == 4 && c_.zero_point;  // int8 is symmetric
     job.group = bits == 8 ? k : c_.group_size;
     job.stats = calibration_ ? calibration_->of(lw.target) : nullptr;
+    const std::string base = base_name(lw.target);
+    if (is_lm_head(lw) && bits != c_.bits()) int8_heads_.push_back("'" + lw.target + "'");
+    if (!is_lm_head(lw) && bits != c_.bits()) more_bits_.push_back("'" + lw.target + "'");
+    ++weights_in_bits_[bits];
+    Packed p;
+    if (const PackedWeight* pre = calibration_ ? calibration_->packed_of(lw.target) : nullptr) {
+      // Quantised during sequential calibration, by this stage with this config.
+      INGOT_CHECK(pre->bits == bits && pre->group == job.group, InternalError,
+                  "[quantize] '{}': calibration packed it as {} bits group {}, the stage wants "
+                  "{} bits group {}",
+                  lw.target, pre->bits, pre->group, bits, job.group);
+      weights_report_.push_back(
+          {lw.target, bits, job.group, job.zero_point, quantizer_->name(), why + "; sequential"});
+      p.q = add_param(base + ".qweight", pre->qweight);
+      p.scales = add_param(base + ".scales", pre->scales);
+      if (pre->zeros.defined()) p.zeros = add_param(base + ".qzeros", pre->zeros);
+      return packed_.emplace(lw.value, p).first->second;
+    }
     const Quantizer* q = quantizer_.get();
     if (quantizer_->calibration() != CalibrationNeed::None && calibration_ && !job.stats) {
       uncalibrated_.push_back("'" + lw.target + "'");
@@ -331,11 +342,6 @@ class LinearRewriter {
       why += "; no calibration statistics";
     weights_report_.push_back({lw.target, bits, job.group, job.zero_point, q->name(), why});
     cpu::PackedBuffers b = cpu::pack_weight(grid.values.data(), grid.scales, grid.zeros, n, k, bits);
-    const std::string base = base_name(lw.target);
-    if (is_lm_head(lw) && bits != c_.bits()) int8_heads_.push_back("'" + lw.target + "'");
-    if (!is_lm_head(lw) && bits != c_.bits()) more_bits_.push_back("'" + lw.target + "'");
-    ++weights_in_bits_[bits];
-    Packed p;
     p.q = add_param(base + ".qweight", Tensor::from_vector(b.q, {n, bits == 8 ? k : k / 2}));
     p.scales = add_param(base + ".scales", Tensor::from_vector(b.scales, {n, k / job.group}));
     if (job.zero_point)
@@ -356,6 +362,7 @@ class LinearRewriter {
   const QuantizerConfig& c_;
   const quant::LinearWeights weights_;
   const CalibrationStats* calibration_;
+  const std::set<std::string>* only_;  // quantise only these weights (null: all)
   std::unique_ptr<Quantizer> quantizer_;
   std::unique_ptr<Quantizer> fallback_;  // for weights without statistics
   std::vector<std::regex> exclude_;
@@ -412,10 +419,11 @@ void write_quantization_report(const std::string& path,
 }
 
 QuantizeResult quantize_program(ExportedProgram& program, const QuantizerConfig& config,
-                                const std::string& format, const CalibrationStats* calibration) {
+                                const std::string& format, const CalibrationStats* calibration,
+                                const std::set<std::string>* only) {
   config.validate("quantizer");
   if (!config.enabled()) return {};
-  return LinearRewriter(program, config, format, calibration).run();
+  return LinearRewriter(program, config, format, calibration, only).run();
 }
 
 }  // namespace ingot::exporters

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,9 +55,12 @@ void check_quantizer_rules(models::PretrainedModel& model, const QuantizerConfig
 // Rewrites `program` in place for export format `format`; returns the report.
 // ValueError for an invalid config (validate()), NotSupportedError for a method that does
 // not support `format`. `calibration` may be null (then calibrated methods run their
-// uncalibrated form, and the report says so).
+// uncalibrated form, and the report says so); weights it holds already packed (sequential
+// calibration) are used as they are. `only`: quantise just these weights (the others stay
+// float, unreported), for sequential calibration's chunks.
 QuantizeResult quantize_program(ExportedProgram& program, const QuantizerConfig& config,
                                 const std::string& format = "native",
-                                const CalibrationStats* calibration = nullptr);
+                                const CalibrationStats* calibration = nullptr,
+                                const std::set<std::string>* only = nullptr);
 
 }  // namespace ingot::exporters

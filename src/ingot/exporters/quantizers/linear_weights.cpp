@@ -1,6 +1,14 @@
 #include "ingot/exporters/quantizers/linear_weights.h"
 
+#include <regex>
+
 namespace ingot::exporters::quant {
+
+int layer_of(const std::string& target) {
+  static const std::regex layer(R"((?:^|\.)(?:layers|h|blocks|layer)\.(\d+)\.)");
+  std::smatch m;
+  return std::regex_search(target, m, layer) ? std::stoi(m[1]) : -1;
+}
 
 LinearWeights::LinearWeights(const ExportedProgram& program) : program_(program) {
   const ir::Graph& g = *program.graph;

@@ -11,6 +11,10 @@
 
 namespace ingot::exporters::quant {
 
+// The decoder layer a weight belongs to ("model.layers.7.mlp.down_proj.weight": 7); -1
+// for weights outside the layer stack (embeddings, the lm_head).
+int layer_of(const std::string& target);
+
 struct LinearWeight {
   ir::ValueId value = -1;  // the graph input holding the weight
   bool transposed = false;  // stored [in, out] (Conv1D)

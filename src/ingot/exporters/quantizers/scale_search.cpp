@@ -2,7 +2,6 @@
 // each refitted by least squares, to minimise the group's reconstruction error weighted
 // by the importance of its input channels: the calibration inputs' mean squares (what
 // llama.cpp's importance matrix holds), or uniform without a dataset.
-#include <cmath>
 #include <vector>
 
 #include "ingot/exporters/calibration.h"
@@ -19,17 +18,12 @@ class ScaleSearch final : public Quantizer {
   CalibrationNeed calibration() const override { return CalibrationNeed::Importance; }
   QuantizedWeight quantize(const WeightToQuantize& w) const override {
     const std::vector<float> importance = channel_importance(w);
-    return quant::quantize_groups(w, [&w, &importance](const float* values, int64_t c0) {
-      // Within the group, larger weights count more: importance * sqrt(sigma^2 + w^2),
-      // sigma^2 the group's mean square (llama.cpp's k-quant weighting).
-      std::vector<float> local(static_cast<size_t>(w.group));
-      double sigma2 = 0.0;
-      for (int64_t i = 0; i < w.group; ++i) sigma2 += double(values[i]) * values[i];
-      sigma2 = 2.0 * sigma2 / double(w.group);
-      for (int64_t i = 0; i < w.group; ++i)
-        local[size_t(i)] = (importance.empty() ? 1.0f : importance[size_t(c0 + i)]) *
-                           float(std::sqrt(sigma2 + double(values[i]) * values[i]));
-      return quant::searched_grid(values, local.data(), w.group, w.bits, w.zero_point);
+    const float* imp = importance.empty() ? nullptr : importance.data();
+    // (Weighting a group's values by importance * sqrt(sigma^2 + w^2) as llama.cpp's
+    // k-quants do measured worse here: SmolLM2 int4 perplexity 47.68 vs 47.20.)
+    return quant::quantize_groups(w, [&w, imp](const float* values, int64_t c0) {
+      return quant::searched_grid(values, imp ? imp + c0 : nullptr, w.group, w.bits,
+                                  w.zero_point);
     });
   }
 
