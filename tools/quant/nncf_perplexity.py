@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,15 +59,24 @@ def calibration_samples(model: str, num_samples: int, seq_len: int) -> list:
              "attention_mask": np.ones((1, len(s)), dtype=np.int64)} for s in samples]
 
 
-def compress(f32_xml: str, out_xml: str, mode: str, group: int, samples) -> float:
+def compress(f32_xml: str, out_xml: str, mode: str, group: int, method: str, samples,
+             stats: str) -> float:
+    """`method`: awq_se (awq + scale_estimation), gptq_se (gptq + scale_estimation) or
+    data_free. `stats`: NNCF's statistics cache (collected by the first data-aware config, loaded
+    by the rest). A weight whose input dim is not a multiple of `group` (SmolLM2's 576 for
+    128) gets the largest power-of-two group that divides it (NNCF's ADJUST fallback)."""
     import nncf
+    from nncf.quantization.advanced_parameters import GroupSizeFallbackMode
     import openvino as ov
 
     model = ov.Core().read_model(f32_xml)
     kwargs = {}
-    if samples is not None:
-        kwargs = dict(dataset=nncf.Dataset(samples), subset_size=len(samples), awq=True,
-                      scale_estimation=True)
+    advanced = dict(group_size_fallback_mode=GroupSizeFallbackMode.ADJUST)
+    if method != "data_free":
+        kwargs = dict(dataset=nncf.Dataset(samples), subset_size=len(samples),
+                      scale_estimation=True, **{method.split("_")[0]: True})
+        advanced["statistics_path"] = stats
+    kwargs["advanced_parameters"] = nncf.AdvancedCompressionParameters(**advanced)
     t0 = time.time()
     model = nncf.compress_weights(model, mode=getattr(nncf.CompressWeightsMode, mode),
                                   ratio=1.0, group_size=group, **kwargs)
@@ -107,12 +117,16 @@ def main() -> None:
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ingot_nncf"))
     ap.add_argument("--modes", default="INT4_SYM,INT4_ASYM")
     ap.add_argument("--group-sizes", default="32")
-    ap.add_argument("--no-data-free", action="store_true", help="skip the data-free configs")
+    ap.add_argument("--methods", default="awq_se,data_free",
+                    help="awq_se (awq + scale_estimation), gptq_se (gptq + scale_estimation), "
+                    "data_free (round to nearest, no dataset)")
     ap.add_argument("--num-samples", type=int, default=128)
     ap.add_argument("--seq-len", type=int, default=256)
     ap.add_argument("--ppl-chunk", type=int, default=512)
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
+    if a.methods and set(a.methods.split(",")) - {"awq_se", "gptq_se", "data_free"}:
+        ap.error(f"--methods: unknown method in {a.methods!r}")
     import nncf
     import openvino as ov
 
@@ -125,13 +139,12 @@ def main() -> None:
           f"{len(samples)} x {a.seq_len} tokens; eval {len(ids)} tokens, windows of "
           f"{a.ppl_chunk}", flush=True)
 
-    configs = []  # (name, mode, group, data-aware)
-    for group in (int(g) for g in a.group_sizes.split(",")):
-        for mode in a.modes.split(","):
-            configs.append((f"{mode.lower()}_g{group}_awq_se", mode, group, True))
-            if not a.no_data_free:
-                configs.append((f"{mode.lower()}_g{group}_data_free", mode, group, False))
+    configs = [(f"{mode.lower()}_g{group}_{method}", mode, int(group), method)
+               for group in a.group_sizes.split(",") for mode in a.modes.split(",")
+               for method in a.methods.split(",")]
 
+    stats = os.path.join(a.work, "statistics")
+    shutil.rmtree(stats, ignore_errors=True)  # collected afresh for this export and dataset
     rows = []
     def measure(name, xml, seconds=None):
         ppl, scored = perplexity(xml, ids, a.ppl_chunk, a.threads)
@@ -141,11 +154,11 @@ def main() -> None:
         print(json.dumps(rows[-1]), flush=True)
 
     measure("f32", f32_xml)
-    for name, mode, group, data_aware in configs:
+    for name, mode, group, method in configs:
         out = os.path.join(a.work, name)
         os.makedirs(out, exist_ok=True)
         xml = os.path.join(out, "openvino_model.xml")
-        seconds = compress(f32_xml, xml, mode, group, samples if data_aware else None)
+        seconds = compress(f32_xml, xml, mode, group, method, samples, stats)
         measure(name, xml, seconds)
 
     base = rows[0]["perplexity"]
