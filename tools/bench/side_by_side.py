@@ -85,8 +85,10 @@ CONFIGS = {
     "q4_k_m_imatrix": Config("int4", "Q4_K_M+imatrix", 0.3),
     "int4_scale_search": Config("int4", "Q4_K_M+imatrix", 0.3,
                                 "method=scale-search " + CALIBRATED),
-    "int4_gptq": Config("int4", "Q4_K_M+imatrix", 0.3, "method=gptq " + CALIBRATED),
-    "int4_q4km": Config("int4", "Q4_K_M+imatrix", 0.3, "preset=q4_k_m " + CALIBRATED),
+    "int4_gptq": Config("int4", "Q4_K_M+imatrix", 0.3, "method=gptq act_order=1 " + CALIBRATED),
+    # ingot's best int4 on SmolLM2: GPTQ with act-order and the Q4_K_M-like preset.
+    "int4_q4km": Config("int4", "Q4_K_M+imatrix", 0.3,
+                        "method=gptq act_order=1 preset=q4_k_m " + CALIBRATED),
 }
 # llama.cpp's llama_ftype of each GGUF type (llama.h).
 LLAMA_FTYPES = {"F32": 0, "BF16": 32, "Q8_0": 7, "Q4_0": 2, "Q4_K_M": 15}
