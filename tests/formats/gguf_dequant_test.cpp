@@ -3,6 +3,7 @@
 // same bits (NaN only where the reference has NaN), since ingot computes the same float32
 // operations in ggml's order.
 #include "ingot/formats/gguf_dequant.h"
+#include "ingot/formats/gguf_tensor.h"
 
 #include <gtest/gtest.h>
 

@@ -8,9 +8,7 @@
 
 #include <cstdint>
 
-#include "ingot/core/tensor.h"
 #include "ingot/formats/ggml_types.h"
-#include "ingot/formats/gguf.h"
 
 namespace ingot::formats {
 
@@ -19,11 +17,5 @@ bool can_dequantize(GgmlType type);
 // Writes n floats (n a multiple of the type's block size) decoded from `src`, which holds
 // n / block_size blocks. NotSupportedError naming the type when it cannot.
 void dequantize_row(GgmlType type, const uint8_t* src, float* dst, int64_t n);
-
-// A GGUF tensor as ingot holds it, in its PyTorch shape (ne reversed): F32, F16, BF16,
-// F64 and the integer types are read-only views of the mapping (no copy); block types are
-// dequantised into a new float32 tensor. NotSupportedError naming the tensor and type for
-// a block type dequantize_row lacks.
-Tensor gguf_tensor(const GgufFile& file, const GgufTensorInfo& info);
 
 }  // namespace ingot::formats
