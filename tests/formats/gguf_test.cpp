@@ -230,6 +230,23 @@ TEST(Gguf, TensorsPastTheEndUnknownTypesAndBadLayoutsNameTheTensor) {
   EXPECT_NE(parse_error(product.bytes).find("overflows"), std::string::npos);
 }
 
+TEST(Gguf, AZeroDimMakesAnEmptyTensorWhateverTheOtherDims) {
+  // Found by the fuzzer: numel() multiplied 2^40 * 2^40 before reaching the zero.
+  Builder b;
+  b.header(1, 0);
+  b.str("t");
+  b.u32(3);
+  b.u64(uint64_t(1) << 40);
+  b.u64(uint64_t(1) << 40);
+  b.u64(0);
+  b.u32(0);
+  b.u64(0);
+  b.pad_and_data(0);
+  GgufHeader h = parse_gguf(reinterpret_cast<const uint8_t*>(b.bytes.data()), b.bytes.size(), "x");
+  EXPECT_EQ(h.tensors[0].numel(), 0);
+  EXPECT_EQ(h.tensors[0].nbytes, 0u);
+}
+
 TEST(Gguf, BadAlignmentDuplicateKeysAndUnknownValueTypes) {
   Builder align;
   align.header(0, 1);

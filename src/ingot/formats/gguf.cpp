@@ -260,6 +260,9 @@ bool GgufValue::is_integer() const {
 }
 
 int64_t GgufTensorInfo::numel() const {
+  // parse_gguf checked that the product fits in int64; with a zero dim the partial product
+  // of the others might not, so a zero dim answers first.
+  if (std::find(ne.begin(), ne.end(), 0) != ne.end()) return 0;
   int64_t n = 1;
   for (int64_t d : ne) n *= d;
   return n;

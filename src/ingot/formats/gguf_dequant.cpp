@@ -252,6 +252,7 @@ bool can_dequantize(GgmlType type) {
 }
 
 void dequantize_row(GgmlType type, const uint8_t* src, float* dst, int64_t n) {
+  if (n <= 0) return;  // empty tensors: dst may be null
   switch (type) {
     case GgmlType::F32:
       std::memcpy(dst, src, size_t(n) * 4);

@@ -1,0 +1,104 @@
+#include "ingot/models/gguf_config.h"
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "ingot/core/error.h"
+
+namespace ingot::models {
+namespace {
+
+using formats::GgufFile;
+using nlohmann::json;
+
+struct ArchEntry {
+  const char* gguf_name;
+  const char* hf_class;
+  const char* model_type;
+  // llama.cpp runs it with its "normal" (interleaved-pair) rope, so its converter
+  // permuted the rows of attn_q / attn_k; NEOX-rope models (qwen2, qwen3) are stored as is.
+  bool unpermute_qk;
+  // The metadata key (after "{arch}.") whose value is head_dim, or nullptr for
+  // hidden_size / num_attention_heads (transformers maps rope.dimension_count for llama
+  // and mistral; for qwen3 ingot reads attention.key_length, which llama.cpp writes).
+  const char* head_dim_key;
+};
+
+const std::vector<ArchEntry>& arch_table() {
+  static const std::vector<ArchEntry> t = {
+      {"llama", "LlamaForCausalLM", "llama", true, "rope.dimension_count"},
+      {"mistral", "MistralForCausalLM", "mistral", true, "rope.dimension_count"},
+      {"qwen2", "Qwen2ForCausalLM", "qwen2", false, nullptr},
+      {"qwen3", "Qwen3ForCausalLM", "qwen3", false, "attention.key_length"},
+  };
+  return t;
+}
+
+const ArchEntry& find_arch(const GgufFile& f) {
+  const std::string arch = f.get_string("general.architecture");
+  std::vector<std::string> names;
+  for (const ArchEntry& e : arch_table()) {
+    if (arch == e.gguf_name) {
+      // transformers: a llama file named "mistral" is a Mistral model.
+      if (arch == "llama" && f.get_optional_string("general.name") == "mistral")
+        return arch_table()[1];
+      return e;
+    }
+    names.push_back(e.gguf_name);
+  }
+  INGOT_THROW(NotSupportedError,
+              "[gguf] '{}': architecture '{}' cannot be loaded from a GGUF by ingot (supported: "
+              "{}); convert the model to a Hugging Face folder instead",
+              f.path(), arch, fmt::join(names, ", "));
+}
+
+}  // namespace
+
+GgufArchitecture gguf_architecture(const GgufFile& file) {
+  const ArchEntry& e = find_arch(file);
+  return {file.get_string("general.architecture"), e.hf_class, e.unpermute_qk};
+}
+
+std::string gguf_config_json(const GgufFile& f) {
+  const ArchEntry& e = find_arch(f);
+  const std::string a = f.get_string("general.architecture") + ".";
+  json c;
+  c["architectures"] = {e.hf_class};
+  c["model_type"] = e.model_type;
+  c["num_hidden_layers"] = f.get_int(a + "block_count");
+  c["hidden_size"] = f.get_int(a + "embedding_length");
+  c["intermediate_size"] = f.get_int(a + "feed_forward_length");
+  c["num_attention_heads"] = f.get_int(a + "attention.head_count");
+  c["num_key_value_heads"] =
+      f.get_optional_int(a + "attention.head_count_kv").value_or(c["num_attention_heads"]);
+  if (auto v = f.get_optional_int(a + "context_length")) c["max_position_embeddings"] = *v;
+  if (auto v = f.get_optional_double(a + "attention.layer_norm_rms_epsilon"))
+    c["rms_norm_eps"] = *v;
+  if (auto v = f.get_optional_double(a + "rope.freq_base")) c["rope_theta"] = *v;
+  if (e.head_dim_key) {
+    if (auto v = f.get_optional_int(a + e.head_dim_key)) c["head_dim"] = *v;
+  }
+  if (auto v = f.get_optional_int(a + "attention.sliding_window")) c["sliding_window"] = *v;
+  // vocab_size: the key when present, else the tokenizer's token count (transformers).
+  if (auto v = f.get_optional_int(a + "vocab_size")) {
+    c["vocab_size"] = *v;
+  } else if (const formats::GgufValue* tokens = f.find("tokenizer.ggml.tokens");
+             tokens && tokens->is_array()) {
+    c["vocab_size"] = tokens->array().size();
+  } else {
+    c["vocab_size"] = f.tensor_info("token_embd.weight").shape()[0];
+  }
+  c["tie_word_embeddings"] = !f.contains("output.weight");
+  const std::pair<const char*, const char*> ids[] = {
+      {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+      {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+      {"tokenizer.ggml.padding_token_id", "pad_token_id"},
+      {"tokenizer.ggml.unknown_token_id", "unk_token_id"}};
+  for (const auto& [key, name] : ids) {
+    if (auto v = f.get_optional_int(key)) c[name] = *v;
+  }
+  if (auto name = f.get_optional_string("general.name")) c["_model_name_or_path"] = *name;
+  return c.dump(2);
+}
+
+}  // namespace ingot::models

@@ -1,0 +1,33 @@
+// A GGUF file's metadata as the Hugging Face config.json ingot's architectures read, the
+// way transformers' GGUF loader builds it (integrations/ggml.py's key mapping):
+//   {arch}.block_count -> num_hidden_layers, {arch}.embedding_length -> hidden_size,
+//   {arch}.feed_forward_length -> intermediate_size, {arch}.context_length ->
+//   max_position_embeddings, {arch}.attention.head_count[_kv] -> num_[key_value_]heads,
+//   {arch}.attention.layer_norm_rms_epsilon -> rms_norm_eps, {arch}.rope.freq_base ->
+//   rope_theta, tokenizer.ggml.{bos,eos,padding,unknown}_token_id -> *_token_id,
+//   tie_word_embeddings = no `output.weight` tensor.
+// Architectures: llama (Mistral when general.name is "mistral", as transformers decides),
+// mistral, qwen2, qwen3. Any other is a NotSupportedError naming it.
+#pragma once
+
+#include <string>
+
+#include "ingot/formats/gguf.h"
+
+namespace ingot::models {
+
+// What the loader needs to know about a GGUF architecture beyond the config.
+struct GgufArchitecture {
+  std::string gguf_name;      // general.architecture ("llama")
+  std::string hf_class;       // "LlamaForCausalLM"
+  bool unpermute_qk = false;  // llama.cpp's converter permuted attn_q / attn_k rows
+};
+
+// The architecture of `file`; NotSupportedError naming it (and the supported ones) when
+// ingot cannot load it from a GGUF.
+GgufArchitecture gguf_architecture(const formats::GgufFile& file);
+
+// config.json text for `file` (architectures, model_type and the hyper-parameters above).
+std::string gguf_config_json(const formats::GgufFile& file);
+
+}  // namespace ingot::models

@@ -1,0 +1,84 @@
+#include "ingot/models/gguf_weights.h"
+
+#include <cstring>
+#include <regex>
+
+#include "ingot/formats/gguf_tensor.h"
+#include "ingot/ops/functional.h"
+
+namespace ingot::models {
+namespace {
+
+// blk.N.<name> -> model.layers.N.<hf name>.
+const std::map<std::string, std::string>& block_names() {
+  static const std::map<std::string, std::string> m = {
+      {"attn_norm", "input_layernorm"},    {"ffn_norm", "post_attention_layernorm"},
+      {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},
+      {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
+      {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"},
+      {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
+      {"ffn_down", "mlp.down_proj"},
+  };
+  return m;
+}
+
+}  // namespace
+
+std::string gguf_to_hf_name(const std::string& name, const std::string& path) {
+  static const std::map<std::string, std::string> top = {
+      {"token_embd.weight", "model.embed_tokens.weight"},
+      {"output_norm.weight", "model.norm.weight"},
+      {"output.weight", "lm_head.weight"},
+      {"rope_freqs.weight", ""},
+  };
+  if (auto it = top.find(name); it != top.end()) return it->second;
+  static const std::regex block(R"(blk\.(\d+)\.([a-z_]+)\.(weight|bias))");
+  std::smatch m;
+  if (std::regex_match(name, m, block)) {
+    if (auto it = block_names().find(m[2].str()); it != block_names().end())
+      return "model.layers." + m[1].str() + "." + it->second + "." + m[3].str();
+  }
+  INGOT_THROW(IoError, "[gguf] '{}': tensor '{}' has no Hugging Face name ingot knows", path, name);
+}
+
+Tensor unpermute_rope_rows(const Tensor& t, int64_t n_head) {
+  Tensor src = contiguous(t);
+  const int64_t rows = src.size(0);
+  INGOT_CHECK(n_head > 0 && rows % (2 * n_head) == 0, ShapeError,
+              "[gguf] cannot undo the rope permutation of {} rows over {} heads", rows, n_head);
+  const int64_t d = rows / n_head / 2;
+  const size_t row_bytes = src.nbytes() / size_t(rows);
+  Tensor out = Tensor::empty(src.sizes(), src.dtype());
+  const auto* in = static_cast<const uint8_t*>(src.raw_data());
+  auto* o = static_cast<uint8_t*>(out.raw_data());
+  for (int64_t h = 0; h < n_head; ++h) {
+    for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t i = 0; i < d; ++i) {
+        const int64_t hf = h * 2 * d + j * d + i, gguf = h * 2 * d + 2 * i + j;
+        std::memcpy(o + hf * row_bytes, in + gguf * row_bytes, row_bytes);
+      }
+    }
+  }
+  return out;
+}
+
+std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
+                                              const GgufArchitecture& arch) {
+  const std::string a = arch.gguf_name + ".";
+  const int64_t n_head = file.get_int(a + "attention.head_count");
+  const int64_t n_kv_head = file.get_optional_int(a + "attention.head_count_kv").value_or(n_head);
+  std::map<std::string, Tensor> out;
+  for (const formats::GgufTensorInfo& info : file.tensors()) {
+    const std::string hf = gguf_to_hf_name(info.name, file.path());
+    if (hf.empty()) continue;
+    Tensor t = formats::gguf_tensor(file, info);
+    if (arch.unpermute_qk) {
+      if (hf.find(".self_attn.q_proj.") != std::string::npos) t = unpermute_rope_rows(t, n_head);
+      if (hf.find(".self_attn.k_proj.") != std::string::npos) t = unpermute_rope_rows(t, n_kv_head);
+    }
+    out.emplace(hf, std::move(t));
+  }
+  return out;
+}
+
+}  // namespace ingot::models

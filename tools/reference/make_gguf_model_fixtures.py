@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes tiny GGUF models under tests/fixtures/gguf/models/ with the `gguf` package, laid
+out as llama.cpp's converter writes them, and the logits transformers' GGUF loader
+(AutoModelForCausalLM.from_pretrained(dir, gguf_file=...)) computes from each file.
+
+  <ref-venv python> tools/reference/make_gguf_model_fixtures.py
+
+  llama.gguf   arch "llama": attn_q / attn_k rows permuted for llama.cpp's rope (the
+               loader must undo it), untied output
+  qwen2.gguf   arch "qwen2": q/k/v biases, no permutation, untied output
+  qwen3.gguf   arch "qwen3": per-head q/k norms, head_dim 128 != hidden / heads (stated by
+               attention.key_length; 128 is also transformers' Qwen3Config default, which
+               its GGUF loader leaves in place), 2 heads, tied embeddings (no output.weight)
+
+Weights are random (fixed seed) in a mix of ggml types, so loading exercises the
+dequantisers: embeddings F16, q/k Q8_0, v Q5_0, o Q4_1, gate Q4_0, up Q5_1, down Q8_0,
+output Q4_0, norms F32. One layer each; a few tens of kilobytes per file.
+Each <name>/ gets input_ids.npy (int64 [1, 8]) and logits.npy (float32 [1, 8, vocab]).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import numpy as np
+import gguf
+import torch
+from gguf import GGMLQuantizationType as T
+from transformers import AutoModelForCausalLM
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
+                   "gguf", "models")
+VOCAB, HIDDEN, FF = 96, 64, 128
+INPUT_IDS = np.array([[1, 17, 42, 5, 88, 3, 60, 29]], dtype=np.int64)
+
+
+def permute(w: np.ndarray, n_head: int) -> np.ndarray:
+    """llama.cpp convert_hf_to_gguf.py's LlamaModel.permute (rows of q or k)."""
+    return (w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def add(w: gguf.GGUFWriter, name: str, x: np.ndarray, qtype: T) -> None:
+    x = x.astype(np.float32)
+    if qtype == T.F32:
+        w.add_tensor(name, x)
+    elif qtype == T.F16:
+        w.add_tensor(name, x.astype(np.float16))
+    else:
+        w.add_tensor(name, gguf.quantize(x, qtype), raw_dtype=qtype)
+
+
+def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
+          rng: np.random.Generator) -> str:
+    path = os.path.join(OUT, name, name + ".gguf")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    w = gguf.GGUFWriter(path, arch=arch)
+    w.add_name(f"tiny-{name}")
+    w.add_block_count(1)
+    w.add_context_length(128)
+    w.add_embedding_length(HIDDEN)
+    w.add_feed_forward_length(FF)
+    w.add_head_count(HEADS)
+    w.add_head_count_kv(KV_HEADS)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_freq_base(10000.0)
+    w.add_vocab_size(VOCAB)
+    if arch == "llama":
+        w.add_rope_dimension_count(head_dim)
+    w.add_key_length(head_dim)
+    w.add_value_length(head_dim)
+
+    def r(*shape: int, scale: float = 0.08) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32) * scale
+
+    add(w, "token_embd.weight", r(VOCAB, HIDDEN, scale=0.5), T.F16)
+    q, k = r(HEADS * head_dim, HIDDEN), r(KV_HEADS * head_dim, HIDDEN)
+    if arch == "llama":
+        q, k = permute(q, HEADS), permute(k, KV_HEADS)
+    add(w, "blk.0.attn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
+    add(w, "blk.0.attn_q.weight", q, T.Q8_0)
+    add(w, "blk.0.attn_k.weight", k, T.Q8_0)
+    add(w, "blk.0.attn_v.weight", r(KV_HEADS * head_dim, HIDDEN), T.Q5_0)
+    add(w, "blk.0.attn_output.weight", r(HIDDEN, HEADS * head_dim), T.Q4_1)
+    if arch == "qwen2":
+        add(w, "blk.0.attn_q.bias", r(HEADS * head_dim, scale=0.1), T.F32)
+        add(w, "blk.0.attn_k.bias", r(KV_HEADS * head_dim, scale=0.1), T.F32)
+        add(w, "blk.0.attn_v.bias", r(KV_HEADS * head_dim, scale=0.1), T.F32)
+    if arch == "qwen3":
+        add(w, "blk.0.attn_q_norm.weight", 1 + r(head_dim, scale=0.1), T.F32)
+        add(w, "blk.0.attn_k_norm.weight", 1 + r(head_dim, scale=0.1), T.F32)
+    add(w, "blk.0.ffn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
+    add(w, "blk.0.ffn_gate.weight", r(FF, HIDDEN), T.Q4_0)
+    add(w, "blk.0.ffn_up.weight", r(FF, HIDDEN), T.Q5_1)
+    add(w, "blk.0.ffn_down.weight", r(HIDDEN, FF), T.Q8_0)
+    add(w, "output_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
+    if arch != "qwen3":
+        add(w, "output.weight", r(VOCAB, HIDDEN, scale=0.2), T.Q4_0)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+def main() -> None:
+    rng = np.random.default_rng(40)
+    for name, arch, head_dim, heads, kv_heads in [("llama", "llama", 16, 4, 2),
+                                                  ("qwen2", "qwen2", 16, 4, 2),
+                                                  ("qwen3", "qwen3", 128, 2, 1)]:
+        path = write(name, arch, head_dim, heads, kv_heads, rng)
+        with tempfile.TemporaryDirectory() as d:  # transformers wants a folder + file name
+            shutil.copy(path, os.path.join(d, "m.gguf"))
+            model = AutoModelForCausalLM.from_pretrained(d, gguf_file="m.gguf",
+                                                         dtype=torch.float32)
+        with torch.no_grad():
+            logits = model(torch.from_numpy(INPUT_IDS)).logits.numpy().astype(np.float32)
+        np.save(os.path.join(OUT, name, "input_ids.npy"), INPUT_IDS)
+        np.save(os.path.join(OUT, name, "logits.npy"), logits)
+        print(name, type(model).__name__, logits.shape, os.path.getsize(path))
+
+
+if __name__ == "__main__":
+    main()
