@@ -23,6 +23,7 @@
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
+#include "ingot/models/gguf_folder.h"
 
 namespace ingot::cli {
 
@@ -152,6 +153,7 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!output.empty(), ValueError,
               "[ingot export] no output: give -o OUT (see 'ingot export --help')");
 
+  folder = models::gguf_model_folder(folder);  // a GGUF: as a folder of its own
   // A program file (.pt2 / .ingot): lowered by the exporter, no model folder needed.
   if (is_program_file(folder)) return export_program_file(folder, *config, output);
   auto model = models::from_pretrained(folder, load);

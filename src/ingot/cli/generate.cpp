@@ -13,6 +13,7 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
+#include "ingot/models/gguf_folder.h"
 
 namespace ingot::cli {
 
@@ -105,6 +106,7 @@ int run_generate(int argc, char** argv) {
   }
   if (verbose)
     callbacks.on_info = [](const std::string& text) { std::fprintf(stderr, "%s", text.c_str()); };
+  source = models::gguf_model_folder(source);  // a GGUF: as a folder of its own
   const app::GenerationResult result = app::generate(source, r, callbacks);
   if (json) {
     // Replace, not throw on, bytes of a character the last token left incomplete.
