@@ -52,7 +52,8 @@ TEST_P(GgufModel, LogitsEqualTransformersReadingTheSameFile) {
   EXPECT_LE(relative_diff(logits, expected), 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Architectures, GgufModel, ::testing::Values("llama", "qwen2", "qwen3"));
+INSTANTIATE_TEST_SUITE_P(Architectures, GgufModel,
+                         ::testing::Values("llama", "qwen2", "qwen3", "phi3"));
 
 TEST(GgufModelConfig, MetadataBecomesTheHuggingFaceConfig) {
   formats::GgufFile f = formats::GgufFile::open(fixture_path("gguf/models/qwen3/qwen3.gguf"));
@@ -88,13 +89,20 @@ TEST(GgufModelWeights, UnpermuteUndoesLlamaCppsRopePermutation) {
 }
 
 TEST(GgufModelWeights, NamesMapToHuggingFaceAndUnknownOnesAreErrors) {
-  EXPECT_EQ(gguf_to_hf_name("blk.11.ffn_down.weight", "x"), "model.layers.11.mlp.down_proj.weight");
-  EXPECT_EQ(gguf_to_hf_name("blk.0.attn_k.bias", "x"), "model.layers.0.self_attn.k_proj.bias");
-  EXPECT_EQ(gguf_to_hf_name("output.weight", "x"), "lm_head.weight");
-  EXPECT_EQ(gguf_to_hf_name("rope_freqs.weight", "x"), "");
+  EXPECT_EQ(gguf_to_hf_name("blk.11.ffn_down.weight", "llama", "x"),
+            "model.layers.11.mlp.down_proj.weight");
+  EXPECT_EQ(gguf_to_hf_name("blk.0.attn_k.bias", "qwen2", "x"),
+            "model.layers.0.self_attn.k_proj.bias");
+  EXPECT_EQ(gguf_to_hf_name("output.weight", "llama", "x"), "lm_head.weight");
+  EXPECT_EQ(gguf_to_hf_name("rope_freqs.weight", "llama", "x"), "");
   const std::string e =
-      error_of<IoError>([] { gguf_to_hf_name("blk.0.ssm_conv1d.weight", "m.gguf"); });
+      error_of<IoError>([] { gguf_to_hf_name("blk.0.ssm_conv1d.weight", "llama", "m.gguf"); });
   EXPECT_NE(e.find("'blk.0.ssm_conv1d.weight'"), std::string::npos) << e;
+  EXPECT_EQ(gguf_to_hf_name("blk.2.ffn_up.weight", "phi3", "x"),
+            "model.layers.2.mlp.gate_up_proj.weight");
+  EXPECT_EQ(gguf_to_hf_name("blk.2.ffn_up.weight", "llama", "x"),
+            "model.layers.2.mlp.up_proj.weight");
+  EXPECT_THROW(gguf_to_hf_name("rope_factors_long.weight", "phi3", "x"), NotSupportedError);
 }
 
 // A temporary folder removed at the end of the test.

@@ -3,6 +3,8 @@
 // tools/reference/make_gguf_tokenizer_fixtures.py recorded: byte-level BPE with the GPT-2
 // regex and with the Qwen2 split, a user-defined added token, add_bos_token, and a
 // SentencePiece vocabulary whose merges are derived from its scores.
+#include "ingot/models/gguf_tokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,7 +13,6 @@
 #include "../error_of.h"
 #include "fixture_path.h"
 #include "ingot/formats/gguf.h"
-#include "ingot/models/gguf_tokenizer.h"
 #include "ingot/text/tokenizer.h"
 
 namespace ingot::models {
@@ -48,7 +49,7 @@ TEST_P(GgufTokenizer, EqualsTransformersGgufTokenizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GgufTokenizer,
-                         ::testing::Values("tok_gpt2", "tok_qwen2", "tok_llama"));
+                         ::testing::Values("tok_gpt2", "tok_qwen2", "tok_llama", "tok_phi3"));
 
 TEST(GgufTokenizerConfig, SpecialTokensAddBosAndTheChatTemplate) {
   formats::GgufFile q = formats::GgufFile::open(fixture_path("gguf/tok_qwen2.gguf"));

@@ -6,11 +6,14 @@ out as llama.cpp's converter writes them, and the logits transformers' GGUF load
   <ref-venv python> tools/reference/make_gguf_model_fixtures.py
 
   llama.gguf   arch "llama": attn_q / attn_k rows permuted for llama.cpp's rope (the
-               loader must undo it), untied output
+               loader must undo it), untied output, and a 96-token byte-level tokenizer
+               (printable ASCII, one merge, <|endoftext|> as eos) with a chat template, so
+               `ingot generate` runs on it; generate.json holds transformers' greedy ids
   qwen2.gguf   arch "qwen2": q/k/v biases, no permutation, untied output
   qwen3.gguf   arch "qwen3": per-head q/k norms, head_dim 128 != hidden / heads (stated by
                attention.key_length; 128 is also transformers' Qwen3Config default, which
                its GGUF loader leaves in place), 2 heads, tied embeddings (no output.weight)
+  phi3.gguf    arch "phi3": fused attn_qkv (= qkv_proj) and ffn_up holding [gate | up]
 
 Weights are random (fixed seed) in a mix of ggml types, so loading exercises the
 dequantisers: embeddings F16, q/k Q8_0, v Q5_0, o Q4_1, gate Q4_0, up Q5_1, down Q8_0,
@@ -19,6 +22,7 @@ Each <name>/ gets input_ids.npy (int64 [1, 8]) and logits.npy (float32 [1, 8, vo
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -27,7 +31,7 @@ import numpy as np
 import gguf
 import torch
 from gguf import GGMLQuantizationType as T
-from transformers import AutoModelForCausalLM
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
                    "gguf", "models")
@@ -51,6 +55,25 @@ def add(w: gguf.GGUFWriter, name: str, x: np.ndarray, qtype: T) -> None:
         w.add_tensor(name, gguf.quantize(x, qtype), raw_dtype=qtype)
 
 
+CHAT_TEMPLATE = ("{% for m in messages %}<|endoftext|>{{ m['role'] }}: {{ m['content'] }}\n"
+                 "{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}")
+
+
+def add_tokenizer(w: gguf.GGUFWriter) -> None:
+    """93 printable ASCII characters, 'Ġ' (space), 'Ġt' (one merge) and <|endoftext|>."""
+    tokens = [chr(c) for c in range(0x21, 0x7E)] + ["\u0120", "\u0120t", "<|endoftext|>"]
+    assert len(tokens) == VOCAB
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("gpt2")
+    w.add_token_list(tokens)
+    w.add_token_types([1] * (VOCAB - 1) + [3])
+    w.add_token_merges(["\u0120 t"])
+    w.add_eos_token_id(VOCAB - 1)
+    w.add_bos_token_id(VOCAB - 1)
+    w.add_add_bos_token(False)
+    w.add_chat_template(CHAT_TEMPLATE)
+
+
 def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
           rng: np.random.Generator) -> str:
     path = os.path.join(OUT, name, name + ".gguf")
@@ -68,6 +91,9 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
     w.add_vocab_size(VOCAB)
     if arch == "llama":
         w.add_rope_dimension_count(head_dim)
+        add_tokenizer(w)
+    if arch == "phi3":
+        w.add_pad_token_id(0)  # Phi3Config's default pad id 32000 is past this vocabulary
     w.add_key_length(head_dim)
     w.add_value_length(head_dim)
 
@@ -79,9 +105,13 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
     if arch == "llama":
         q, k = permute(q, HEADS), permute(k, KV_HEADS)
     add(w, "blk.0.attn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
-    add(w, "blk.0.attn_q.weight", q, T.Q8_0)
-    add(w, "blk.0.attn_k.weight", k, T.Q8_0)
-    add(w, "blk.0.attn_v.weight", r(KV_HEADS * head_dim, HIDDEN), T.Q5_0)
+    v = r(KV_HEADS * head_dim, HIDDEN)
+    if arch == "phi3":  # fused, as transformers' Phi-3 and llama.cpp hold it
+        add(w, "blk.0.attn_qkv.weight", np.concatenate([q, k, v]), T.Q8_0)
+    else:
+        add(w, "blk.0.attn_q.weight", q, T.Q8_0)
+        add(w, "blk.0.attn_k.weight", k, T.Q8_0)
+        add(w, "blk.0.attn_v.weight", v, T.Q5_0)
     add(w, "blk.0.attn_output.weight", r(HIDDEN, HEADS * head_dim), T.Q4_1)
     if arch == "qwen2":
         add(w, "blk.0.attn_q.bias", r(HEADS * head_dim, scale=0.1), T.F32)
@@ -91,8 +121,11 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
         add(w, "blk.0.attn_q_norm.weight", 1 + r(head_dim, scale=0.1), T.F32)
         add(w, "blk.0.attn_k_norm.weight", 1 + r(head_dim, scale=0.1), T.F32)
     add(w, "blk.0.ffn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
-    add(w, "blk.0.ffn_gate.weight", r(FF, HIDDEN), T.Q4_0)
-    add(w, "blk.0.ffn_up.weight", r(FF, HIDDEN), T.Q5_1)
+    if arch == "phi3":  # ffn_up holds [gate | up]
+        add(w, "blk.0.ffn_up.weight", np.concatenate([r(FF, HIDDEN), r(FF, HIDDEN)]), T.Q4_0)
+    else:
+        add(w, "blk.0.ffn_gate.weight", r(FF, HIDDEN), T.Q4_0)
+        add(w, "blk.0.ffn_up.weight", r(FF, HIDDEN), T.Q5_1)
     add(w, "blk.0.ffn_down.weight", r(HIDDEN, FF), T.Q8_0)
     add(w, "output_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
     if arch != "qwen3":
@@ -108,16 +141,27 @@ def main() -> None:
     rng = np.random.default_rng(40)
     for name, arch, head_dim, heads, kv_heads in [("llama", "llama", 16, 4, 2),
                                                   ("qwen2", "qwen2", 16, 4, 2),
-                                                  ("qwen3", "qwen3", 128, 2, 1)]:
+                                                  ("qwen3", "qwen3", 128, 2, 1),
+                                                  ("phi3", "phi3", 16, 4, 4)]:
         path = write(name, arch, head_dim, heads, kv_heads, rng)
-        with tempfile.TemporaryDirectory() as d:  # transformers wants a folder + file name
-            shutil.copy(path, os.path.join(d, "m.gguf"))
-            model = AutoModelForCausalLM.from_pretrained(d, gguf_file="m.gguf",
-                                                         dtype=torch.float32)
+        d_keep = tempfile.mkdtemp()  # transformers wants a folder + file name
+        shutil.copy(path, os.path.join(d_keep, "m.gguf"))
+        model = AutoModelForCausalLM.from_pretrained(d_keep, gguf_file="m.gguf",
+                                                     dtype=torch.float32)
         with torch.no_grad():
             logits = model(torch.from_numpy(INPUT_IDS)).logits.numpy().astype(np.float32)
+        if name == "llama":
+            tok = AutoTokenizer.from_pretrained(d_keep, gguf_file="m.gguf")
+            prompt = tok("Hi there, tell me")["input_ids"]
+            out = model.generate(torch.tensor([prompt]), max_new_tokens=8, do_sample=False)
+            with open(os.path.join(OUT, name, "generate.json"), "w") as f:
+                json.dump({"prompt": "Hi there, tell me", "prompt_ids": prompt,
+                           "generated_ids": out[0, len(prompt):].tolist()}, f)
+            shutil.rmtree(d_keep)
         np.save(os.path.join(OUT, name, "input_ids.npy"), INPUT_IDS)
         np.save(os.path.join(OUT, name, "logits.npy"), logits)
+        if name != "llama":
+            shutil.rmtree(d_keep)
         print(name, type(model).__name__, logits.shape, os.path.getsize(path))
 
 

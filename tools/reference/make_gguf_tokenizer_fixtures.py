@@ -15,6 +15,8 @@ written as llama.cpp's converter writes tokenizer metadata:
   tok_llama.gguf    tokenizer.ggml.model "llama" (SentencePiece BPE with byte fallback,
                     scores, token types, no merges: transformers derives them from the
                     scores), bos/eos/unk ids, add_bos_token true
+  tok_phi3.gguf     the same vocabulary in a phi3 file: transformers' Phi-3 variant (the
+                    prefix space from a normalizer, no Metaspace)
 
 expected_tokenizers.json: {"strings": [...], "<name>": {"with_special": [[ids]...],
 "without_special": [[ids]...], "decoded": [text...], "vocab_size": n}}.
@@ -125,6 +127,7 @@ def main() -> None:
         "tok_gpt2": ("llama", byte_level("gpt2", False, None, True)),
         "tok_qwen2": ("qwen2", byte_level("qwen2", True, chat, False)),
         "tok_llama": ("llama", sentencepiece()),
+        "tok_phi3": ("phi3", sentencepiece()),
     }
     expected = {"strings": strings}
     for name, (arch, kv) in files.items():

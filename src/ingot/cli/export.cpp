@@ -49,7 +49,8 @@ int run_export(int argc, char** argv) {
       "archive (native), an .onnx model, an OpenVINO IR or an ExecuTorch .pte; --task generation "
       "writes a generation directory.",
       "ingot export"};
-  app.add_option("folder", folder, "Hugging Face model folder (config.json + safetensors)")
+  app.add_option("folder", folder,
+                 "Hugging Face model folder (config.json + safetensors), or a .gguf file")
       ->required();
   app.add_option("-o,--output", output,
                  "the artifact (or, for --task generation, the directory) to write");
@@ -153,6 +154,7 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!output.empty(), ValueError,
               "[ingot export] no output: give -o OUT (see 'ingot export --help')");
 
+  const std::string source = folder;           // as the user named it, for messages
   folder = models::gguf_model_folder(folder);  // a GGUF: as a folder of its own
   // A program file (.pt2 / .ingot): lowered by the exporter, no model folder needed.
   if (is_program_file(folder)) return export_program_file(folder, *config, output);
@@ -168,7 +170,7 @@ int run_export(int argc, char** argv) {
     g.model_folder = folder;
     exporters::GenerationExport components = exporter->export_for_generation(*model, *config, g);
     components.save(output, folder);
-    std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
+    std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", source.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),
                 (long long)components.manifest.max_cache_len, output.c_str());
     for (const auto& [name, artifact] : components) {
@@ -189,7 +191,7 @@ int run_export(int argc, char** argv) {
   }
   artifact->save(output);
   const ExportedProgram& ep = artifact->program;
-  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
+  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", source.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),
               ep.graph->nodes().size(), ep.graph->inputs.size(), output.c_str());
   for (const std::string& note : artifact->notes) std::printf("  %s\n", note.c_str());

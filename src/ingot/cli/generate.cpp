@@ -29,7 +29,8 @@ int run_generate(int argc, char** argv) {
       "generation_config.json (eos tokens, sampling, max_new_tokens); flags override them.",
       "ingot generate"};
   app.add_option("model", source,
-                 "Hugging Face model folder, or a directory from ingot export --task generation")
+                 "Hugging Face model folder, a .gguf file, or a directory from ingot export --task "
+                 "generation")
       ->required();
   auto* text =
       app.add_option("--prompt", r.prompt, "the prompt text (encoded with the model's tokenizer)");

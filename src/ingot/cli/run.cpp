@@ -114,7 +114,7 @@ int run_run(int argc, char** argv) {
       "torch.export .pt2 archive, on "
       ".npy inputs and writes each output as OUTDIR/<name>.npy.",
       "ingot run"};
-  app.add_option("model", folder, "Hugging Face model folder, model.ingot or model.pt2")
+  app.add_option("model", folder, "Hugging Face model folder, model.gguf, model.ingot or model.pt2")
       ->required();
   app.add_option("--input", input_specs,
                  "NAME=FILE.npy, one per input (input_ids, attention_mask, ...)")

@@ -30,6 +30,7 @@ const std::vector<ArchEntry>& arch_table() {
       {"mistral", "MistralForCausalLM", "mistral", true, "rope.dimension_count"},
       {"qwen2", "Qwen2ForCausalLM", "qwen2", false, nullptr},
       {"qwen3", "Qwen3ForCausalLM", "qwen3", false, "attention.key_length"},
+      {"phi3", "Phi3ForCausalLM", "phi3", false, nullptr},
   };
   return t;
 }

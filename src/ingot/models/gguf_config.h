@@ -7,7 +7,8 @@
 //   rope_theta, tokenizer.ggml.{bos,eos,padding,unknown}_token_id -> *_token_id,
 //   tie_word_embeddings = no `output.weight` tensor.
 // Architectures: llama (Mistral when general.name is "mistral", as transformers decides),
-// mistral, qwen2, qwen3. Any other is a NotSupportedError naming it.
+// mistral, qwen2, qwen3, phi3 (without LongRoPE factors). Any other is a
+// NotSupportedError naming it.
 #pragma once
 
 #include <string>

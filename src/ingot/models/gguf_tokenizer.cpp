@@ -344,10 +344,20 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
     bpe["fuse_unk"] = false;
     bpe["byte_fallback"] = false;
   } else {
-    t["pre_tokenizer"] = {{"type", "Metaspace"},
-                          {"replacement", "\u2581"},
-                          {"prepend_scheme", "first"},
-                          {"split", false}};
+    if (f.get_optional_string("general.architecture") == "phi3") {
+      // transformers' phi3_tokenizer: the prefix space from a normalizer, no Metaspace.
+      t["normalizer"] = {
+          {"type", "Sequence"},
+          {"normalizers",
+           {{{"type", "Prepend"}, {"prepend", "\u2581"}},
+            {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}}}}};
+      t["pre_tokenizer"] = nullptr;
+    } else {
+      t["pre_tokenizer"] = {{"type", "Metaspace"},
+                            {"replacement", "\u2581"},
+                            {"prepend_scheme", "first"},
+                            {"split", false}};
+    }
     t["decoder"] = {{"type", "Sequence"},
                     {"decoders",
                      {{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},

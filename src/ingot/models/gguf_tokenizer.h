@@ -10,7 +10,8 @@
 //   tokenizer.ggml.model "llama"  SentencePiece-style BPE with byte fallback: tokens,
 //                                 merges from the file or derived from the scores,
 //                                 Metaspace(prepend "first"), Replace/ByteFallback/Fuse/Strip
-//                                 decoder
+//                                 decoder; for a phi3 file a Prepend + Replace normalizer in
+//                                 place of Metaspace (transformers' phi3_tokenizer)
 // Added tokens: control tokens (token type 3) and the bos/eos/unk/pad tokens are special;
 // user-defined tokens (type 4) are plain added tokens. add_bos_token / add_eos_token
 // (default true / false for "llama", false / false for "gpt2") become the post-processor.

@@ -24,7 +24,8 @@ const std::map<std::string, std::string>& block_names() {
 
 }  // namespace
 
-std::string gguf_to_hf_name(const std::string& name, const std::string& path) {
+std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
+                            const std::string& path) {
   static const std::map<std::string, std::string> top = {
       {"token_embd.weight", "model.embed_tokens.weight"},
       {"output_norm.weight", "model.norm.weight"},
@@ -35,9 +36,19 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& path) {
   static const std::regex block(R"(blk\.(\d+)\.([a-z_]+)\.(weight|bias))");
   std::smatch m;
   if (std::regex_match(name, m, block)) {
-    if (auto it = block_names().find(m[2].str()); it != block_names().end())
-      return "model.layers." + m[1].str() + "." + it->second + "." + m[3].str();
+    std::string part = m[2].str();
+    auto it = block_names().find(part);
+    std::string hf = it == block_names().end() ? "" : it->second;
+    // Phi-3 keeps transformers' fused projections: attn_qkv = qkv_proj, and its ffn_up
+    // holds [gate | up] (gate_up_proj).
+    if (arch == "phi3" && part == "attn_qkv") hf = "self_attn.qkv_proj";
+    if (arch == "phi3" && part == "ffn_up") hf = "mlp.gate_up_proj";
+    if (!hf.empty()) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();
   }
+  INGOT_CHECK(!(arch == "phi3" && name.starts_with("rope_factors_")), NotSupportedError,
+              "[gguf] '{}': tensor '{}': Phi-3 with LongRoPE factors is not supported from a "
+              "GGUF yet",
+              path, name);
   INGOT_THROW(IoError, "[gguf] '{}': tensor '{}' has no Hugging Face name ingot knows", path, name);
 }
 
@@ -69,7 +80,7 @@ std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
   const int64_t n_kv_head = file.get_optional_int(a + "attention.head_count_kv").value_or(n_head);
   std::map<std::string, Tensor> out;
   for (const formats::GgufTensorInfo& info : file.tensors()) {
-    const std::string hf = gguf_to_hf_name(info.name, file.path());
+    const std::string hf = gguf_to_hf_name(info.name, arch.gguf_name, file.path());
     if (hf.empty()) continue;
     Tensor t = formats::gguf_tensor(file, info);
     if (arch.unpermute_qk) {

@@ -10,8 +10,10 @@
 //   blk.N.attn_output          model.layers.N.self_attn.o_proj
 //   blk.N.attn_q_norm / _k_norm  model.layers.N.self_attn.q_norm / k_norm
 //   blk.N.ffn_gate / _up / _down model.layers.N.mlp.gate_proj / up_proj / down_proj
-// (each with .weight or .bias). rope_freqs.weight (llama 3 rope factors, recomputed from
-// the config) is skipped. A tensor with no mapping is an IoError naming it.
+// (each with .weight or .bias); phi3: blk.N.attn_qkv -> self_attn.qkv_proj and blk.N.ffn_up
+// -> mlp.gate_up_proj (both fused, as transformers' Phi-3 holds them). rope_freqs.weight (llama 3
+// rope factors, recomputed from the config) is skipped. A tensor with no mapping is an IoError
+// naming it.
 //
 // Where llama.cpp's converter permuted the rows of attn_q / attn_k for its interleaved
 // rope (GgufArchitecture::unpermute_qk), the permutation is undone: within each head of
@@ -27,9 +29,11 @@
 
 namespace ingot::models {
 
-// The Hugging Face name of GGUF tensor `name`; empty for a tensor to skip. IoError naming
-// the file and tensor when it has no mapping.
-std::string gguf_to_hf_name(const std::string& name, const std::string& path);
+// The Hugging Face name of GGUF tensor `name` of architecture `arch`
+// (general.architecture); empty for a tensor to skip. IoError naming the file and tensor
+// when it has no mapping.
+std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
+                            const std::string& path);
 
 // Undoes llama.cpp's rope permutation of a q or k projection [n_head * 2 * d, ...] (a
 // weight or a bias) -> a new tensor of the same shape.
