@@ -11,8 +11,7 @@ namespace ingot::cli {
 int run_inspect(int argc, char** argv) {
   std::string path;
   CLI::App app{
-      "Prints an .ingot program or a torch.export .pt2 archive (as the ingot program it reads as): "
-      "signature, graph with shapes and source lines, symbol ranges and "
+      "Prints an .ingot program or a torch.export .pt2 archive (as the ingot program it reads as): signature, graph with shapes and source lines, symbol ranges and "
       "the guards its export took.",
       "ingot inspect"};
   app.add_option("program", path, "model.ingot or model.pt2")->required();

@@ -9,9 +9,7 @@
 
 namespace ingot::cli {
 
-bool is_program_file(const std::string& path) {
-  return std::filesystem::is_regular_file(path);
-}
+bool is_program_file(const std::string& path) { return std::filesystem::is_regular_file(path); }
 
 ExportedProgram load_program_file(const std::string& path, std::string* header) {
   if (!pt2::looks_like_pt2(path)) {
