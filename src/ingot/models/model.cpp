@@ -21,8 +21,7 @@ std::map<std::string, ModelFactory>& factories() {
 // Checkpoint tensors that transformers may save but no module owns.
 bool ignorable(const std::string& name) {
   auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() &&
-           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return ends_with("rotary_emb.inv_freq") || ends_with(".attn.masked_bias") ||
          ends_with(".attn.bias") || name == "lm_head.weight" ||
@@ -55,8 +54,7 @@ Tensor default_position_ids(const Tensor& positions, const SymInt& batch) {
   return expand(unsqueeze(positions, 0), {batch, positions.sym_size(0)});  // [batch, seq]
 }
 
-ArchitectureRegistrar::ArchitectureRegistrar(const std::string& architecture,
-                                             ModelFactory factory) {
+ArchitectureRegistrar::ArchitectureRegistrar(const std::string& architecture, ModelFactory factory) {
   factories()[architecture] = std::move(factory);
 }
 
