@@ -49,7 +49,8 @@ TEST_P(GgufTokenizer, EqualsTransformersGgufTokenizer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GgufTokenizer,
-                         ::testing::Values("tok_gpt2", "tok_qwen2", "tok_llama", "tok_phi3"));
+                         ::testing::Values("tok_gpt2", "tok_qwen2", "tok_llama", "tok_phi3",
+                                           "tok_gemma"));
 
 TEST(GgufTokenizerConfig, SpecialTokensAddBosAndTheChatTemplate) {
   formats::GgufFile q = formats::GgufFile::open(fixture_path("gguf/tok_qwen2.gguf"));

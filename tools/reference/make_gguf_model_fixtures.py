@@ -14,6 +14,10 @@ out as llama.cpp's converter writes them, and the logits transformers' GGUF load
                attention.key_length; 128 is also transformers' Qwen3Config default, which
                its GGUF loader leaves in place), 2 heads, tied embeddings (no output.weight)
   phi3.gguf    arch "phi3": fused attn_qkv (= qkv_proj) and ffn_up holding [gate | up]
+  gemma2.gguf  arch "gemma2": sandwich norms stored as 1 + w (post_attention_norm,
+               ffn_norm = pre-feedforward, post_ffw_norm), soft-capping keys, sliding
+               window 4 (its one layer slides), tied embeddings
+  gemma3.gguf  arch "gemma3": as gemma2 with q/k norms and no soft-capping
 
 Weights are random (fixed seed) in a mix of ggml types, so loading exercises the
 dequantisers: embeddings F16, q/k Q8_0, v Q5_0, o Q4_1, gate Q4_0, up Q5_1, down Q8_0,
@@ -94,6 +98,11 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
         add_tokenizer(w)
     if arch == "phi3":
         w.add_pad_token_id(0)  # Phi3Config's default pad id 32000 is past this vocabulary
+    if arch.startswith("gemma"):
+        w.add_sliding_window(4)
+    if arch == "gemma2":  # as llama.cpp writes them (transformers' defaults too)
+        w.add_attn_logit_softcapping(50.0)
+        w.add_final_logit_softcapping(30.0)
     w.add_key_length(head_dim)
     w.add_value_length(head_dim)
 
@@ -117,9 +126,12 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
         add(w, "blk.0.attn_q.bias", r(HEADS * head_dim, scale=0.1), T.F32)
         add(w, "blk.0.attn_k.bias", r(KV_HEADS * head_dim, scale=0.1), T.F32)
         add(w, "blk.0.attn_v.bias", r(KV_HEADS * head_dim, scale=0.1), T.F32)
-    if arch == "qwen3":
+    if arch in ("qwen3", "gemma3"):
         add(w, "blk.0.attn_q_norm.weight", 1 + r(head_dim, scale=0.1), T.F32)
         add(w, "blk.0.attn_k_norm.weight", 1 + r(head_dim, scale=0.1), T.F32)
+    if arch.startswith("gemma"):  # sandwich norms; Gemma's norms are stored as 1 + w
+        add(w, "blk.0.post_attention_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
+        add(w, "blk.0.post_ffw_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
     add(w, "blk.0.ffn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
     if arch == "phi3":  # ffn_up holds [gate | up]
         add(w, "blk.0.ffn_up.weight", np.concatenate([r(FF, HIDDEN), r(FF, HIDDEN)]), T.Q4_0)
@@ -128,7 +140,7 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
         add(w, "blk.0.ffn_up.weight", r(FF, HIDDEN), T.Q5_1)
     add(w, "blk.0.ffn_down.weight", r(HIDDEN, FF), T.Q8_0)
     add(w, "output_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
-    if arch != "qwen3":
+    if arch not in ("qwen3", "gemma2", "gemma3"):
         add(w, "output.weight", r(VOCAB, HIDDEN, scale=0.2), T.Q4_0)
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -142,7 +154,9 @@ def main() -> None:
     for name, arch, head_dim, heads, kv_heads in [("llama", "llama", 16, 4, 2),
                                                   ("qwen2", "qwen2", 16, 4, 2),
                                                   ("qwen3", "qwen3", 128, 2, 1),
-                                                  ("phi3", "phi3", 16, 4, 4)]:
+                                                  ("phi3", "phi3", 16, 4, 4),
+                                                  ("gemma2", "gemma2", 16, 4, 2),
+                                                  ("gemma3", "gemma3", 16, 4, 2)]:
         path = write(name, arch, head_dim, heads, kv_heads, rng)
         d_keep = tempfile.mkdtemp()  # transformers wants a folder + file name
         shutil.copy(path, os.path.join(d_keep, "m.gguf"))

@@ -17,6 +17,9 @@ written as llama.cpp's converter writes tokenizer metadata:
                     scores), bos/eos/unk ids, add_bos_token true
   tok_phi3.gguf     the same vocabulary in a phi3 file: transformers' Phi-3 variant (the
                     prefix space from a normalizer, no Metaspace)
+  tok_gemma.gguf    the same vocabulary in a gemma2 file, runs of "▁" stored as spaces:
+                    transformers' Gemma variant (spaces respelled, merges from token
+                    order, Replace normalizer + Split(" ") pre-tokenizer)
 
 expected_tokenizers.json: {"strings": [...], "<name>": {"with_special": [[ids]...],
 "without_special": [[ids]...], "decoded": [text...], "vocab_size": n}}.
@@ -87,9 +90,11 @@ def byte_level(pre: str, extra_user_token: bool, chat_template: str | None,
     return kv
 
 
-def sentencepiece() -> dict:
+def sentencepiece(spaces_as_spaces: bool = False) -> dict:
     t = load("llama2")
     tokens = by_id(t["model"]["vocab"])
+    if spaces_as_spaces:  # Gemma files store runs of "▁" as spaces
+        tokens = tokens + ["  ", "    "]
     types = []
     for i, tok in enumerate(tokens):
         if i == 0:
@@ -128,6 +133,7 @@ def main() -> None:
         "tok_qwen2": ("qwen2", byte_level("qwen2", True, chat, False)),
         "tok_llama": ("llama", sentencepiece()),
         "tok_phi3": ("phi3", sentencepiece()),
+        "tok_gemma": ("gemma2", sentencepiece(spaces_as_spaces=True)),
     }
     expected = {"strings": strings}
     for name, (arch, kv) in files.items():

@@ -31,6 +31,8 @@ const std::vector<ArchEntry>& arch_table() {
       {"qwen2", "Qwen2ForCausalLM", "qwen2", false, nullptr},
       {"qwen3", "Qwen3ForCausalLM", "qwen3", false, "attention.key_length"},
       {"phi3", "Phi3ForCausalLM", "phi3", false, nullptr},
+      {"gemma2", "Gemma2ForCausalLM", "gemma2", false, "attention.key_length"},
+      {"gemma3", "Gemma3ForCausalLM", "gemma3_text", false, "attention.key_length"},
   };
   return t;
 }
@@ -90,6 +92,21 @@ std::string gguf_config_json(const GgufFile& f) {
     c["vocab_size"] = f.tensor_info("token_embd.weight").shape()[0];
   }
   c["tie_word_embeddings"] = !f.contains("output.weight");
+  // Gemma 2 / 3: what transformers' configs default to where llama.cpp's metadata is
+  // silent (it leaves these keys unread; the values are those of the released models).
+  const std::string arch = f.get_string("general.architecture");
+  if (arch == "gemma2" || arch == "gemma3") {
+    if (!c.contains("sliding_window")) c["sliding_window"] = 4096;
+    if (auto v = f.get_optional_double(a + "final_logit_softcapping")) {
+      c["final_logit_softcapping"] = *v;
+    } else if (arch == "gemma2") {
+      c["final_logit_softcapping"] = 30.0;
+    }
+  }
+  if (arch == "gemma2")
+    c["attn_logit_softcapping"] =
+        f.get_optional_double(a + "attn_logit_softcapping").value_or(50.0);
+  if (arch == "gemma3") c["rope_local_base_freq"] = 10000.0;
   const std::pair<const char*, const char*> ids[] = {
       {"tokenizer.ggml.bos_token_id", "bos_token_id"},
       {"tokenizer.ggml.eos_token_id", "eos_token_id"},

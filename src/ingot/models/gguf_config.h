@@ -7,7 +7,9 @@
 //   rope_theta, tokenizer.ggml.{bos,eos,padding,unknown}_token_id -> *_token_id,
 //   tie_word_embeddings = no `output.weight` tensor.
 // Architectures: llama (Mistral when general.name is "mistral", as transformers decides),
-// mistral, qwen2, qwen3, phi3 (without LongRoPE factors). Any other is a
+// mistral, qwen2, qwen3, phi3 (without LongRoPE factors), gemma2, gemma3 (text; the soft-caps,
+// sliding window and local rope base transformers' configs default to where the metadata is
+// silent; rope scaling keys are not read, as transformers does not). Any other is a
 // NotSupportedError naming it.
 #pragma once
 

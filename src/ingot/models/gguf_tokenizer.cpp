@@ -124,6 +124,18 @@ bool in_byte_alphabet(const std::string& token) {
   return byte_level_spelling(token) == token;
 }
 
+// Gemma files store a token of spaces as spaces ("  "); transformers' GemmaTokenizer looks
+// it up as "▁▁": a token holding a space and only whitespace becomes that many "▁".
+std::string gemma_spelling(const std::string& token) {
+  if (token.find(' ') == std::string::npos) return token;
+  for (char c : token) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f') return token;
+  }
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) out += "\u2581";
+  return out;
+}
+
 // An insertion-ordered dict with Python's semantics: a repeated key keeps its first
 // position and takes the last value.
 template <typename V>
@@ -250,6 +262,8 @@ json template_processing(const std::optional<std::string>& bos,
 std::string gguf_tokenizer_json(const GgufFile& f) {
   const std::string model = tokenizer_model(f);
   const bool byte_level = model == "gpt2";
+  const std::string arch = f.get_optional_string("general.architecture").value_or("");
+  const bool gemma = !byte_level && (arch == "gemma" || arch == "gemma2" || arch == "gemma3");
   std::vector<std::string> tokens = f.get_string_array("tokenizer.ggml.tokens");
   std::vector<double> types;
   if (f.has("tokenizer.ggml.token_type")) types = f.get_number_array("tokenizer.ggml.token_type");
@@ -258,9 +272,12 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
               types.size(), tokens.size());
   const Special sp = special_tokens(f, tokens);
 
+  // The vocabulary's spelling of each token.
+  std::vector<std::string> spelled = tokens;
+  for (std::string& t : spelled)
+    t = byte_level ? byte_level_spelling(t) : gemma ? gemma_spelling(t) : t;
   OrderedDict<int64_t> vocab;
-  for (size_t i = 0; i < tokens.size(); ++i)
-    vocab.set(byte_level ? byte_level_spelling(tokens[i]) : tokens[i], int64_t(i));
+  for (size_t i = 0; i < tokens.size(); ++i) vocab.set(spelled[i], int64_t(i));
   std::vector<std::pair<std::string, std::string>> merges;
   if (f.has("tokenizer.ggml.merges")) {
     merges = merges_from_file(f);
@@ -271,8 +288,10 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
     INGOT_CHECK(scores.size() == tokens.size(), IoError,
                 "[gguf] '{}': key 'tokenizer.ggml.scores' has {} entries for {} tokens", f.path(),
                 scores.size(), tokens.size());
+    // Gemma's scores do not follow its merge order, the file's token order does.
     OrderedDict<double> by_score;
-    for (size_t i = 0; i < tokens.size(); ++i) by_score.set(tokens[i], scores[i]);
+    for (size_t i = 0; i < tokens.size(); ++i)
+      by_score.set(spelled[i], gemma ? -double(i) : scores[i]);
     merges = merges_from_scores(vocab, by_score);
   }
 
@@ -281,17 +300,25 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
   // user-defined ones. A control token outside the byte alphabet of a byte-level
   // vocabulary is a llama.cpp mislabel transformers skips.
   std::map<int64_t, json> added;
-  auto add = [&](const std::string& content, bool special) {
+  std::set<std::string> added_contents;
+  int64_t next_id = int64_t(tokens.size());  // where tokens the vocabulary lacks go
+  auto add = [&](const std::string& content, bool special, bool append_if_absent = false) {
     auto it = vocab.values.find(content);
-    if (it == vocab.values.end() || added.contains(it->second)) return;
-    added[it->second] = {{"id", it->second},  {"content", content}, {"single_word", false},
-                         {"lstrip", false},   {"rstrip", false},    {"normalized", false},
-                         {"special", special}};
+    if (added_contents.contains(content)) return;
+    if (it == vocab.values.end() && !append_if_absent) return;
+    const int64_t id = it == vocab.values.end() ? next_id++ : it->second;
+    added_contents.insert(content);
+    added[id] = {{"id", id},          {"content", content}, {"single_word", false},
+                 {"lstrip", false},   {"rstrip", false},    {"normalized", false},
+                 {"special", special}};
   };
-  const std::vector<std::string> defaults = byte_level
-                                                ? std::vector<std::string>{"<|endoftext|>"}
-                                                : std::vector<std::string>{"<unk>", "<s>", "</s>"};
-  for (const std::string& t : defaults) add(t, true);
+  // The tokenizer class's own special tokens (bos, eos, unk, pad, mask order), appended
+  // after the vocabulary when it lacks them, as transformers' classes do.
+  const std::vector<std::string> defaults =
+      byte_level ? std::vector<std::string>{"<|endoftext|>"}
+      : gemma    ? std::vector<std::string>{"<bos>", "<eos>", "<unk>", "<pad>", "<mask>"}
+                 : std::vector<std::string>{"<s>", "</s>", "<unk>"};
+  for (const std::string& t : defaults) add(t, true, true);
   for (const auto& t : {sp.bos, sp.eos, sp.unk, sp.pad}) {
     if (t) add(byte_level ? byte_level_spelling(*t) : *t, true);
   }
@@ -344,7 +371,16 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
     bpe["fuse_unk"] = false;
     bpe["byte_fallback"] = false;
   } else {
-    if (f.get_optional_string("general.architecture") == "phi3") {
+    if (gemma) {
+      // transformers' GemmaTokenizer: spaces become "▁" in a normalizer, words split after
+      // each space, no prefix space, no Strip in the decoder, "<unk>" as the BPE's unknown.
+      t["normalizer"] = {
+          {"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "\u2581"}};
+      t["pre_tokenizer"] = {{"type", "Split"},
+                            {"pattern", {{"String", " "}}},
+                            {"behavior", "MergedWithPrevious"},
+                            {"invert", false}};
+    } else if (arch == "phi3") {
       // transformers' phi3_tokenizer: the prefix space from a normalizer, no Metaspace.
       t["normalizer"] = {
           {"type", "Sequence"},
@@ -358,12 +394,13 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
                             {"prepend_scheme", "first"},
                             {"split", false}};
     }
-    t["decoder"] = {{"type", "Sequence"},
-                    {"decoders",
-                     {{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
-                      {{"type", "ByteFallback"}},
-                      {{"type", "Fuse"}},
-                      {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}};
+    json decoders = {{{"type", "Replace"}, {"pattern", {{"String", "\u2581"}}}, {"content", " "}},
+                     {{"type", "ByteFallback"}},
+                     {{"type", "Fuse"}}};
+    if (!gemma)
+      decoders.push_back({{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}});
+    t["decoder"] = {{"type", "Sequence"}, {"decoders", decoders}};
+    if (gemma) bpe["unk_token"] = "<unk>";
     bpe["continuing_subword_prefix"] = nullptr;
     bpe["end_of_word_suffix"] = nullptr;
     bpe["fuse_unk"] = true;

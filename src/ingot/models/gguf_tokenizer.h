@@ -12,7 +12,12 @@
 //                                 Metaspace(prepend "first"), Replace/ByteFallback/Fuse/Strip
 //                                 decoder; for a phi3 file a Prepend + Replace normalizer in
 //                                 place of Metaspace (transformers' phi3_tokenizer)
-// Added tokens: control tokens (token type 3) and the bos/eos/unk/pad tokens are special;
+//   gemma / gemma2 / gemma3 files  transformers' GemmaTokenizer: tokens of spaces respelled
+//                                 as "▁"s, merges from the file's token order, a Replace(" ",
+//                                 "▁") normalizer and Split(" ", merged with previous)
+// Added tokens: the tokenizer class's own specials (<|endoftext|>; <s> </s> <unk>; <bos>
+// <eos> <unk> <pad> <mask>, appended after the vocabulary when absent, as transformers
+// does), control tokens (token type 3) and the bos/eos/unk/pad tokens are special;
 // user-defined tokens (type 4) are plain added tokens. add_bos_token / add_eos_token
 // (default true / false for "llama", false / false for "gpt2") become the post-processor.
 // Other tokenizer models (t5, gemma4, rwkv, ...) are a NotSupportedError naming them.

@@ -22,6 +22,16 @@ const std::map<std::string, std::string>& block_names() {
   return m;
 }
 
+// llama.cpp stores Gemma's RMSNorm(1 + w) weights as 1 + w; transformers' w is one less.
+Tensor minus_one(const Tensor& t) {
+  Tensor f = t.dtype() == DType::F32 ? contiguous(t) : to(t, DType::F32);
+  Tensor out = Tensor::empty(f.sizes(), DType::F32);
+  const float* src = f.data<float>();
+  float* dst = out.data<float>();
+  for (int64_t i = 0; i < f.numel(); ++i) dst[i] = src[i] - 1.0f;
+  return out;
+}
+
 }  // namespace
 
 std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
@@ -43,6 +53,12 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
     // holds [gate | up] (gate_up_proj).
     if (arch == "phi3" && part == "attn_qkv") hf = "self_attn.qkv_proj";
     if (arch == "phi3" && part == "ffn_up") hf = "mlp.gate_up_proj";
+    // Gemma 2 / 3 sandwich blocks: norms after attention and around the MLP.
+    if (arch == "gemma2" || arch == "gemma3") {
+      if (part == "post_attention_norm") hf = "post_attention_layernorm";
+      if (part == "ffn_norm") hf = "pre_feedforward_layernorm";
+      if (part == "post_ffw_norm") hf = "post_feedforward_layernorm";
+    }
     if (!hf.empty()) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();
   }
   INGOT_CHECK(!(arch == "phi3" && name.starts_with("rope_factors_")), NotSupportedError,
@@ -87,6 +103,9 @@ std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
       if (hf.find(".self_attn.q_proj.") != std::string::npos) t = unpermute_rope_rows(t, n_head);
       if (hf.find(".self_attn.k_proj.") != std::string::npos) t = unpermute_rope_rows(t, n_kv_head);
     }
+    if ((arch.gguf_name == "gemma2" || arch.gguf_name == "gemma3") &&
+        info.name.ends_with("norm.weight"))
+      t = minus_one(t);
     out.emplace(hf, std::move(t));
   }
   return out;

@@ -11,7 +11,10 @@
 //   blk.N.attn_q_norm / _k_norm  model.layers.N.self_attn.q_norm / k_norm
 //   blk.N.ffn_gate / _up / _down model.layers.N.mlp.gate_proj / up_proj / down_proj
 // (each with .weight or .bias); phi3: blk.N.attn_qkv -> self_attn.qkv_proj and blk.N.ffn_up
-// -> mlp.gate_up_proj (both fused, as transformers' Phi-3 holds them). rope_freqs.weight (llama 3
+// -> mlp.gate_up_proj (both fused, as transformers' Phi-3 holds them); gemma2 / gemma3:
+// blk.N.post_attention_norm -> post_attention_layernorm, ffn_norm ->
+// pre_feedforward_layernorm, post_ffw_norm -> post_feedforward_layernorm, and every
+// `*norm.weight` minus 1 (llama.cpp stores Gemma's 1 + w). rope_freqs.weight (llama 3
 // rope factors, recomputed from the config) is skipped. A tensor with no mapping is an IoError
 // naming it.
 //
