@@ -229,10 +229,14 @@ bool add_bos(const GgufFile& f, const std::string& model) {
   return f.get_optional_bool("tokenizer.ggml.add_bos_token").value_or(model == "llama");
 }
 
-json template_processing(const std::optional<std::string>& bos,
-                         const std::optional<std::string>& eos,
-                         const std::vector<std::string>& tokens,
-                         const OrderedDict<int64_t>& vocab) {
+// A special token of the post-processor: its text and id.
+using SpecialId = std::optional<std::pair<std::string, int64_t>>;
+
+json template_processing(const SpecialId& bos_id, const SpecialId& eos_id) {
+  const std::optional<std::string> bos =
+      bos_id ? std::optional<std::string>(bos_id->first) : std::nullopt;
+  const std::optional<std::string> eos =
+      eos_id ? std::optional<std::string>(eos_id->first) : std::nullopt;
   json single = json::array(), pair = json::array(), specials = json::object();
   auto special = [&](const std::string& t, int type_id) {
     return json{{"SpecialToken", {{"id", t}, {"type_id", type_id}}}};
@@ -247,10 +251,9 @@ json template_processing(const std::optional<std::string>& bos,
   if (bos) pair.push_back(special(*bos, 1));
   pair.push_back(sequence("B", 1));
   if (eos) pair.push_back(special(*eos, 1));
-  for (const auto& t : {bos, eos}) {
-    if (t) specials[*t] = {{"id", *t}, {"ids", {vocab.values.at(*t)}}, {"tokens", {*t}}};
+  for (const SpecialId& t : {bos_id, eos_id}) {
+    if (t) specials[t->first] = {{"id", t->first}, {"ids", {t->second}}, {"tokens", {t->first}}};
   }
-  (void)tokens;
   return {{"type", "TemplateProcessing"},
           {"single", single},
           {"pair", pair},
@@ -339,8 +342,13 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
   t["normalizer"] = nullptr;
   const bool bos = add_bos(f, model);
   const bool eos = f.get_optional_bool("tokenizer.ggml.add_eos_token").value_or(false);
+  auto special_id = [&](const std::optional<std::string>& token, const char* key) -> SpecialId {
+    if (!token) return std::nullopt;
+    return std::make_pair(*token, *f.get_optional_int(key));
+  };
   t["post_processor"] =
-      template_processing(bos ? sp.bos : std::nullopt, eos ? sp.eos : std::nullopt, tokens, vocab);
+      template_processing(bos ? special_id(sp.bos, "tokenizer.ggml.bos_token_id") : std::nullopt,
+                          eos ? special_id(sp.eos, "tokenizer.ggml.eos_token_id") : std::nullopt);
   json bpe = {
       {"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"ignore_merges", false}};
   if (byte_level) {
