@@ -18,6 +18,9 @@ out as llama.cpp's converter writes them, and the logits transformers' GGUF load
                ffn_norm = pre-feedforward, post_ffw_norm), soft-capping keys, sliding
                window 4 (its one layer slides), tied embeddings
   gemma3.gguf  arch "gemma3": as gemma2 with q/k norms and no soft-capping
+  qwen3moe.gguf  arch "qwen3moe": 4 experts (2 per token) stacked per layer, Q8_0 (judged
+               against transformers' model holding the same dequantised weights, see
+               qwen3moe())
 
 Weights are random (fixed seed) in a mix of ggml types, so loading exercises the
 dequantisers: embeddings F16, q/k Q8_0, v Q5_0, o Q4_1, gate Q4_0, up Q5_1, down Q8_0,
@@ -149,6 +152,108 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
     return path
 
 
+def qwen3moe(rng: np.random.Generator) -> None:
+    """qwen3moe: transformers reads no qwen3moe GGUF with a small moe_intermediate_size (its
+    loader leaves Qwen3MoeConfig's 768), so the judge is transformers' Qwen3MoeForCausalLM
+    holding the same weights (the Q8_0 ones dequantised), written here in llama.cpp's layout:
+    per-layer stacked experts ffn_{gate,up,down}_exps [E, out, in] and the router
+    ffn_gate_inp."""
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+    E, K, MOE_FF, HEADS, KV, HD = 4, 2, 32, 4, 2, 16
+    config = Qwen3MoeConfig(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=FF,
+                            moe_intermediate_size=MOE_FF, num_experts=E, num_experts_per_tok=K,
+                            num_hidden_layers=1, num_attention_heads=HEADS,
+                            num_key_value_heads=KV, head_dim=HD, norm_topk_prob=True,
+                            tie_word_embeddings=False, rms_norm_eps=1e-6, rope_theta=10000.0,
+                            max_position_embeddings=128)
+
+    raw: dict[str, tuple[np.ndarray, T]] = {}  # HF name -> (GGUF bytes, type)
+
+    def r(*shape: int, scale: float = 0.08, qtype: T = T.F32) -> np.ndarray:
+        """Random weights as the GGUF will hold them (quantised, then dequantised)."""
+        x = (rng.standard_normal(shape) * scale).astype(np.float32)
+        if qtype == T.F32:
+            return x
+        q = gguf.quantize(x, qtype)
+        r.last = (q, qtype)
+        return gguf.dequantize(q, qtype).astype(np.float32).reshape(shape)
+
+    def rq(name: str, *shape: int, scale: float = 0.08) -> np.ndarray:
+        x = r(*shape, scale=scale, qtype=T.Q8_0)
+        raw[name] = r.last
+        return x
+
+    hf = {
+        "model.embed_tokens.weight": rq("model.embed_tokens.weight", VOCAB, HIDDEN, scale=0.5),
+        "model.layers.0.self_attn.q_proj.weight": rq("model.layers.0.self_attn.q_proj.weight", HEADS * HD, HIDDEN),
+        "model.layers.0.self_attn.k_proj.weight": rq("model.layers.0.self_attn.k_proj.weight", KV * HD, HIDDEN),
+        "model.layers.0.self_attn.v_proj.weight": rq("model.layers.0.self_attn.v_proj.weight", KV * HD, HIDDEN),
+        "model.layers.0.self_attn.o_proj.weight": rq("model.layers.0.self_attn.o_proj.weight", HIDDEN, HEADS * HD),
+        "model.layers.0.self_attn.q_norm.weight": 1 + r(HD, scale=0.1),
+        "model.layers.0.self_attn.k_norm.weight": 1 + r(HD, scale=0.1),
+        "model.layers.0.input_layernorm.weight": 1 + r(HIDDEN, scale=0.1),
+        "model.layers.0.post_attention_layernorm.weight": 1 + r(HIDDEN, scale=0.1),
+        "model.layers.0.mlp.gate.weight": r(E, HIDDEN, scale=0.5),
+        "model.norm.weight": 1 + r(HIDDEN, scale=0.1),
+        "lm_head.weight": rq("lm_head.weight", VOCAB, HIDDEN, scale=0.2),
+    }
+    gate = rq("gate_exps", E, MOE_FF, HIDDEN)
+    up = rq("up_exps", E, MOE_FF, HIDDEN)
+    down = rq("down_exps", E, HIDDEN, MOE_FF)
+    hf["model.layers.0.mlp.experts.gate_up_proj"] = np.concatenate([gate, up], axis=1)
+    hf["model.layers.0.mlp.experts.down_proj"] = down
+    model = Qwen3MoeForCausalLM(config).eval()
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in hf.items()}, strict=True)
+    with torch.no_grad():
+        logits = model(torch.from_numpy(INPUT_IDS)).logits.numpy().astype(np.float32)
+
+    path = os.path.join(OUT, "qwen3moe", "qwen3moe.gguf")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    w = gguf.GGUFWriter(path, arch="qwen3moe")
+    w.add_name("tiny-qwen3moe")
+    w.add_block_count(1)
+    w.add_context_length(128)
+    w.add_embedding_length(HIDDEN)
+    w.add_feed_forward_length(FF)
+    w.add_expert_feed_forward_length(MOE_FF)
+    w.add_expert_count(E)
+    w.add_expert_used_count(K)
+    w.add_head_count(HEADS)
+    w.add_head_count_kv(KV)
+    w.add_key_length(HD)
+    w.add_value_length(HD)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_rope_freq_base(10000.0)
+    w.add_vocab_size(VOCAB)
+    names = {"model.embed_tokens.weight": "token_embd.weight",
+             "model.layers.0.self_attn.q_proj.weight": "blk.0.attn_q.weight",
+             "model.layers.0.self_attn.k_proj.weight": "blk.0.attn_k.weight",
+             "model.layers.0.self_attn.v_proj.weight": "blk.0.attn_v.weight",
+             "model.layers.0.self_attn.o_proj.weight": "blk.0.attn_output.weight",
+             "model.layers.0.self_attn.q_norm.weight": "blk.0.attn_q_norm.weight",
+             "model.layers.0.self_attn.k_norm.weight": "blk.0.attn_k_norm.weight",
+             "model.layers.0.input_layernorm.weight": "blk.0.attn_norm.weight",
+             "model.layers.0.post_attention_layernorm.weight": "blk.0.ffn_norm.weight",
+             "model.layers.0.mlp.gate.weight": "blk.0.ffn_gate_inp.weight",
+             "model.norm.weight": "output_norm.weight",
+             "lm_head.weight": "output.weight"}
+    for hf_name, gguf_name in names.items():
+        if hf_name in raw:
+            w.add_tensor(gguf_name, raw[hf_name][0], raw_dtype=raw[hf_name][1])
+        else:
+            add(w, gguf_name, hf[hf_name], T.F32)
+    for part in ("gate", "up", "down"):
+        q, qtype = raw[part + "_exps"]
+        w.add_tensor(f"blk.0.ffn_{part}_exps.weight", q, raw_dtype=qtype)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    np.save(os.path.join(OUT, "qwen3moe", "input_ids.npy"), INPUT_IDS)
+    np.save(os.path.join(OUT, "qwen3moe", "logits.npy"), logits)
+    print("qwen3moe", type(model).__name__, logits.shape, os.path.getsize(path))
+
+
 def main() -> None:
     rng = np.random.default_rng(40)
     for name, arch, head_dim, heads, kv_heads in [("llama", "llama", 16, 4, 2),
@@ -177,6 +282,7 @@ def main() -> None:
         if name != "llama":
             shutil.rmtree(d_keep)
         print(name, type(model).__name__, logits.shape, os.path.getsize(path))
+    qwen3moe(rng)
 
 
 if __name__ == "__main__":

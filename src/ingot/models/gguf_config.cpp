@@ -33,6 +33,7 @@ const std::vector<ArchEntry>& arch_table() {
       {"phi3", "Phi3ForCausalLM", "phi3", false, nullptr},
       {"gemma2", "Gemma2ForCausalLM", "gemma2", false, "attention.key_length"},
       {"gemma3", "Gemma3ForCausalLM", "gemma3_text", false, "attention.key_length"},
+      {"qwen3moe", "Qwen3MoeForCausalLM", "qwen3_moe", false, "attention.key_length"},
   };
   return t;
 }
@@ -107,6 +108,15 @@ std::string gguf_config_json(const GgufFile& f) {
     c["attn_logit_softcapping"] =
         f.get_optional_double(a + "attn_logit_softcapping").value_or(50.0);
   if (arch == "gemma3") c["rope_local_base_freq"] = 10000.0;
+  if (arch == "qwen3moe") {
+    // Every layer sparse (llama.cpp's qwen3moe has no dense layers), routing weights
+    // renormalised over the chosen experts (transformers' GGUF default, llama.cpp's graph).
+    c["num_experts"] = f.get_int(a + "expert_count");
+    c["num_experts_per_tok"] = f.get_int(a + "expert_used_count");
+    c["moe_intermediate_size"] = f.get_optional_int(a + "expert_feed_forward_length").value_or(768);
+    c["norm_topk_prob"] = true;
+    c["decoder_sparse_step"] = 1;
+  }
   const std::pair<const char*, const char*> ids[] = {
       {"tokenizer.ggml.bos_token_id", "bos_token_id"},
       {"tokenizer.ggml.eos_token_id", "eos_token_id"},

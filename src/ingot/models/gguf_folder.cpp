@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ingot/core/error.h"
+#include "ingot/core/version.h"
 #include "ingot/formats/gguf.h"
 #include "ingot/models/gguf_config.h"
 #include "ingot/models/gguf_tokenizer.h"
@@ -18,6 +19,9 @@ namespace ingot::models {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Bump when what gguf_model_folder writes changes (config, tokenizer conversion).
+constexpr int kFolderRevision = 1;
 
 std::vector<std::string> gguf_files(const std::string& folder) {
   std::vector<std::string> out;
@@ -74,7 +78,10 @@ std::string gguf_model_folder(const std::string& path) {
   const fs::path file = fs::absolute(*gguf);
   const auto size = fs::file_size(file);
   const auto mtime = fs::last_write_time(file).time_since_epoch().count();
-  const size_t key = std::hash<std::string>{}(fmt::format("{}|{}|{}", file.string(), size, mtime));
+  // The ingot version and kFolderRevision are in the key too, so that a changed
+  // conversion never reads a folder an older one made.
+  const size_t key = std::hash<std::string>{}(
+      fmt::format("{}|{}|{}|{}|{}", file.string(), size, mtime, version(), kFolderRevision));
   const fs::path folder = cache_root() / fmt::format("{}-{:016x}", file.stem().string(), key);
   if (fs::exists(folder / "config.json")) return folder.string();
 

@@ -21,7 +21,8 @@ std::optional<std::string> gguf_in_folder(const std::string& folder);
 // tokenizer_config.json (with the chat template) made from its metadata, and model.gguf,
 // a symbolic link to the file (from_pretrained reads the weights through it). Made once
 // under $XDG_CACHE_HOME/ingot/gguf (or ~/.cache/ingot/gguf), keyed by the file's path, size
-// and modification time, and reused. `path` itself when it names no GGUF.
+// and modification time, ingot's version and the conversion's revision, and reused. `path` itself
+// when it names no GGUF.
 std::string gguf_model_folder(const std::string& path);
 
 }  // namespace ingot::models

@@ -17,7 +17,7 @@ const std::map<std::string, std::string>& block_names() {
       {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
       {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"},
       {"ffn_gate", "mlp.gate_proj"},       {"ffn_up", "mlp.up_proj"},
-      {"ffn_down", "mlp.down_proj"},
+      {"ffn_down", "mlp.down_proj"},       {"ffn_gate_inp", "mlp.gate"},
   };
   return m;
 }
@@ -95,7 +95,22 @@ std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
   const int64_t n_head = file.get_int(a + "attention.head_count");
   const int64_t n_kv_head = file.get_optional_int(a + "attention.head_count_kv").value_or(n_head);
   std::map<std::string, Tensor> out;
+  static const std::regex experts(R"(blk\.(\d+)\.ffn_(gate|up|down)_exps\.weight)");
   for (const formats::GgufTensorInfo& info : file.tensors()) {
+    std::smatch m;
+    if (std::regex_match(info.name, m, experts)) {
+      // [E, out, in]: one [out, in] projection per expert (views of one dequantised copy).
+      Tensor all = formats::gguf_tensor(file, info);
+      INGOT_CHECK(all.dim() == 3, IoError,
+                  "[gguf] '{}': tensor '{}' should be [experts, out, in], is {}", file.path(),
+                  info.name, all.shape_string());
+      for (int64_t e = 0; e < all.size(0); ++e) {
+        out.emplace(
+            fmt::format("model.layers.{}.mlp.experts.{}.{}_proj.weight", m[1].str(), e, m[2].str()),
+            select(all, 0, e));
+      }
+      continue;
+    }
     const std::string hf = gguf_to_hf_name(info.name, arch.gguf_name, file.path());
     if (hf.empty()) continue;
     Tensor t = formats::gguf_tensor(file, info);

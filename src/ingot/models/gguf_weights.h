@@ -14,7 +14,9 @@
 // -> mlp.gate_up_proj (both fused, as transformers' Phi-3 holds them); gemma2 / gemma3:
 // blk.N.post_attention_norm -> post_attention_layernorm, ffn_norm ->
 // pre_feedforward_layernorm, post_ffw_norm -> post_feedforward_layernorm, and every
-// `*norm.weight` minus 1 (llama.cpp stores Gemma's 1 + w). rope_freqs.weight (llama 3
+// `*norm.weight` minus 1 (llama.cpp stores Gemma's 1 + w); mixture of experts:
+// blk.N.ffn_gate_inp -> mlp.gate, blk.N.ffn_{gate,up,down}_exps [E, out, in] ->
+// mlp.experts.E.{gate,up,down}_proj. rope_freqs.weight (llama 3
 // rope factors, recomputed from the config) is skipped. A tensor with no mapping is an IoError
 // naming it.
 //
