@@ -54,7 +54,7 @@ TEST_P(GgufModel, LogitsEqualTransformersReadingTheSameFile) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, GgufModel,
                          ::testing::Values("llama", "qwen2", "qwen3", "phi3", "gemma2", "gemma3",
-                                           "qwen3moe"));
+                                           "stablelm", "qwen3moe"));
 
 TEST(GgufModelConfig, MetadataBecomesTheHuggingFaceConfig) {
   formats::GgufFile f = formats::GgufFile::open(fixture_path("gguf/models/qwen3/qwen3.gguf"));

@@ -18,6 +18,8 @@ out as llama.cpp's converter writes them, and the logits transformers' GGUF load
                ffn_norm = pre-feedforward, post_ffw_norm), soft-capping keys, sliding
                window 4 (its one layer slides), tied embeddings
   gemma3.gguf  arch "gemma3": as gemma2 with q/k norms and no soft-capping
+  stablelm.gguf  arch "stablelm": LayerNorms with biases, q/k/v biases, partial rotary
+               (rope.dimension_count = head_dim / 4), no ffn_norm (parallel residual)
   qwen3moe.gguf  arch "qwen3moe": 4 experts (2 per token) stacked per layer, Q8_0 (judged
                against transformers' model holding the same dequantised weights, see
                qwen3moe())
@@ -93,7 +95,11 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
     w.add_feed_forward_length(FF)
     w.add_head_count(HEADS)
     w.add_head_count_kv(KV_HEADS)
-    w.add_layer_norm_rms_eps(1e-6)
+    if arch == "stablelm":
+        w.add_layer_norm_eps(1e-5)
+        w.add_rope_dimension_count(head_dim // 4)  # partial rotary, a quarter of each head
+    else:
+        w.add_layer_norm_rms_eps(1e-6)
     w.add_rope_freq_base(10000.0)
     w.add_vocab_size(VOCAB)
     if arch == "llama":
@@ -117,6 +123,9 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
     if arch == "llama":
         q, k = permute(q, HEADS), permute(k, KV_HEADS)
     add(w, "blk.0.attn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
+    if arch == "stablelm":  # LayerNorms with biases
+        add(w, "blk.0.attn_norm.bias", r(HIDDEN, scale=0.1), T.F32)
+        add(w, "output_norm.bias", r(HIDDEN, scale=0.1), T.F32)
     v = r(KV_HEADS * head_dim, HIDDEN)
     if arch == "phi3":  # fused, as transformers' Phi-3 and llama.cpp hold it
         add(w, "blk.0.attn_qkv.weight", np.concatenate([q, k, v]), T.Q8_0)
@@ -125,7 +134,7 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
         add(w, "blk.0.attn_k.weight", k, T.Q8_0)
         add(w, "blk.0.attn_v.weight", v, T.Q5_0)
     add(w, "blk.0.attn_output.weight", r(HIDDEN, HEADS * head_dim), T.Q4_1)
-    if arch == "qwen2":
+    if arch in ("qwen2", "stablelm"):
         add(w, "blk.0.attn_q.bias", r(HEADS * head_dim, scale=0.1), T.F32)
         add(w, "blk.0.attn_k.bias", r(KV_HEADS * head_dim, scale=0.1), T.F32)
         add(w, "blk.0.attn_v.bias", r(KV_HEADS * head_dim, scale=0.1), T.F32)
@@ -135,7 +144,8 @@ def write(name: str, arch: str, head_dim: int, HEADS: int, KV_HEADS: int,
     if arch.startswith("gemma"):  # sandwich norms; Gemma's norms are stored as 1 + w
         add(w, "blk.0.post_attention_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
         add(w, "blk.0.post_ffw_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
-    add(w, "blk.0.ffn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
+    if arch != "stablelm":  # stablelm: no ffn_norm = parallel residual
+        add(w, "blk.0.ffn_norm.weight", 1 + r(HIDDEN, scale=0.1), T.F32)
     if arch == "phi3":  # ffn_up holds [gate | up]
         add(w, "blk.0.ffn_up.weight", np.concatenate([r(FF, HIDDEN), r(FF, HIDDEN)]), T.Q4_0)
     else:
@@ -261,7 +271,8 @@ def main() -> None:
                                                   ("qwen3", "qwen3", 128, 2, 1),
                                                   ("phi3", "phi3", 16, 4, 4),
                                                   ("gemma2", "gemma2", 16, 4, 2),
-                                                  ("gemma3", "gemma3", 16, 4, 2)]:
+                                                  ("gemma3", "gemma3", 16, 4, 2),
+                                                  ("stablelm", "stablelm", 16, 4, 4)]:
         path = write(name, arch, head_dim, heads, kv_heads, rng)
         d_keep = tempfile.mkdtemp()  # transformers wants a folder + file name
         shutil.copy(path, os.path.join(d_keep, "m.gguf"))

@@ -34,6 +34,7 @@ const std::vector<ArchEntry>& arch_table() {
       {"gemma2", "Gemma2ForCausalLM", "gemma2", false, "attention.key_length"},
       {"gemma3", "Gemma3ForCausalLM", "gemma3_text", false, "attention.key_length"},
       {"qwen3moe", "Qwen3MoeForCausalLM", "qwen3_moe", false, "attention.key_length"},
+      {"stablelm", "StableLmForCausalLM", "stablelm", false, nullptr},
   };
   return t;
 }
@@ -108,6 +109,29 @@ std::string gguf_config_json(const GgufFile& f) {
     c["attn_logit_softcapping"] =
         f.get_optional_double(a + "attn_logit_softcapping").value_or(50.0);
   if (arch == "gemma3") c["rope_local_base_freq"] = 10000.0;
+  if (arch == "stablelm") {
+    // transformers reads these from the tensors present; the partial rotary factor from
+    // the rope's dimension count (its config's default 0.25 when absent).
+    if (auto v = f.get_optional_double(a + "attention.layer_norm_epsilon"))
+      c["layer_norm_eps"] = *v;
+    bool qkv_bias = false, ffn_norm = false, qk_norm = false;
+    for (const auto& t : f.tensors()) {
+      qkv_bias |= t.name.ends_with("attn_q.bias") || t.name.ends_with("attn_k.bias") ||
+                  t.name.ends_with("attn_v.bias");
+      ffn_norm |= t.name.find(".ffn_norm.") != std::string::npos;
+      qk_norm |= t.name.find(".attn_q_norm.") != std::string::npos;
+    }
+    INGOT_CHECK(!qk_norm, NotSupportedError,
+                "[gguf] '{}': stablelm with per-head q/k LayerNorms (attn_q_norm) is not "
+                "supported from a GGUF yet",
+                f.path());
+    c["use_qkv_bias"] = qkv_bias;
+    c["use_parallel_residual"] = !ffn_norm;
+    const double head_dim =
+        double(c["hidden_size"].get<int64_t>()) / double(c["num_attention_heads"].get<int64_t>());
+    const auto rope_dims = f.get_optional_int(a + "rope.dimension_count");
+    c["partial_rotary_factor"] = rope_dims ? double(*rope_dims) / head_dim : 0.25;
+  }
   if (arch == "qwen3moe") {
     // Every layer sparse (llama.cpp's qwen3moe has no dense layers), routing weights
     // renormalised over the chosen experts (transformers' GGUF default, llama.cpp's graph).

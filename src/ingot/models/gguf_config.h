@@ -10,7 +10,9 @@
 // mistral, qwen2, qwen3, phi3 (without LongRoPE factors), gemma2, gemma3 (text; the soft-caps,
 // sliding window and local rope base transformers' configs default to where the metadata is
 // silent; rope scaling keys are not read, as transformers does not), qwen3moe (expert_count,
-// expert_used_count, expert_feed_forward_length -> moe_intermediate_size, norm_topk_prob).
+// expert_used_count, expert_feed_forward_length -> moe_intermediate_size, norm_topk_prob),
+// stablelm (LayerNorm eps, qkv bias and parallel residual from the tensors present, partial
+// rotary from rope.dimension_count).
 // Any other is a
 // NotSupportedError naming it.
 #pragma once

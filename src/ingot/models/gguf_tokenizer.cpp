@@ -326,11 +326,11 @@ std::string gguf_tokenizer_json(const GgufFile& f) {
     if (t) add(byte_level ? byte_level_spelling(*t) : *t, true);
   }
   for (size_t i = 0; i < types.size(); ++i) {
-    if (int64_t(types[i]) == kControl && (!byte_level || in_byte_alphabet(tokens[i])))
+    if (types[i] == double(kControl) && (!byte_level || in_byte_alphabet(tokens[i])))
       add(tokens[i], true);
   }
   for (size_t i = 0; i < types.size(); ++i) {
-    if (int64_t(types[i]) == kUserDefined) add(tokens[i], false);
+    if (types[i] == double(kUserDefined)) add(tokens[i], false);
   }
 
   json t;

@@ -39,6 +39,7 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
   static const std::map<std::string, std::string> top = {
       {"token_embd.weight", "model.embed_tokens.weight"},
       {"output_norm.weight", "model.norm.weight"},
+      {"output_norm.bias", "model.norm.bias"},
       {"output.weight", "lm_head.weight"},
       {"rope_freqs.weight", ""},
   };
