@@ -16,6 +16,7 @@
 #include "ingot/models/config.h"
 #include "ingot/models/gguf_config.h"
 #include "ingot/models/gguf_folder.h"
+#include "ingot/models/gguf_tokenizer.h"
 #include "ingot/models/gguf_weights.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
@@ -87,6 +88,8 @@ TEST(GgufModelWeights, UnpermuteUndoesLlamaCppsRopePermutation) {
   EXPECT_EQ(ingot::testing::values(back), std::vector<double>(hf.begin(), hf.end()));
   Tensor bias = unpermute_rope_rows(Tensor::from_vector(std::vector<float>{0, 1, 2, 3}, {4}), 1);
   EXPECT_EQ(ingot::testing::values(bias), (std::vector<double>{0, 2, 1, 3}));
+  EXPECT_THROW(unpermute_rope_rows(Tensor::empty({0, 4}, DType::F32), 2), ShapeError);
+  EXPECT_THROW(unpermute_rope_rows(Tensor::empty({6, 4}, DType::F32), 2), ShapeError);
 }
 
 TEST(GgufModelWeights, NamesMapToHuggingFaceAndUnknownOnesAreErrors) {
@@ -158,6 +161,42 @@ TEST(GgufModelLoad, TheMaterialisedFolderHasAConfigAndLoadsTheWeightsThroughTheL
                           formats::load_npy(fixture_path("gguf/models/llama/logits.npy"))),
             1e-4);
   EXPECT_EQ(gguf_model_folder("/not/a/gguf/folder"), "/not/a/gguf/folder");
+}
+
+// Corrupted copies of a real GGUF (the tiny llama: metadata, tokenizer, permuted q/k)
+// through everything that reads one: each either loads or fails with an ingot::Error,
+// never another exception (a crash would end the test binary). A deterministic
+// complement to fuzz/gguf_fuzz.cpp, which covers the formats/ reader alone.
+TEST(GgufModelLoad, CorruptedFilesFailWithIngotErrorsOnly) {
+  TempDir tmp;
+  std::ifstream in(fixture_path("gguf/models/llama/llama.gguf"), std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(in)), {});
+  const std::string p = (tmp.path / "m.gguf").string();
+  uint64_t state = 40;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  int loaded = 0, rejected = 0;
+  for (int i = 0; i < 6000; ++i) {
+    std::string bytes = original;
+    // A few bytes of the header region (metadata and tensor infos), where a flip changes
+    // a count, a length, a type, a key or a token rather than only a weight.
+    const size_t region = std::min<size_t>(bytes.size(), 4000);
+    for (int k = 0; k < 1 + int(next() % 4); ++k)
+      bytes[(next() >> 16) % region] ^= char(1 << (next() % 8));
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+    try {
+      formats::GgufFile f = formats::GgufFile::open(p);
+      gguf_config_json(f);
+      gguf_tokenizer_json(f);
+      gguf_tokenizer_config_json(f);
+      from_pretrained(p);
+      ++loaded;
+    } catch (const Error&) {
+      ++rejected;
+    }
+  }
+  // Some flips land on bytes the loaders never read (padding, unused strings).
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(loaded, 0);
 }
 
 }  // namespace

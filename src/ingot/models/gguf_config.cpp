@@ -1,5 +1,6 @@
 #include "ingot/models/gguf_config.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -55,6 +56,64 @@ const ArchEntry& find_arch(const GgufFile& f) {
               "[gguf] '{}': architecture '{}' cannot be loaded from a GGUF by ingot (supported: "
               "{}); convert the model to a Hugging Face folder instead",
               f.path(), arch, fmt::join(names, ", "));
+}
+
+// The config's sizes checked against the tensors the file holds, before a model is built
+// from them: a corrupt count (a block_count of 2^31, a huge head_dim or expert count)
+// would otherwise make ingot build that many modules or buffers. Each tensor's size is
+// already bounded by the file's, so sizes that agree with the tensors are bounded too.
+void check_against_tensors(const GgufFile& f, const json& c) {
+  const std::string a = f.get_string("general.architecture") + ".";
+  auto mismatch = [&](const std::string& what, int64_t config, int64_t tensors) {
+    INGOT_CHECK(config == tensors, IoError,
+                "[gguf] '{}': {} is {} in the metadata but {} in the tensors (corrupt file?)",
+                f.path(), what, config, tensors);
+  };
+  int64_t blocks = 0;
+  for (const auto& t : f.tensors()) {
+    if (!t.name.starts_with("blk.")) continue;
+    const size_t dot = t.name.find('.', 4);
+    int64_t index = 0;
+    for (size_t i = 4; i < dot && i < t.name.size(); ++i) {
+      if (t.name[i] < '0' || t.name[i] > '9' || index > (int64_t(1) << 40)) break;
+      index = index * 10 + (t.name[i] - '0');
+    }
+    blocks = std::max(blocks, index + 1);
+  }
+  mismatch("'" + a + "block_count'", c["num_hidden_layers"].get<int64_t>(), blocks);
+  if (f.contains("token_embd.weight")) {
+    const std::vector<int64_t> ne = f.tensor_info("token_embd.weight").ne;
+    INGOT_CHECK(ne.size() == 2, IoError, "[gguf] '{}': tensor 'token_embd.weight' is not 2-D",
+                f.path());
+    mismatch("'" + a + "embedding_length'", c["hidden_size"].get<int64_t>(), ne[0]);
+    mismatch("the vocabulary size", c["vocab_size"].get<int64_t>(), ne[1]);
+  }
+  const int64_t heads = c["num_attention_heads"].get<int64_t>();
+  const int64_t head_dim = c.contains("head_dim")
+                               ? c["head_dim"].get<int64_t>()
+                               : c["hidden_size"].get<int64_t>() / std::max<int64_t>(heads, 1);
+  if (f.contains("blk.0.attn_q.weight")) {
+    const std::vector<int64_t> ne = f.tensor_info("blk.0.attn_q.weight").ne;
+    INGOT_CHECK(
+        ne.size() == 2 && heads > 0 && head_dim > 0 && heads <= ne[1] && heads * head_dim == ne[1],
+        IoError,
+        "[gguf] '{}': {} heads of {} dims do not match 'blk.0.attn_q.weight' of {} rows "
+        "(corrupt file?)",
+        f.path(), heads, head_dim, ne.size() == 2 ? ne[1] : -1);
+  }
+  if (f.contains("blk.0.attn_k.weight")) {
+    const std::vector<int64_t> ne = f.tensor_info("blk.0.attn_k.weight").ne;
+    const int64_t kv = c["num_key_value_heads"].get<int64_t>();
+    INGOT_CHECK(ne.size() == 2 && kv > 0 && kv <= heads && kv * head_dim == ne[1], IoError,
+                "[gguf] '{}': {} key/value heads of {} dims do not match 'blk.0.attn_k.weight' "
+                "of {} rows (corrupt file?)",
+                f.path(), kv, head_dim, ne.size() == 2 ? ne[1] : -1);
+  }
+  if (c.contains("num_experts") && f.contains("blk.0.ffn_gate_exps.weight")) {
+    const std::vector<int64_t> ne = f.tensor_info("blk.0.ffn_gate_exps.weight").ne;
+    mismatch("'" + a + "expert_count'", c["num_experts"].get<int64_t>(),
+             ne.size() == 3 ? ne[2] : -1);
+  }
 }
 
 }  // namespace
@@ -150,6 +209,7 @@ std::string gguf_config_json(const GgufFile& f) {
     if (auto v = f.get_optional_int(key)) c[name] = *v;
   }
   if (auto name = f.get_optional_string("general.name")) c["_model_name_or_path"] = *name;
+  check_against_tensors(f, c);
   return c.dump(2);
 }
 

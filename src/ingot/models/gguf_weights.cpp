@@ -70,10 +70,11 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
 }
 
 Tensor unpermute_rope_rows(const Tensor& t, int64_t n_head) {
+  INGOT_CHECK(t.dim() >= 1 && t.size(0) > 0 && n_head > 0 && t.size(0) % (2 * n_head) == 0,
+              ShapeError, "[gguf] cannot undo the rope permutation of a {} tensor over {} heads",
+              t.shape_string(), n_head);
   Tensor src = contiguous(t);
   const int64_t rows = src.size(0);
-  INGOT_CHECK(n_head > 0 && rows % (2 * n_head) == 0, ShapeError,
-              "[gguf] cannot undo the rope permutation of {} rows over {} heads", rows, n_head);
   const int64_t d = rows / n_head / 2;
   const size_t row_bytes = src.nbytes() / size_t(rows);
   Tensor out = Tensor::empty(src.sizes(), src.dtype());
