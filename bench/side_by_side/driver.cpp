@@ -5,7 +5,8 @@
 //   ingot_side_by_side write-checkpoint DIR [SEED]   random Qwen3-0.6B-shaped bf16 checkpoint
 //   ingot_side_by_side serve DIR                     then, one per line on stdin (DIR: any
 //                                                    Hugging Face decoder folder):
-//     load DTYPE CACHE_LEN [act=ACT] [head=HEAD] [zero_point=1]
+//     load DTYPE CACHE_LEN [act=ACT] [head=HEAD] [zero_point=1] [method=M] [dataset=FILE]
+//          [samples=N] [seq_len=L] [preset=P] [act_order=1]
 //                               DTYPE: f32 | bf16 (the compute dtype),
 //                               or int8 | int4 (f32 compute, weights quantised by the
 //                               export quantizer with what `ingot export --quantize`
@@ -16,7 +17,10 @@
 //                               does; INGOT_QUANT_ACTIVATIONS), what users get. HEAD: the
 //                               lm_head's form, int8 (the default) | float
 //                               (keep_lm_head_float) | scheme (quantizer.lm_head);
-//                               zero_point=1: int4 groups with zero points
+//                               zero_point=1: int4 groups with zero points; method,
+//                               dataset, samples, seq_len, preset, act_order: the
+//                               quantizer's fields (`ingot export --method ... --dataset
+//                               ... --num-samples ... --seq-len ... --preset ...`)
 //     logits OUT.npy ID...      last-position float32 logits of a prompt -> OUT.npy
 //     perplexity IDS.npy CHUNK  perplexity of the token ids in IDS.npy (int32 / int64),
 //                               cut into windows of CHUNK tokens, each one prefill from
@@ -95,7 +99,8 @@ struct Session {
 };
 
 nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
-                    const std::string& act, const std::string& head, bool zero_point) {
+                    const std::string& act, const std::string& head,
+                    const ingot::exporters::QuantizerConfig& quantizer) {
   const bool quantised = dtype == "int8" || dtype == "int4";
   INGOT_CHECK(dtype == "f32" || dtype == "bf16" || quantised, ingot::ValueError,
               "[side_by_side] load: dtype must be f32, bf16, int8 or int4, got '{}'", dtype);
@@ -112,12 +117,13 @@ nlohmann::json load(Session& s, const std::string& dtype, int64_t cache_len,
       s.dir, {dtype == "bf16" ? ingot::DType::BF16 : ingot::DType::F32});
   ingot::exporters::GenerationExportOptions o;
   o.max_cache_len = cache_len;
+  o.model_folder = s.dir;
   ingot::exporters::NativeExportConfig config;
   if (quantised) {
-    config.quantizer.scheme = dtype;  // the defaults, as `ingot export`, unless HEAD
+    config.quantizer = quantizer;  // the defaults, as `ingot export`, unless HEAD
+    config.quantizer.scheme = dtype;
     config.quantizer.keep_lm_head_float = head == "float";
     config.quantizer.lm_head = head == "scheme";
-    config.quantizer.zero_point = zero_point;
   }
   // No ACT: the mode the process started with (an earlier load's ACT does not stick).
   static const ingot::cpu::QuantActivations initial = ingot::cpu::quant_activations();
@@ -269,21 +275,37 @@ int serve(const std::string& dir) {
     try {
       if (cmd == "load") {
         std::string dtype, act, head;
-        bool zero_point = false;
+        ingot::exporters::QuantizerConfig q;
         int64_t cache_len = 0;
         in >> dtype >> cache_len;
         for (std::string option; in >> option;) {
-          if (option.starts_with("act="))
-            act = option.substr(4);
-          else if (option.starts_with("head="))
-            head = option.substr(5);
+          const size_t eq = option.find('=');
+          const std::string key = option.substr(0, eq);
+          const std::string value = eq == std::string::npos ? "" : option.substr(eq + 1);
+          if (key == "act")
+            act = value;
+          else if (key == "head")
+            head = value;
           else if (option == "zero_point=1")
-            zero_point = true;
+            q.zero_point = true;
+          else if (key == "method")
+            q.method = value;
+          else if (key == "dataset")
+            q.dataset = value;
+          else if (key == "samples")
+            q.num_samples = std::stoll(value);
+          else if (key == "seq_len")
+            q.seq_len = std::stoll(value);
+          else if (key == "preset")
+            q.preset = value;
+          else if (option == "act_order=1")
+            q.act_order = true;
           else
             throw ingot::ValueError("[side_by_side] load: unknown option '" + option +
-                                    "' (act=..., head=...)");
+                                    "' (act=, head=, zero_point=1, method=, dataset=, samples=, "
+                                    "seq_len=, preset=, act_order=1)");
         }
-        reply = load(s, dtype, cache_len, act, head, zero_point);
+        reply = load(s, dtype, cache_len, act, head, q);
       } else if (cmd == "logits") {
         std::string out;
         in >> out;

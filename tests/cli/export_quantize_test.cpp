@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "../models/fixture_path.h"
 #include "cli_call.h"
@@ -64,6 +67,58 @@ TEST(CliExportQuantize, BadValuesAreClearErrors) {
       error_of({"--quantize", "int8", "--exclude", "("}).find("not a valid regular expression"),
       std::string::npos);
   EXPECT_NE(error_of({"--group-size", "64"}).find("need --quantize"), std::string::npos);
+  EXPECT_NE(error_of({"--method", "gptq"}).find("need --quantize"), std::string::npos);
+  EXPECT_NE(error_of({"--quantize", "int4", "--method", "gptq"}).find("needs calibration"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--quantize", "int4", "--rule", "v_proj"}).find("PATTERN=BITS"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--quantize", "int4", "--method", "gptq", "--dataset", "/nonexistent.txt"})
+                .find("/nonexistent.txt"),
+            std::string::npos);
+}
+
+// --method gptq --dataset FILE on the demo LM (a folder with a tokenizer): calibrated, and
+// the report says on what; --rule puts the matched weights in int8.
+TEST(CliExportQuantize, CalibratedMethodWithRules) {
+  const char* root = std::getenv("INGOT_SOURCE_DIR");
+  const std::string demo =
+      (root ? std::string(root) : std::string(INGOT_FIXTURES_DIR) + "/../..") + "/assets/demo-lm";
+  const std::string dataset = (fs::temp_directory_path() / "ingot_cli_calibration.txt").string();
+  {
+    std::ofstream f(dataset);
+    for (int i = 0; i < 40; ++i)
+      f << "Emma Woodhouse, handsome, clever, and rich, with a comfortable home and happy "
+           "disposition, seemed to unite some of the best blessings of existence. ";
+  }
+  const std::string out = (fs::temp_directory_path() / "ingot_cli_gptq.ingot").string();
+  auto [rc, text] = captured(run_export, {demo, "-o", out, "--quantize", "int4", "--method", "gptq",
+                                          "--dataset", dataset, "--num-samples", "8", "--seq-len",
+                                          "32", "--rule", "layers\\.0\\..*v_proj=8"});
+  EXPECT_EQ(rc, 0);
+  EXPECT_NE(text.find("method gptq"), std::string::npos) << text;
+  EXPECT_NE(text.find("calibrated on 8 samples (256 tokens)"), std::string::npos) << text;
+  EXPECT_NE(text.find("int8 by rule, preset or ratio: 'model.layers.0.self_attn.v_proj.weight'"),
+            std::string::npos)
+      << text;
+  const ExportedProgram p = load(out);
+  EXPECT_EQ(p.state.at("model.layers.0.self_attn.v_proj.qweight").size(1), 256);  // int8: k
+  EXPECT_EQ(p.state.at("model.layers.1.self_attn.v_proj.qweight").size(1), 128);  // int4: k / 2
+  // The per-weight report beside the artifact.
+  std::ifstream report_file(out + ".quantization.json");
+  const nlohmann::json report = nlohmann::json::parse(report_file);
+  const nlohmann::json& weights = report.at("model").at("weights");
+  std::map<std::string, nlohmann::json> by_name;
+  for (const nlohmann::json& w : weights) by_name[w.at("name")] = w;
+  EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("bits"), 8);
+  EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("why"), "rule 'layers\\.0\\..*v_proj'");
+  EXPECT_EQ(by_name.at("model.layers.1.mlp.down_proj.weight").at("why"),
+            "'model.layers.1.mlp.down_proj.weight' has in_features 688, not a multiple of the group "
+            "size 32");
+  EXPECT_EQ(by_name.at("model.layers.1.self_attn.q_proj.weight").at("method"), "gptq");
+  EXPECT_EQ(by_name.at("model.layers.1.self_attn.q_proj.weight").at("group"), 32);
+  fs::remove(out);
+  fs::remove(out + ".quantization.json");
+  fs::remove(dataset);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "ingot/exporters/executorch/executorch_config.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/exporters/onnx/onnx_config.h"
+#include "ingot/exporters/quantizer.h"
 #include "ingot/formats/serialize.h"
 #include "ingot/runtime/executor/program_module.h"
 
@@ -208,6 +209,115 @@ TEST(QuantizeStage, ArchiveRoundTrip) {
   const Tensor x = before.run(q->program.example_inputs)[0];
   const Tensor y = after.run(loaded.example_inputs)[0];
   testing::expect_near_tensors(x, y, 0.0);
+}
+
+}  // namespace
+}  // namespace ingot::exporters
+
+namespace ingot::exporters {
+namespace {
+
+// Mixed precision: a rule's bits win over the scheme's; the q4_k_m preset puts v_proj and
+// down_proj of llama.cpp's "more bits" layers in int8 (with 2 layers: layer 1, the last
+// eighth).
+TEST(QuantizeStage, RulesAndPresetChooseTheBitsOfEachWeight) {
+  QuantizerConfig q = scheme("int4");
+  q.rules = {{"layers\\.0\\.self_attn\\.v_proj", 8}};
+  auto a = export_fixture("qwen3", q);
+  const auto& state = a->program.state;
+  EXPECT_EQ(state.at("model.layers.0.self_attn.v_proj.qweight").sizes(), (IntShape{64, 64}));
+  EXPECT_EQ(state.at("model.layers.1.self_attn.v_proj.qweight").sizes(), (IntShape{64, 32}));
+  EXPECT_TRUE(has_note(a->notes, "int8 by rule, preset or ratio: 'model.layers.0.self_attn.v_proj.weight'"))
+      << fmt::format("{}", fmt::join(a->notes, "\n"));
+
+  QuantizerConfig p = scheme("int4");
+  p.preset = "q4_k_m";
+  auto b = export_fixture("qwen3", p);
+  const auto& s = b->program.state;
+  EXPECT_EQ(s.at("model.layers.1.self_attn.v_proj.qweight").sizes(), (IntShape{64, 64}));
+  EXPECT_EQ(s.at("model.layers.1.mlp.down_proj.qweight").sizes(), (IntShape{64, 128}));
+  EXPECT_EQ(s.at("model.layers.0.self_attn.v_proj.qweight").sizes(), (IntShape{64, 32}));
+  EXPECT_EQ(s.at("model.layers.1.self_attn.q_proj.qweight").sizes(), (IntShape{128, 32}));
+  // The mixed program computes what the float one does, within int4's error.
+  auto f32 = export_fixture("qwen3", {});
+  runtime::ProgramModule fm(f32->program), qm(b->program);
+  const Tensor want = contiguous(fm.run(f32->program.example_inputs)[0]);
+  const Tensor got = contiguous(qm.run(b->program.example_inputs)[0]);
+  double err = 0, ref = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    err = std::max(err, double(std::fabs(want.data<float>()[i] - got.data<float>()[i])));
+    ref = std::max(ref, double(std::fabs(want.data<float>()[i])));
+  }
+  EXPECT_LT(err / ref, 0.3);
+}
+
+// ratio: the int4 weights' parameters split between int4 (`ratio` of them, at least) and
+// int8 (the most sensitive: largest mean int4 error), each choice in the report.
+TEST(QuantizeStage, RatioPutsTheMostSensitiveWeightsInInt8) {
+  QuantizerConfig q = scheme("int4");
+  q.ratio = 0.6;
+  auto a = export_fixture("qwen3", q);
+  int64_t int4 = 0, int8 = 0;
+  int by_ratio = 0;
+  for (const WeightReport& w : a->quantization) {
+    if (w.name.find("embed_tokens") != std::string::npos) continue;  // the lm_head: int8 anyway
+    // scales [n, k / group]: n * k parameters.
+    const Tensor& scales = a->program.state.at(w.name.substr(0, w.name.size() - 7) + ".scales");
+    const int64_t params = scales.size(0) * scales.size(1) * w.group;
+    (w.bits == 4 ? int4 : int8) += params;
+    by_ratio += w.why.starts_with("ratio 0.6: among the most sensitive");
+  }
+  EXPECT_GT(by_ratio, 0);
+  EXPECT_GT(int8, 0);
+  // Greedy by sensitivity: int8 stops as soon as it holds 40%, so int4 keeps >= 60% less
+  // one weight's share.
+  EXPECT_GE(double(int4) / double(int4 + int8), 0.6 - 0.25);
+  EXPECT_LE(double(int4) / double(int4 + int8), 0.6 + 1e-9);
+  QuantizerConfig bad = scheme("int8");
+  bad.ratio = 0.5;
+  EXPECT_THROW(export_fixture("qwen3", bad), ValueError);
+}
+
+std::string export_error(const QuantizerConfig& q) {
+  try {
+    export_fixture("qwen3", q);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(QuantizeStage, BadMethodsAndRulesAreClearErrors) {
+  QuantizerConfig q = scheme("int4");
+  q.rules = {{"no_such_weight", 8}};
+  EXPECT_TRUE(contains(export_error(q), "rule 'no_such_weight' (8 bits) matches none")) << export_error(q);
+  q.rules = {{"v_proj", 6}};
+  EXPECT_TRUE(contains(export_error(q), "rules take 4 or 8")) << export_error(q);
+  q.rules.clear();
+  q.method = "gptq";  // no dataset
+  EXPECT_TRUE(contains(export_error(q), "method 'gptq' needs calibration")) << export_error(q);
+  q.method = "awq-typo";
+  EXPECT_TRUE(contains(export_error(q), "unknown method 'awq-typo'")) << export_error(q);
+  q.method = "scale-search";
+  q.preset = "q5_k_s";
+  EXPECT_TRUE(contains(export_error(q), "unknown preset 'q5_k_s'")) << export_error(q);
+}
+
+// A quantiser for one format only, registered for this test.
+class OnnxOnlyQuantizer final : public Quantizer {
+ public:
+  std::string name() const override { return "test-onnx-only"; }
+  std::vector<std::string> formats() const override { return {"onnx"}; }
+  QuantizedWeight quantize(const WeightToQuantize&) const override { return {}; }
+};
+INGOT_REGISTER_QUANTIZER(test_onnx_only, "test-onnx-only",
+                         [](const QuantizerConfig&) { return std::make_unique<OnnxOnlyQuantizer>(); });
+
+TEST(QuantizeStage, AQuantizerRefusesAFormatItDoesNotSupport) {
+  QuantizerConfig q = scheme("int8");
+  q.method = "test-onnx-only";
+  const std::string e = export_error(q);
+  EXPECT_TRUE(contains(e, "method 'test-onnx-only' does not quantise for format 'native'")) << e;
 }
 
 }  // namespace

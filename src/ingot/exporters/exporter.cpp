@@ -101,8 +101,20 @@ std::unique_ptr<ExportArtifact> Exporter::run_stages(const std::string& architec
   for (const std::string& p : patches.applied()) notes.push_back("patch " + p);
   for (std::string& n : fix_program(program)) notes.push_back(std::move(n));
   // ── Stage 6b: quantize (config.quantizer; exporters/quantize.h) ──
-  for (std::string& n : quantize_program(program, config.quantizer)) notes.push_back(std::move(n));
-  return finish(std::move(program), std::move(notes), config);
+  QuantizeResult q =
+      quantize_program(program, config.quantizer, config.export_format(), calibration_.get());
+  for (std::string& n : q.notes) notes.push_back(std::move(n));
+  std::unique_ptr<ExportArtifact> artifact = finish(std::move(program), std::move(notes), config);
+  artifact->quantization = std::move(q.weights);
+  return artifact;
+}
+
+void Exporter::prepare_quantizer(models::PretrainedModel& model,
+                                 const NativeExportConfig& config,
+                                 const std::string& model_folder) {
+  check_quantizer_rules(model, config.quantizer);
+  calibration_ = calibrate_for(model, config.quantizer,
+                               model_folder.empty() ? model.name_or_path() : model_folder);
 }
 
 std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model,
@@ -110,6 +122,7 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
                                                   const NativeExportConfig& config) {
   INGOT_CHECK(inputs.cache == nullptr, ValueError,
               "[export] inputs carry a KV cache; export a decode step with export_for_generation");
+  prepare_quantizer(model, config);
   TraceFn trace = [&](const ExportOptions& o, PatchScope& patches) {
     auto forward = [&model](const models::ModelInputs& in) {
       std::map<std::string, Tensor> named = model.forward(in).named();
@@ -132,8 +145,12 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
 std::unique_ptr<ExportArtifact> Exporter::lower(ExportedProgram program,
                                                 const NativeExportConfig& config) {
   std::vector<std::string> notes = fix_program(program);
-  for (std::string& n : quantize_program(program, config.quantizer)) notes.push_back(std::move(n));
-  return finish(std::move(program), std::move(notes), config);
+  // No model to run: a method that needs calibration is refused by the quantize stage.
+  QuantizeResult q = quantize_program(program, config.quantizer, config.export_format());
+  for (std::string& n : q.notes) notes.push_back(std::move(n));
+  std::unique_ptr<ExportArtifact> artifact = finish(std::move(program), std::move(notes), config);
+  artifact->quantization = std::move(q.weights);
+  return artifact;
 }
 
 std::unique_ptr<ExportArtifact> NativeExporter::finish(ExportedProgram program,

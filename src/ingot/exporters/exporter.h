@@ -22,9 +22,11 @@
 #include <vector>
 
 #include "ingot/export/export.h"
+#include "ingot/exporters/calibration.h"
 #include "ingot/exporters/config.h"
 #include "ingot/exporters/generation_capture.h"
 #include "ingot/exporters/patches.h"
+#include "ingot/exporters/quantize.h"
 #include "ingot/generation/manifest.h"
 #include "ingot/models/model.h"
 
@@ -57,6 +59,8 @@ class ExportArtifact {
 
   ExportedProgram program;
   std::vector<std::string> notes;
+  // What the quantize stage did to each weight (empty without a quantizer).
+  std::vector<WeightReport> quantization;
   // A generation component's user inputs and their roles (export_for_generation sets it).
   generation::StepLayout step_layout;
 };
@@ -209,6 +213,15 @@ class Exporter {
                                                  const NativeExportConfig& config) = 0;
   // The shared post-trace stages: program fixes and node fixes (and dead code removal).
   std::vector<std::string> fix_program(ExportedProgram& program);
+  // Checks config.quantizer's rules against `model` and runs the model over its
+  // calibration dataset when its method uses one (calibration.h); the quantize stage of
+  // the traces that follow reads the statistics. `model_folder` gives the tokenizer
+  // (default: the folder the model was loaded from).
+  void prepare_quantizer(models::PretrainedModel& model, const NativeExportConfig& config,
+                         const std::string& model_folder = "");
+
+ private:
+  std::shared_ptr<const CalibrationStats> calibration_;
 };
 
 // Native backend: the ExportedProgram itself.

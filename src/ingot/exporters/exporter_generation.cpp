@@ -8,6 +8,7 @@
 #include "ingot/export/static_cache_pytree.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/generation_plan.h"
+#include "ingot/exporters/quantize.h"
 #include "ingot/exporters/skips.h"
 #include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/models/vision/vision_language.h"
@@ -96,6 +97,14 @@ GenerationExport Exporter::export_for_generation(models::PretrainedModel& model,
         plan.push_back(std::move(c));
     }
   }
+  // Calibration (one run of the model, shared by every component it reaches): the first
+  // component whose quantiser has a dataset gives it (else none: no statistics).
+  const NativeExportConfig* calibrated = &configs.at(plan.front().name);
+  for (const ComponentPlan& c : plan) {
+    check_quantizer_rules(model, configs.at(c.name).quantizer);
+    if (calibrated->quantizer.dataset.empty()) calibrated = &configs.at(c.name);
+  }
+  prepare_quantizer(model, *calibrated, g.model_folder);
   GenerationExport out;
   out.components = trace_plan(model, plan, configs);
   out.manifest = generation_manifest(model, out.components, g);

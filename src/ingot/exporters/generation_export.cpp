@@ -60,6 +60,11 @@ void GenerationExport::save(const std::string& dir, const std::string& model_fol
         fs::copy_file(src, fs::path(dir) / f, fs::copy_options::overwrite_existing);
     }
   }
+  std::map<std::string, std::vector<WeightReport>> quantization;
+  for (const auto& [name, artifact] : components)
+    if (!artifact->quantization.empty()) quantization[name] = artifact->quantization;
+  if (!quantization.empty())
+    write_quantization_report((fs::path(dir) / "quantization.json").string(), quantization);
   manifest.write(dir);  // last: a directory with a manifest is complete
 }
 

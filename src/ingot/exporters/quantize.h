@@ -1,6 +1,8 @@
 // The quantize stage (seed 004's stages; docs/exporters.md): weight-only quantisation of
 // the traced program, shared by every backend, run after the node fixes when the config's
-// `quantizer` has a scheme.
+// `quantizer` has a scheme. Which weights and how many bits is decided here (the scheme,
+// the lm_head rule, `rules` and `preset`); each weight's grid by the registered quantiser
+// config.method names (quantizer.h), with the calibration statistics when given.
 //
 // Every `linear` node of the top-level graph whose weight is a float parameter becomes
 // `ingot::quantized_linear` reading three new parameters (`<name>.qweight` uint8,
@@ -15,16 +17,46 @@
 // rewrite.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "ingot/exporters/calibration.h"
 #include "ingot/exporters/quantizer_config.h"
 #include "ingot/ir/program.h"
 
 namespace ingot::exporters {
 
-// Rewrites `program` in place; returns the report lines. Throws ValueError for an invalid
-// config (validate()).
-std::vector<std::string> quantize_program(ExportedProgram& program, const QuantizerConfig& config);
+// What the quantize stage did to one weight: the artifact's quantization report.
+struct WeightReport {
+  std::string name;        // the float parameter ("model.layers.0.mlp.down_proj.weight")
+  int bits = 0;            // 8 or 4; 0: kept float
+  int64_t group = 0;       // weights per scale (bits 8: in_features)
+  bool zero_point = false;
+  std::string method;      // the quantiser that rounded it; "" when kept float
+  std::string why;         // why these bits, or why float
+};
+
+struct QuantizeResult {
+  std::vector<std::string> notes;    // the one-screen summary
+  std::vector<WeightReport> weights;  // every float matrix a linear reads, in graph order
+};
+
+// {"weights": [{"name", "bits", "group", "zero_point", "method", "why"}, ...]} per
+// component, written as quantization.json in a generation directory (GenerationExport::save)
+// and beside a single artifact (`ingot export`).
+void write_quantization_report(const std::string& path,
+                               const std::map<std::string, std::vector<WeightReport>>& components);
+
+// ValueError naming the rule when a `rules` pattern matches none of `model`'s parameters.
+void check_quantizer_rules(models::PretrainedModel& model, const QuantizerConfig& config);
+
+// Rewrites `program` in place for export format `format`; returns the report.
+// ValueError for an invalid config (validate()), NotSupportedError for a method that does
+// not support `format`. `calibration` may be null (then calibrated methods run their
+// uncalibrated form, and the report says so).
+QuantizeResult quantize_program(ExportedProgram& program, const QuantizerConfig& config,
+                                const std::string& format = "native",
+                                const CalibrationStats* calibration = nullptr);
 
 }  // namespace ingot::exporters

@@ -1,12 +1,15 @@
 #include "ingot/exporters/quantizer_config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <regex>
 #include <set>
 
 #include "ingot/core/error.h"
+#include "ingot/exporters/quantizer.h"
 
 namespace ingot::exporters {
 
@@ -26,15 +29,38 @@ void QuantizerConfig::validate(const std::string& origin) const {
               "[quantizer] {}: lm_head (quantise it with the scheme) and keep_lm_head_float "
               "(keep it float) contradict each other; set one",
               origin);
-  for (const std::string& p : exclude) {
+  auto check_pattern = [&](const std::string& p, const char* what) {
     try {
       std::regex re(p, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      INGOT_THROW(ValueError,
-                  "[quantizer] {}: exclude pattern '{}' is not a valid regular expression ({})",
-                  origin, p, e.what());
+      INGOT_THROW(ValueError, "[quantizer] {}: {} pattern '{}' is not a valid regular expression ({})",
+                  origin, what, p, e.what());
     }
+  };
+  for (const std::string& p : exclude) check_pattern(p, "exclude");
+  for (const BitsRule& r : rules) {
+    check_pattern(r.pattern, "rules");
+    INGOT_CHECK(r.bits == 4 || r.bits == 8, ValueError,
+                "[quantizer] {}: rule '{}' asks for {} bits; rules take 4 or 8", origin, r.pattern,
+                r.bits);
   }
+  INGOT_CHECK(preset.empty() || preset == "q4_k_m", ValueError,
+              "[quantizer] {}: unknown preset '{}' (known: q4_k_m)", origin, preset);
+  INGOT_CHECK(ratio > 0.0 && ratio <= 1.0, ValueError,
+              "[quantizer] {}: ratio is the fraction of parameters kept in int4, in (0, 1]; got {}",
+              origin, ratio);
+  INGOT_CHECK(ratio == 1.0 || scheme == "int4", ValueError,
+              "[quantizer] {}: ratio applies to the int4 scheme (got scheme '{}')", origin, scheme);
+  const std::vector<std::string> methods = registered_quantizers();
+  INGOT_CHECK(std::find(methods.begin(), methods.end(), method) != methods.end(), ValueError,
+              "[quantizer] {}: unknown method '{}' (registered: {})", origin, method,
+              fmt::join(methods, ", "));
+  INGOT_CHECK(num_samples >= 1 && seq_len >= 1, ValueError,
+              "[quantizer] {}: num_samples and seq_len must be >= 1 (got {} and {})", origin,
+              num_samples, seq_len);
+  INGOT_CHECK(damp > 0.0 && damp <= 1.0, ValueError,
+              "[quantizer] {}: damp is a fraction of the mean Hessian diagonal in (0, 1], got {}",
+              origin, damp);
 }
 
 void quantizer_to_json(const QuantizerConfig& q, json& out) {
@@ -49,6 +75,23 @@ void quantizer_to_json(const QuantizerConfig& q, json& out) {
   out["lm_head"] = q.lm_head;
   out["keep_lm_head_float"] = q.keep_lm_head_float;
   out["exclude"] = q.exclude;
+  out["method"] = q.method;
+  if (!q.dataset.empty()) {
+    out["dataset"] = q.dataset;
+    out["num_samples"] = q.num_samples;
+    out["seq_len"] = q.seq_len;
+  }
+  if (!q.rules.empty()) {
+    json rules = json::array();
+    for (const BitsRule& r : q.rules) rules.push_back({{"pattern", r.pattern}, {"bits", r.bits}});
+    out["rules"] = std::move(rules);
+  }
+  if (!q.preset.empty()) out["preset"] = q.preset;
+  if (q.ratio != 1.0) out["ratio"] = q.ratio;
+  if (q.method == "gptq") {
+    out["act_order"] = q.act_order;
+    out["damp"] = q.damp;
+  }
 }
 
 QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
@@ -62,13 +105,13 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
   INGOT_CHECK(j.is_object(), ValueError,
               "[AutoExportConfig] {}: 'quantizer' is null, \"int8\", \"int4\" or an object, got {}",
               origin, j.dump());
-  static const std::set<std::string> keys = {"scheme",  "group_size",         "zero_point",
-                                             "lm_head", "keep_lm_head_float", "exclude"};
+  static const std::set<std::string> keys = {
+      "scheme", "group_size", "zero_point", "lm_head", "keep_lm_head_float", "exclude", "method",
+      "dataset", "num_samples", "seq_len", "rules", "preset", "ratio", "act_order", "damp"};
   for (const auto& [key, value] : j.items()) {
     INGOT_CHECK(keys.contains(key), ValueError,
-                "[AutoExportConfig] {}: unknown key 'quantizer.{}' (known: scheme, group_size, "
-                "zero_point, lm_head, keep_lm_head_float, exclude)",
-                origin, key);
+                "[AutoExportConfig] {}: unknown key 'quantizer.{}' (known: {})", origin, key,
+                fmt::join(keys, ", "));
   }
   try {
     if (j.contains("scheme")) q.scheme = j["scheme"].get<std::string>();
@@ -78,6 +121,18 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
     if (j.contains("keep_lm_head_float"))
       q.keep_lm_head_float = j["keep_lm_head_float"].get<bool>();
     if (j.contains("exclude")) q.exclude = j["exclude"].get<std::vector<std::string>>();
+    if (j.contains("method")) q.method = j["method"].get<std::string>();
+    if (j.contains("dataset")) q.dataset = j["dataset"].get<std::string>();
+    if (j.contains("num_samples")) q.num_samples = j["num_samples"].get<int64_t>();
+    if (j.contains("seq_len")) q.seq_len = j["seq_len"].get<int64_t>();
+    if (j.contains("rules")) {
+      for (const json& r : j["rules"])
+        q.rules.push_back({r.at("pattern").get<std::string>(), r.at("bits").get<int>()});
+    }
+    if (j.contains("preset")) q.preset = j["preset"].get<std::string>();
+    if (j.contains("ratio")) q.ratio = j["ratio"].get<double>();
+    if (j.contains("act_order")) q.act_order = j["act_order"].get<bool>();
+    if (j.contains("damp")) q.damp = j["damp"].get<double>();
   } catch (const json::exception&) {
     INGOT_THROW(ValueError, "[AutoExportConfig] {}: 'quantizer' has a field of the wrong type ({})",
                 origin, j.dump());

@@ -170,6 +170,7 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& path,
     const GgufArchitecture arch = gguf_architecture(file);
     ConfigReader config = ConfigReader::from_json_text(gguf_config_json(file), *gguf);
     std::shared_ptr<PretrainedModel> model = build(config, options, *gguf);
+    model->name_or_path_ = path;
     auto state = std::make_shared<std::map<std::string, Tensor>>(gguf_state_dict(file, arch));
     load_weights(*model, state_source(state), *gguf);
     return model;
@@ -178,6 +179,7 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& path,
   const std::string config_path = (std::filesystem::path(folder) / "config.json").string();
   ConfigReader config = ConfigReader::from_file(config_path);
   std::shared_ptr<PretrainedModel> model = build(config, options, config_path);
+  model->name_or_path_ = folder;
   // A folder ingot made for a GGUF (gguf_folder.h): config.json with the GGUF's weights.
   if (!has_safetensors(folder)) {
     if (std::optional<std::string> gguf = gguf_in_folder(folder)) {

@@ -88,9 +88,12 @@ class PretrainedModel : public nn::Module {
   virtual std::vector<std::string> ignored_checkpoint_names() const { return {}; }
   const std::string& architecture() const { return architecture_; }
   DType compute_dtype() const { return compute_dtype_; }
+  // The folder from_pretrained loaded it from (transformers' name_or_path); "" otherwise.
+  const std::string& name_or_path() const { return name_or_path_; }
 
  protected:
   std::string architecture_;
+  std::string name_or_path_;
   DType compute_dtype_ = DType::F32;
   friend std::shared_ptr<PretrainedModel> from_pretrained(const std::string&, const LoadOptions&);
   friend std::shared_ptr<PretrainedModel> create_model(const std::string&, const ConfigReader&,

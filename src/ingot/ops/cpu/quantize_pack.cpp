@@ -14,7 +14,8 @@ inline int clampi(int v, int lo, int hi) {
   return std::min(hi, std::max(lo, v));
 }
 
-// Quantised values (0 .. 2^bits - 1) of one group, its scale and zero point.
+}  // namespace
+
 void quantize_group(const float* w, int64_t len, int bits, bool zero_point, uint8_t* q,
                     float& scale, uint8_t& zero) {
   if (bits == 8 || !zero_point) {
@@ -46,8 +47,6 @@ void quantize_group(const float* w, int64_t len, int bits, bool zero_point, uint
     q[i] = uint8_t(clampi(int(std::lrint(w[i] / scale)) + z, 0, 15));
 }
 
-}  // namespace
-
 PackedBuffers quantize_weight(const float* w, int64_t n, int64_t k, int bits, int64_t group,
                               bool zero_point) {
   INGOT_CHECK(bits == 8 || bits == 4, ValueError, "[quantize_weight] bits must be 8 or 4, got {}",
@@ -55,29 +54,34 @@ PackedBuffers quantize_weight(const float* w, int64_t n, int64_t k, int bits, in
   INGOT_CHECK(group > 0 && k % group == 0 && (bits == 8 || group % 2 == 0), ValueError,
               "[quantize_weight] group size {} must divide in_features {}", group, k);
   const int64_t groups = k / group;
-  PackedBuffers out;
-  out.q.assign(size_t(bits == 8 ? n * k : n * k / 2), 0);
-  out.scales.assign(size_t(n * groups), 0.0f);
-  if (zero_point) out.zeros.assign(size_t(n * groups), 0);
+  std::vector<uint8_t> values(size_t(n * k));
+  std::vector<float> scales(size_t(n * groups));
+  std::vector<uint8_t> zeros(zero_point ? size_t(n * groups) : 0);
   parallel_for(0, n, 64, [&](int64_t r0, int64_t r1) {
-    std::vector<uint8_t> values(static_cast<size_t>(group));
     for (int64_t r = r0; r < r1; ++r) {
       for (int64_t g = 0; g < groups; ++g) {
         uint8_t zero = 0;
-        quantize_group(w + r * k + g * group, group, bits, zero_point, values.data(),
-                       out.scales[size_t(r * groups + g)], zero);
-        if (zero_point) out.zeros[size_t(r * groups + g)] = zero;
-        const int64_t c0 = g * group;
-        if (bits == 8) {
-          std::copy(values.begin(), values.end(), out.q.begin() + r * k + c0);
-        } else {
-          uint8_t* row = out.q.data() + r * (k / 2);
-          for (int64_t i = 0; i < group; i += 2)
-            row[(c0 + i) / 2] = uint8_t(values[size_t(i)] | (values[size_t(i + 1)] << 4));
-        }
+        quantize_group(w + r * k + g * group, group, bits, zero_point,
+                       values.data() + r * k + g * group, scales[size_t(r * groups + g)], zero);
+        if (zero_point) zeros[size_t(r * groups + g)] = zero;
       }
     }
   });
+  return pack_weight(values.data(), std::move(scales), std::move(zeros), n, k, bits);
+}
+
+PackedBuffers pack_weight(const uint8_t* values, std::vector<float> scales,
+                          std::vector<uint8_t> zeros, int64_t n, int64_t k, int bits) {
+  PackedBuffers out;
+  out.scales = std::move(scales);
+  out.zeros = std::move(zeros);
+  if (bits == 8) {
+    out.q.assign(values, values + n * k);
+    return out;
+  }
+  out.q.assign(size_t(n * k / 2), 0);
+  for (int64_t i = 0; i < n * k; i += 2)
+    out.q[size_t(i / 2)] = uint8_t(values[i] | (values[i + 1] << 4));
   return out;
 }
 

@@ -19,6 +19,17 @@ struct PackedBuffers {
   std::vector<uint8_t> zeros;  // [n, k / group], empty when symmetric
 };
 
+// Round to nearest on the range rule above: one group's values (0 .. 2^bits - 1), its
+// scale and zero point (2^(bits-1) when symmetric).
+void quantize_group(const float* w, int64_t len, int bits, bool zero_point, uint8_t* q,
+                    float& scale, uint8_t& zero);
+
+// Packs integer values [n, k] (0 .. 2^bits - 1; two 4-bit values per byte, the lower
+// column in the low nibble) with their group scales [n, k / group] and zero points
+// (empty when symmetric) into the layout above.
+PackedBuffers pack_weight(const uint8_t* values, std::vector<float> scales,
+                          std::vector<uint8_t> zeros, int64_t n, int64_t k, int bits);
+
 // w f32 [n, k] row-major. k % group == 0 (bits 8: group == k). Throws ValueError else.
 PackedBuffers quantize_weight(const float* w, int64_t n, int64_t k, int bits, int64_t group,
                               bool zero_point);
