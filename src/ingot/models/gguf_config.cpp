@@ -23,19 +23,23 @@ struct ArchEntry {
   // hidden_size / num_attention_heads (transformers maps rope.dimension_count for llama
   // and mistral; for qwen3 ingot reads attention.key_length, which llama.cpp writes).
   const char* head_dim_key;
+  // Writing (`ingot export --format gguf`): the general.architecture llama.cpp's converter
+  // writes for hf_class (Mistral is a "llama" to llama.cpp), nullptr while ingot cannot
+  // write the architecture.
+  const char* written_as;
 };
 
 const std::vector<ArchEntry>& arch_table() {
   static const std::vector<ArchEntry> t = {
-      {"llama", "LlamaForCausalLM", "llama", true, "rope.dimension_count"},
-      {"mistral", "MistralForCausalLM", "mistral", true, "rope.dimension_count"},
-      {"qwen2", "Qwen2ForCausalLM", "qwen2", false, nullptr},
-      {"qwen3", "Qwen3ForCausalLM", "qwen3", false, "attention.key_length"},
-      {"phi3", "Phi3ForCausalLM", "phi3", false, nullptr},
-      {"gemma2", "Gemma2ForCausalLM", "gemma2", false, "attention.key_length"},
-      {"gemma3", "Gemma3ForCausalLM", "gemma3_text", false, "attention.key_length"},
-      {"qwen3moe", "Qwen3MoeForCausalLM", "qwen3_moe", false, "attention.key_length"},
-      {"stablelm", "StableLmForCausalLM", "stablelm", false, nullptr},
+      {"llama", "LlamaForCausalLM", "llama", true, "rope.dimension_count", "llama"},
+      {"mistral", "MistralForCausalLM", "mistral", true, "rope.dimension_count", "llama"},
+      {"qwen2", "Qwen2ForCausalLM", "qwen2", false, nullptr, "qwen2"},
+      {"qwen3", "Qwen3ForCausalLM", "qwen3", false, "attention.key_length", "qwen3"},
+      {"phi3", "Phi3ForCausalLM", "phi3", false, nullptr, nullptr},
+      {"gemma2", "Gemma2ForCausalLM", "gemma2", false, "attention.key_length", nullptr},
+      {"gemma3", "Gemma3ForCausalLM", "gemma3_text", false, "attention.key_length", nullptr},
+      {"qwen3moe", "Qwen3MoeForCausalLM", "qwen3_moe", false, "attention.key_length", nullptr},
+      {"stablelm", "StableLmForCausalLM", "stablelm", false, nullptr, nullptr},
   };
   return t;
 }
@@ -117,6 +121,25 @@ void check_against_tensors(const GgufFile& f, const json& c) {
 }
 
 }  // namespace
+
+GgufArchitecture gguf_architecture_for_writing(const std::string& hf_class) {
+  std::vector<std::string> names;
+  for (const ArchEntry& e : arch_table()) {
+    if (!e.written_as) continue;
+    if (hf_class == e.hf_class) {
+      // The permutation follows the architecture llama.cpp runs it as.
+      const ArchEntry& as = *std::find_if(arch_table().begin(), arch_table().end(),
+                                          [&](const ArchEntry& a) {
+                                            return std::string(a.gguf_name) == e.written_as;
+                                          });
+      return {e.written_as, e.hf_class, as.unpermute_qk};
+    }
+    names.push_back(e.hf_class);
+  }
+  INGOT_THROW(NotSupportedError,
+              "[gguf] architecture '{}' cannot be written as a GGUF by ingot yet (supported: {})",
+              hf_class, fmt::join(names, ", "));
+}
 
 GgufArchitecture gguf_architecture(const GgufFile& file) {
   const ArchEntry& e = find_arch(file);

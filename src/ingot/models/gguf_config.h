@@ -34,6 +34,12 @@ struct GgufArchitecture {
 // ingot cannot load it from a GGUF.
 GgufArchitecture gguf_architecture(const formats::GgufFile& file);
 
+// The reverse direction, from the same table: the architecture llama.cpp's converter
+// writes for Hugging Face class `hf_class` (gguf_name is "llama" for MistralForCausalLM;
+// unpermute_qk: the q/k rows must be permuted for llama.cpp's rope). NotSupportedError
+// naming it and the classes ingot writes (Llama, Mistral, Qwen2, Qwen3).
+GgufArchitecture gguf_architecture_for_writing(const std::string& hf_class);
+
 // config.json text for `file` (architectures, model_type and the hyper-parameters above).
 std::string gguf_config_json(const formats::GgufFile& file);
 

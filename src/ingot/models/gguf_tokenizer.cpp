@@ -49,6 +49,18 @@ const char* split_regex(const std::string& pre) {
   return it == m.end() ? nullptr : it->second;
 }
 
+}  // namespace
+
+std::optional<std::string> gguf_pre_for_split(const std::string& regex) {
+  // The names llama.cpp's converter writes for these pre-tokenizers, in the table above.
+  for (const char* name : {"llama-bpe", "qwen2", "qwen35", "tekken", "gpt-4o"}) {
+    if (regex == split_regex(name)) return std::string(name);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 // UTF-8 encoding of code point `cp`.
 std::string utf8(uint32_t cp) {
   std::string s;

@@ -23,6 +23,7 @@
 // Other tokenizer models (t5, gemma4, rwkv, ...) are a NotSupportedError naming them.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ingot/formats/gguf.h"
@@ -31,6 +32,11 @@ namespace ingot::models {
 
 // tokenizer.json text for `file`; IoError naming the key when the metadata is malformed.
 std::string gguf_tokenizer_json(const formats::GgufFile& file);
+
+// The reverse direction (writing a GGUF), over the same table: the `tokenizer.ggml.pre`
+// name whose Split regex is `regex` (llama-bpe, qwen2, qwen35, tekken, gpt-4o); nullopt
+// for a regex the table lacks.
+std::optional<std::string> gguf_pre_for_split(const std::string& regex);
 
 // tokenizer_config.json text: bos/eos/unk/pad tokens, add_bos_token, add_eos_token and
 // `tokenizer.chat_template` as chat_template when present.

@@ -32,10 +32,8 @@ Tensor minus_one(const Tensor& t) {
   return out;
 }
 
-}  // namespace
-
-std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
-                            const std::string& path) {
+// The top-level names, llama.cpp's -> transformers' ("" = skipped when reading).
+const std::map<std::string, std::string>& top_names() {
   static const std::map<std::string, std::string> top = {
       {"token_embd.weight", "model.embed_tokens.weight"},
       {"output_norm.weight", "model.norm.weight"},
@@ -43,23 +41,43 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
       {"output.weight", "lm_head.weight"},
       {"rope_freqs.weight", ""},
   };
-  if (auto it = top.find(name); it != top.end()) return it->second;
+  return top;
+}
+
+// The transformers suffix of block part `part` ("attn_q" -> "self_attn.q_proj") in
+// architecture `arch`; "" when it has none. Both directions read this.
+std::string block_part_hf(const std::string& part, const std::string& arch) {
+  auto it = block_names().find(part);
+  std::string hf = it == block_names().end() ? "" : it->second;
+  // Phi-3 keeps transformers' fused projections: attn_qkv = qkv_proj, and its ffn_up
+  // holds [gate | up] (gate_up_proj).
+  if (arch == "phi3" && part == "attn_qkv") hf = "self_attn.qkv_proj";
+  if (arch == "phi3" && part == "ffn_up") hf = "mlp.gate_up_proj";
+  // Gemma 2 / 3 sandwich blocks: norms after attention and around the MLP.
+  if (arch == "gemma2" || arch == "gemma3") {
+    if (part == "post_attention_norm") hf = "post_attention_layernorm";
+    if (part == "ffn_norm") hf = "pre_feedforward_layernorm";
+    if (part == "post_ffw_norm") hf = "post_feedforward_layernorm";
+  }
+  return hf;
+}
+
+// Every block part block_part_hf knows, in any architecture.
+std::vector<std::string> block_parts() {
+  std::vector<std::string> parts = {"attn_qkv", "post_attention_norm", "post_ffw_norm"};
+  for (const auto& [part, hf] : block_names()) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
+                            const std::string& path) {
+  if (auto it = top_names().find(name); it != top_names().end()) return it->second;
   static const std::regex block(R"(blk\.(\d+)\.([a-z_]+)\.(weight|bias))");
   std::smatch m;
   if (std::regex_match(name, m, block)) {
-    std::string part = m[2].str();
-    auto it = block_names().find(part);
-    std::string hf = it == block_names().end() ? "" : it->second;
-    // Phi-3 keeps transformers' fused projections: attn_qkv = qkv_proj, and its ffn_up
-    // holds [gate | up] (gate_up_proj).
-    if (arch == "phi3" && part == "attn_qkv") hf = "self_attn.qkv_proj";
-    if (arch == "phi3" && part == "ffn_up") hf = "mlp.gate_up_proj";
-    // Gemma 2 / 3 sandwich blocks: norms after attention and around the MLP.
-    if (arch == "gemma2" || arch == "gemma3") {
-      if (part == "post_attention_norm") hf = "post_attention_layernorm";
-      if (part == "ffn_norm") hf = "pre_feedforward_layernorm";
-      if (part == "post_ffw_norm") hf = "post_feedforward_layernorm";
-    }
+    const std::string hf = block_part_hf(m[2].str(), arch);
     if (!hf.empty()) return "model.layers." + m[1].str() + "." + hf + "." + m[3].str();
   }
   INGOT_CHECK(!(arch == "phi3" && name.starts_with("rope_factors_")), NotSupportedError,
@@ -67,6 +85,44 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
               "GGUF yet",
               path, name);
   INGOT_THROW(IoError, "[gguf] '{}': tensor '{}' has no Hugging Face name ingot knows", path, name);
+}
+
+std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch) {
+  for (const auto& [gguf, hf] : top_names()) {
+    if (!hf.empty() && hf == hf_name) return gguf;
+  }
+  static const std::regex layer(R"(model\.layers\.(\d+)\.(.+)\.(weight|bias))");
+  std::smatch m;
+  if (std::regex_match(hf_name, m, layer)) {
+    for (const std::string& part : block_parts()) {
+      if (block_part_hf(part, arch) == m[2].str())
+        return "blk." + m[1].str() + "." + part + "." + m[3].str();
+    }
+  }
+  return "";
+}
+
+Tensor permute_rope_rows(const Tensor& t, int64_t n_head) {
+  INGOT_CHECK(t.dim() >= 1 && t.size(0) > 0 && n_head > 0 && t.size(0) % (2 * n_head) == 0,
+              ShapeError, "[gguf] cannot apply the rope permutation to a {} tensor over {} heads",
+              t.shape_string(), n_head);
+  Tensor src = contiguous(t);
+  const int64_t rows = src.size(0);
+  const int64_t d = rows / n_head / 2;
+  const size_t row_bytes = src.nbytes() / size_t(rows);
+  Tensor out = Tensor::empty(src.sizes(), src.dtype());
+  const auto* in = static_cast<const uint8_t*>(src.raw_data());
+  auto* o = static_cast<uint8_t*>(out.raw_data());
+  // The inverse of unpermute_rope_rows: GGUF row 2i + j of a head takes HF row j * d + i.
+  for (int64_t h = 0; h < n_head; ++h) {
+    for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t i = 0; i < d; ++i) {
+        const int64_t hf = h * 2 * d + j * d + i, gguf = h * 2 * d + 2 * i + j;
+        std::memcpy(o + gguf * row_bytes, in + hf * row_bytes, row_bytes);
+      }
+    }
+  }
+  return out;
 }
 
 Tensor unpermute_rope_rows(const Tensor& t, int64_t n_head) {

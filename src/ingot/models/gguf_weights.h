@@ -44,6 +44,15 @@ std::string gguf_to_hf_name(const std::string& name, const std::string& arch,
 // weight or a bias) -> a new tensor of the same shape.
 Tensor unpermute_rope_rows(const Tensor& t, int64_t n_head);
 
+// The reverse direction, over the same tables: the GGUF name of Hugging Face tensor
+// `hf_name` in architecture `arch` (the general.architecture written); "" when it has none.
+std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch);
+
+// Applies llama.cpp's rope permutation (what its converter does to attn_q / attn_k of a
+// llama-family model): the inverse of unpermute_rope_rows. Rows are moved whole, so a
+// row-wise quantised weight's packed rows and scales permute the same way.
+Tensor permute_rope_rows(const Tensor& t, int64_t n_head);
+
 // Every tensor of `file` by Hugging Face name: plain types mapped without a copy where no
 // permutation applies, block types dequantised to float32.
 std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,

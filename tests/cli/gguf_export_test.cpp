@@ -1,0 +1,385 @@
+// `ingot export --format gguf`: the GGUF ingot writes reads back through ingot's own GGUF
+// reader as the model it came from (config, every tensor, the tokenizer, greedy ids), its
+// quantised blocks hold exactly ingot's quantised weights (the levels ingot chose, scales
+// rounded to f16), and llama.cpp (tools/llamacpp/gguf_judge.py, in the venv of
+// tools/llamacpp/setup-venv; skipped with the reason without it) loads it, tokenizes as
+// ingot does and generates ingot's greedy ids.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "../error_of.h"
+#include "../models/fixture_path.h"
+#include "../venv_tool.h"
+#include "cli_call.h"
+#include "ingot/cli/commands.h"
+#include "ingot/core/half.h"
+#include "ingot/exporters/gguf/gguf_exporter.h"
+#include "ingot/formats/gguf.h"
+#include "ingot/formats/npy.h"
+#include "ingot/models/gguf_config.h"
+#include "ingot/models/gguf_folder.h"
+#include "ingot/models/model.h"
+#include "ingot/ops/functional.h"
+#include "ingot/runtime/executor/program_module.h"
+#include "ingot/text/tokenizer.h"
+
+namespace ingot::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_testing::call;
+using cli_testing::captured;
+using ingot::testing::error_of;
+using ingot::testing::fixture_path;
+using nlohmann::json;
+
+std::string demo_folder() { return (ingot::testing::source_dir() / "assets/demo-lm").string(); }
+
+// A copy of fixture model folder `name` with a small byte-level tokenizer of exactly its 96
+// ids (<|endoftext|>, the 94 printable ASCII characters, "Ġ" for the space): the fixtures
+// have no tokenizer, and a GGUF must carry one.
+std::string with_tokenizer(const std::string& name, const fs::path& into) {
+  const fs::path src = fixture_path("models/" + name), dst = into / name;
+  fs::create_directories(dst);
+  for (const auto& e : fs::directory_iterator(src)) {
+    const std::string f = e.path().filename().string();
+    if (f == "config.json" || f.ends_with(".safetensors") || f.ends_with(".index.json"))
+      fs::create_symlink(e.path(), dst / f);
+  }
+  json vocab = json::object();
+  vocab["<|endoftext|>"] = 0;
+  for (int c = '!'; c <= '~'; ++c) vocab[std::string(1, char(c))] = c - '!' + 1;
+  vocab["\xc4\xa0"] = 95;
+  const json byte_level = {{"type", "ByteLevel"}, {"add_prefix_space", false},
+                           {"trim_offsets", true}, {"use_regex", true}};
+  const json tok = {
+      {"version", "1.0"},
+      {"added_tokens",
+       {{{"id", 0}, {"content", "<|endoftext|>"}, {"single_word", false}, {"lstrip", false},
+         {"rstrip", false}, {"normalized", false}, {"special", true}}}},
+      {"normalizer", nullptr},
+      {"pre_tokenizer", byte_level},
+      {"post_processor", byte_level},
+      {"decoder", byte_level},
+      {"model",
+       {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
+        {"continuing_subword_prefix", ""}, {"end_of_word_suffix", ""}, {"fuse_unk", false},
+        {"byte_fallback", false}, {"ignore_merges", false}, {"vocab", vocab},
+        {"merges", json::array()}}}};
+  std::ofstream(dst / "tokenizer.json") << tok.dump();
+  std::ofstream(dst / "tokenizer_config.json")
+      << json{{"eos_token", "<|endoftext|>"}, {"bos_token", "<|endoftext|>"}}.dump();
+  return dst.string();
+}
+
+class CliGgufExport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tmp_ = fs::temp_directory_path() / ("ingot_cli_gguf_export_" + std::to_string(::getpid()));
+    fs::remove_all(tmp_);
+    fs::create_directories(tmp_);
+    setenv("XDG_CACHE_HOME", (tmp_ / "cache").c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("XDG_CACHE_HOME");
+    if (std::getenv("INGOT_KEEP_SCRATCH") == nullptr) fs::remove_all(tmp_);
+  }
+  fs::path tmp_;
+};
+
+TEST_F(CliGgufExport, F32FileReadsBackAsTheFolder) {
+  const std::string out = (tmp_ / "demo.gguf").string();
+  auto [rc, printed] = captured(run_export, {demo_folder(), "--format", "gguf", "--outtype", "f32",
+                                             "-o", out});
+  ASSERT_EQ(rc, 0);
+  EXPECT_NE(printed.find("gguf"), std::string::npos) << printed;
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+
+  // Config: the reader's config.json equals the folder's on every key it maps.
+  formats::GgufFile f = formats::GgufFile::open(out);
+  EXPECT_EQ(f.get_int("general.file_type"), 0);  // ALL_F32
+  EXPECT_EQ(f.alignment(), 32u);
+  const json got = json::parse(models::gguf_config_json(f));
+  std::ifstream cf(demo_folder() + "/config.json");
+  const json want = json::parse(cf);
+  for (const char* k : {"architectures", "hidden_size", "intermediate_size", "num_hidden_layers",
+                        "num_attention_heads", "num_key_value_heads", "head_dim", "vocab_size",
+                        "max_position_embeddings", "tie_word_embeddings", "bos_token_id",
+                        "eos_token_id", "pad_token_id"})
+    EXPECT_EQ(got[k], want[k]) << k;
+  EXPECT_EQ(got["rope_theta"], want["rope_parameters"]["rope_theta"]);
+  EXPECT_NEAR(got["rms_norm_eps"].get<double>(), want["rms_norm_eps"].get<double>(), 1e-12);
+
+  // Tensors: every weight bit for bit (q / k permuted for llama.cpp and back).
+  auto from_gguf = models::from_pretrained(out);
+  auto from_folder = models::from_pretrained(demo_folder());
+  const auto a = from_gguf->state_dict(), b = from_folder->state_dict();
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, t] : b) {
+    ASSERT_TRUE(a.contains(name)) << name;
+    const Tensor x = contiguous(to(a.at(name), DType::F32)), y = contiguous(to(t, DType::F32));
+    ASSERT_EQ(x.sizes(), y.sizes()) << name;
+    EXPECT_EQ(std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()), 0) << name;
+  }
+
+  // Tokenizer: the GGUF's encodes as the folder's.
+  const text::Tokenizer tg = text::Tokenizer::from_folder(models::gguf_model_folder(out));
+  const text::Tokenizer tf = text::Tokenizer::from_folder(demo_folder());
+  std::ifstream cs(fixture_path("tokenizers/corpus.json"));
+  for (const json& s : json::parse(cs)["strings"]) {
+    const std::string text = s.get<std::string>();
+    EXPECT_EQ(tg.encode(text, true), tf.encode(text, true)) << text;
+    EXPECT_EQ(tg.decode(tf.encode(text, true)), tf.decode(tf.encode(text, true))) << text;
+  }
+
+  // Generation: greedy ids from the GGUF equal the folder's.
+  const std::vector<std::string> gen = {"--prompt", "It is a truth universally acknowledged",
+                                        "--greedy", "--max-new-tokens", "16", "--json"};
+  std::vector<std::string> on_gguf = {out}, on_folder = {demo_folder()};
+  on_gguf.insert(on_gguf.end(), gen.begin(), gen.end());
+  on_folder.insert(on_folder.end(), gen.begin(), gen.end());
+  auto [rc1, g1] = captured(run_generate, on_gguf);
+  auto [rc2, g2] = captured(run_generate, on_folder);
+  ASSERT_EQ(rc1, 0);
+  ASSERT_EQ(rc2, 0);
+  EXPECT_EQ(json::parse(g1)["generated_ids"], json::parse(g2)["generated_ids"]);
+}
+
+// ingot's value of packed weight `base` of `state`, [N, K] f32, its scales rounded to f16
+// when the GGUF stores it in blocks (K a multiple of 32).
+Tensor ingot_dequantised(const std::map<std::string, Tensor>& state, const std::string& base,
+                         int bits) {
+  const Tensor q = contiguous(state.at(base + ".qweight"));
+  const Tensor s = contiguous(state.at(base + ".scales"));
+  const Tensor z = state.contains(base + ".qzeros") ? contiguous(state.at(base + ".qzeros")) : Tensor();
+  const int64_t n = q.size(0), k = bits == 8 ? q.size(1) : q.size(1) * 2;
+  const int64_t group = k / s.size(1);
+  const bool blocks = k % 32 == 0;
+  Tensor out = Tensor::empty({n, k}, DType::F32);
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t c = 0; c < k; ++c) {
+      const uint8_t byte = q.data<uint8_t>()[r * q.size(1) + (bits == 8 ? c : c / 2)];
+      const int level = bits == 8 ? byte : (c % 2 == 0 ? byte & 0x0f : byte >> 4);
+      const int64_t g = r * s.size(1) + c / group;
+      const int zero = z.defined() ? z.data<uint8_t>()[g] : (bits == 8 ? 128 : 8);
+      float scale = s.data<float>()[g];
+      if (blocks) scale = Half::to_float(Half::from_float(scale));
+      // Q4_1 stores m = -z * s (rounded to f16) and computes q * d + m.
+      out.data<float>()[r * k + c] =
+          z.defined() ? float(level) * scale + Half::to_float(Half::from_float(-float(zero) * s.data<float>()[g]))
+                      : float(level - zero) * scale;
+    }
+  }
+  return out;
+}
+
+struct QuantCase {
+  std::string folder;  // "demo-lm" or a fixture model
+  std::string scheme;
+  bool zero_point = false;
+  int64_t group = 32;
+};
+
+class CliGgufQuantised : public CliGgufExport, public ::testing::WithParamInterface<QuantCase> {};
+
+TEST_P(CliGgufQuantised, BlocksHoldIngotsQuantisedWeights) {
+  const QuantCase& p = GetParam();
+  const std::string folder = p.folder == "demo-lm" ? demo_folder() : with_tokenizer(p.folder, tmp_);
+  exporters::GgufConfig config;
+  config.model_folder = folder;
+  config.quantizer.scheme = p.scheme;
+  config.quantizer.zero_point = p.zero_point;
+  if (p.scheme == "int4") config.quantizer.group_size = p.group;
+  auto model = models::from_pretrained(folder);
+  auto artifact = exporters::AutoExporter::from_config(config)->export_(*model, config);
+  auto* gguf = dynamic_cast<exporters::GgufArtifact*>(artifact.get());
+  ASSERT_NE(gguf, nullptr);
+  const std::string out = (tmp_ / "q.gguf").string();
+  const std::vector<std::string> notes = gguf->write(out);
+
+  formats::GgufFile f = formats::GgufFile::open(out);
+  const std::string want_type = p.scheme == "int8" ? "Q8_0" : p.zero_point ? "Q4_1" : "Q4_0";
+  EXPECT_EQ(formats::ggml_type_name(f.tensor_info("blk.0.attn_q.weight").type), want_type);
+  EXPECT_EQ(f.get_int("general.quantization_version"), 2);
+  EXPECT_EQ(f.get_int("general.file_type"), p.scheme == "int8" ? 7 : p.zero_point ? 3 : 2);
+  // The lm_head (tied or not) is int8 per channel: Q8_0.
+  EXPECT_EQ(formats::ggml_type_name(f.tensor_info("output.weight").type), std::string("Q8_0"));
+
+  auto back = models::from_pretrained(out)->state_dict();
+  int packed = 0;
+  for (const exporters::WeightReport& w : artifact->quantization) {
+    if (w.bits == 0) continue;
+    const std::string base = w.name.substr(0, w.name.size() - 7);  // without ".weight"
+    const bool tied_head = w.name == "model.embed_tokens.weight";
+    const std::string read_as = tied_head ? "lm_head.weight" : w.name;
+    ASSERT_TRUE(back.contains(read_as)) << read_as;
+    const Tensor want = ingot_dequantised(artifact->program.state, base, w.bits);
+    const Tensor got = contiguous(to(back.at(read_as), DType::F32));
+    ASSERT_EQ(got.sizes(), want.sizes()) << w.name;
+    EXPECT_EQ(std::memcmp(got.raw_data(), want.raw_data(), got.nbytes()), 0) << w.name;
+    ++packed;
+  }
+  EXPECT_GT(packed, 5);
+  if (p.folder == "demo-lm") {
+    // The demo's down_proj rows (688) are not whole 32-blocks: its exact values in F32.
+    bool noted = false;
+    for (const std::string& n : notes) noted |= n.find("mlp.down_proj") != std::string::npos;
+    EXPECT_EQ(noted, p.scheme == "int8") << fmt::format("{}", fmt::join(notes, "\n"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schemes, CliGgufQuantised,
+    ::testing::Values(QuantCase{"demo-lm", "int8"}, QuantCase{"demo-lm", "int4"},
+                      QuantCase{"llama", "int4", true}, QuantCase{"llama", "int4", false, 64},
+                      QuantCase{"qwen3", "int8"}),
+    [](const auto& info) {
+      std::string n = info.param.folder + "_" + info.param.scheme +
+                      (info.param.zero_point ? "_zp" : "") + "_g" + std::to_string(info.param.group);
+      for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n;
+    });
+
+TEST_F(CliGgufExport, WhatAGgufCannotHoldIsAClearError) {
+  const std::string out = (tmp_ / "x.gguf").string();
+  EXPECT_NE(error_of<NotSupportedError>([&] {
+              call(run_export, {demo_folder(), "--format", "gguf", "--task", "generation", "-o", out});
+            }).find("--task forward"),
+            std::string::npos);
+  EXPECT_NE(error_of<NotSupportedError>([&] {
+              call(run_export, {fixture_path("models/gemma2"), "--format", "gguf", "-o", out});
+            }).find("Gemma2ForCausalLM"),
+            std::string::npos);
+  EXPECT_NE(error_of<ValueError>([&] {
+              call(run_export, {demo_folder(), "--format", "onnx", "--outtype", "f32", "-o", out});
+            }).find("--outtype applies to --format gguf"),
+            std::string::npos);
+  EXPECT_NE(error_of<NotSupportedError>([&] {
+              call(run_export, {fixture_path("models/llama"), "--format", "gguf", "-o", out});
+            }).find("no tokenizer.json"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+}
+
+// ── llama.cpp as the judge ──
+
+const ingot::testing::VenvTool& llamacpp() {
+  static const ingot::testing::VenvTool t{"llama.cpp", "INGOT_LLAMACPP_VENV", "llamacpp-venv",
+                                          "tools/llamacpp", "tools/llamacpp/setup-venv"};
+  return t;
+}
+
+struct JudgeCase {
+  std::string folder;     // "demo-lm" or a fixture model (given a 96-id tokenizer)
+  std::string quantize;   // "" | "int8" | "int4"
+  double logits_tolerance;  // max |llama.cpp - ingot| / max |ingot logit|
+};
+
+class CliGgufLlamaCpp : public CliGgufExport, public ::testing::WithParamInterface<JudgeCase> {};
+
+TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
+  if (!llamacpp().exists()) GTEST_SKIP() << llamacpp().skip_reason();
+  const JudgeCase& p = GetParam();
+  const bool demo = p.folder == "demo-lm";
+  const std::string folder = demo ? demo_folder() : with_tokenizer(p.folder, tmp_);
+  const fs::path case_dir = tmp_ / "case";
+  fs::create_directories(case_dir);
+  const std::string gguf = (case_dir / "model.gguf").string();
+  std::vector<std::string> args = {folder, "--format", "gguf", "--outtype", "f32", "-o", gguf};
+  std::vector<std::string> gen_args = {folder, "--task", "generation", "--max-cache-len", "128",
+                                       "-o", (tmp_ / "gen").string()};
+  if (!p.quantize.empty()) {
+    for (auto* a : {&args, &gen_args}) {
+      a->push_back("--quantize");
+      a->push_back(p.quantize);
+    }
+  }
+  ASSERT_EQ(captured(run_export, args).first, 0);
+  ASSERT_EQ(captured(run_export, gen_args).first, 0);
+
+  // ingot's greedy ids (ingot generate on the same folder, the same quantisation).
+  const std::string prompt = demo ? "It is a truth universally acknowledged, that" : "a b c d";
+  auto [rc, out] = captured(run_generate, {(tmp_ / "gen").string(), "--prompt", prompt, "--greedy",
+                                           "--ignore-eos", "--max-new-tokens", "32", "--json"});
+  ASSERT_EQ(rc, 0);
+  const json g = json::parse(out);
+  std::vector<int64_t> prompt_ids = g["prompt_ids"].get<std::vector<int64_t>>();
+
+  // ingot's logits of the prompt's last position, from the program the GGUF was written from.
+  exporters::GgufConfig config;
+  config.model_folder = folder;
+  if (!p.quantize.empty()) config.quantizer.scheme = p.quantize;
+  auto model = models::from_pretrained(folder);
+  models::ModelInputs in;
+  in.input_ids = Tensor::empty({1, int64_t(prompt_ids.size())}, DType::I64);
+  std::copy(prompt_ids.begin(), prompt_ids.end(), in.input_ids.data<int64_t>());
+  auto artifact = exporters::AutoExporter::from_config(config)->export_(*model, in, config);
+  runtime::ProgramModule program(artifact->program);
+  const Tensor logits = contiguous(program.run({in.input_ids})[0]);
+  const int64_t vocab = logits.size(2);
+  Tensor last = Tensor::empty({vocab}, DType::F32);
+  std::memcpy(last.raw_data(), logits.data<float>() + (logits.size(1) - 1) * vocab, size_t(vocab) * 4);
+  formats::save_npy((case_dir / "ingot_logits.npy").string(), last);
+
+  // Texts and ingot's ids for them, for llama.cpp's tokenizer.
+  const text::Tokenizer tok = text::Tokenizer::from_folder(folder);
+  json texts = json::array(), ids = json::array();
+  if (demo) {
+    std::ifstream cs(fixture_path("tokenizers/corpus.json"));
+    for (const json& s : json::parse(cs)["strings"]) {
+      texts.push_back(s);
+      ids.push_back(tok.encode(s.get<std::string>(), false));
+    }
+  }
+  std::ofstream(case_dir / "case.json")
+      << json{{"prompt_ids", prompt_ids}, {"ingot_greedy", g["generated_ids"]}, {"texts", texts},
+              {"ingot_ids", ids}}
+             .dump();
+
+  const auto r = llamacpp().run("gguf_judge.py", {case_dir.string()});
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_TRUE(r.summary.is_object()) << r.log;
+  const json& s = r.summary;
+  std::printf("[llama.cpp] %s %s: logits max |diff| %.3g of %.3g (%.3g relative, tolerance %.3g), "
+              "greedy first mismatch %d of %d, tokenizer mismatches %d of %d\n",
+              p.folder.c_str(), p.quantize.empty() ? "f32" : p.quantize.c_str(),
+              s["logits"]["max_abs"].get<double>(), s["logits"]["scale"].get<double>(),
+              s["logits"]["relative"].get<double>(), p.logits_tolerance,
+              s["greedy"]["first_mismatch"].get<int>(), s["greedy"]["steps"].get<int>(),
+              s["tokenizer"]["mismatch_count"].get<int>(), s["tokenizer"]["texts"].get<int>());
+  // Structure, as the gguf package reads it.
+  EXPECT_EQ(s["structure"]["version"], 3);
+  EXPECT_EQ(s["structure"]["alignment"], 32);
+  EXPECT_TRUE(s["structure"]["offsets_aligned"].get<bool>());
+  const std::string want_q = p.quantize == "int8" ? "Q8_0" : p.quantize == "int4" ? "Q4_0" : "F32";
+  EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_q.weight"], want_q);
+  EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_norm.weight"], "F32");
+  EXPECT_EQ(s["structure"]["tokens"], vocab);
+  // llama.cpp's greedy ids and logits.
+  EXPECT_EQ(s["logits"]["vocab"], vocab);
+  EXPECT_LE(s["logits"]["relative"].get<double>(), p.logits_tolerance) << r.log;
+  EXPECT_EQ(s["greedy"]["first_mismatch"], -1) << r.log;
+  EXPECT_EQ(s["greedy"]["ids"], g["generated_ids"]) << r.log;
+  EXPECT_EQ(s["tokenizer"]["mismatch_count"], 0) << r.log;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, CliGgufLlamaCpp,
+    ::testing::Values(JudgeCase{"demo-lm", "", 1e-4}, JudgeCase{"demo-lm", "int8", 2e-2},
+                      JudgeCase{"demo-lm", "int4", 2e-2}, JudgeCase{"llama", "", 1e-4},
+                      JudgeCase{"llama", "int4", 2e-2}, JudgeCase{"qwen3", "", 1e-4},
+                      JudgeCase{"qwen3", "int8", 2e-2}),
+    [](const auto& info) {
+      return info.param.folder.substr(0, info.param.folder.find('-')) + "_" +
+             (info.param.quantize.empty() ? "f32" : info.param.quantize);
+    });
+
+}  // namespace
+}  // namespace ingot::cli

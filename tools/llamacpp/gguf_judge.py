@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""llama.cpp judges a GGUF file ingot wrote (`ingot export --format gguf`).
+
+  python gguf_judge.py CASE_DIR
+
+CASE_DIR holds model.gguf and case.json:
+  {"prompt_ids": [...],          the prompt, as ingot's tokenizer encodes it
+   "ingot_greedy": [...],        ingot's greedy continuation (`ingot generate --greedy`)
+   "texts": [...], "ingot_ids": [[...]]   strings and ingot's ids for them (no specials)}
+and ingot_logits.npy, ingot's logits [vocab] of the prompt's last position.
+
+Prints one JSON line:
+  structure      the gguf package's reader: version, alignment, every tensor's ggml type,
+                 data offsets aligned, general.architecture / file_type
+  greedy         llama.cpp's greedy ids for as many steps as ingot_greedy, and the index of
+                 the first one that differs (-1: none)
+  logits         max |llama.cpp - ingot| over the prompt's last position, and that divided
+                 by max |ingot logit|
+  tokenizer      the texts whose llama.cpp ids (tokenize, no bos, no special parsing)
+                 differ from ingot's
+Run in the venv of tools/llamacpp/setup-venv.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def structure(path: str) -> dict:
+    import gguf
+    r = gguf.GGUFReader(path)
+    fields = {name: f for name, f in r.fields.items()}
+
+    def scalar(key):
+        f = fields.get(key)
+        if f is None:
+            return None
+        v = f.parts[f.data[0]]
+        if f.types and f.types[0] == gguf.GGUFValueType.STRING:
+            return bytes(v).decode("utf-8")
+        return v.tolist()[0]
+
+    alignment = scalar("general.alignment") or 32
+    return {
+        "version": scalar("GGUF.version"),
+        "alignment": alignment,
+        "architecture": scalar("general.architecture"),
+        "file_type": scalar("general.file_type"),
+        "quantization_version": scalar("general.quantization_version"),
+        "tensors": {t.name: t.tensor_type.name for t in r.tensors},
+        "shapes": {t.name: [int(x) for x in t.shape] for t in r.tensors},
+        "offsets_aligned": all((int(t.data_offset) - int(r.data_offset)) % alignment == 0
+                               for t in r.tensors),
+        "tokens": len(fields["tokenizer.ggml.tokens"].data) if "tokenizer.ggml.tokens" in fields else 0,
+    }
+
+
+def main() -> None:
+    case_dir = sys.argv[1]
+    path = os.path.join(case_dir, "model.gguf")
+    with open(os.path.join(case_dir, "case.json"), encoding="utf-8") as f:
+        case = json.load(f)
+    out = {"structure": structure(path)}
+
+    import llama_cpp
+    prompt = [int(t) for t in case["prompt_ids"]]
+    want = [int(t) for t in case["ingot_greedy"]]
+    m = llama_cpp.Llama(path, n_ctx=max(64, len(prompt) + len(want) + 8), n_batch=512,
+                        n_threads=2, n_threads_batch=2, logits_all=False, verbose=False)
+    vocab = m.n_vocab()
+
+    def last_logits() -> np.ndarray:
+        return np.array(np.ctypeslib.as_array(m._ctx.get_logits(), shape=(vocab,)), dtype=np.float32)
+
+    m.reset()
+    m.eval(prompt)
+    first = last_logits()
+    ingot = np.load(os.path.join(case_dir, "ingot_logits.npy")).astype(np.float32).reshape(-1)
+    diff = float(np.max(np.abs(first - ingot))) if ingot.shape == first.shape else float("inf")
+    scale = float(np.max(np.abs(ingot)))
+    out["logits"] = {"max_abs": diff, "scale": scale, "relative": diff / max(scale, 1e-30),
+                     "vocab": vocab, "argmax_equal": int(np.argmax(first)) == int(np.argmax(ingot))}
+    got, tok = [], int(np.argmax(first))
+    for _ in range(len(want)):
+        got.append(tok)
+        m.eval([tok])
+        tok = int(np.argmax(last_logits()))
+    mismatch = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), -1)
+    out["greedy"] = {"ids": got, "first_mismatch": mismatch, "steps": len(want)}
+
+    bad = []
+    for text, ids in zip(case.get("texts", []), case.get("ingot_ids", [])):
+        cpp = m.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if [int(t) for t in cpp] != [int(t) for t in ids]:
+            bad.append({"text": text, "llama_cpp": [int(t) for t in cpp], "ingot": ids})
+    out["tokenizer"] = {"texts": len(case.get("texts", [])), "mismatches": bad[:5],
+                        "mismatch_count": len(bad)}
+    m.close()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
