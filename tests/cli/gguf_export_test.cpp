@@ -21,13 +21,17 @@
 #include "ingot/core/half.h"
 #include "ingot/exporters/gguf/gguf_exporter.h"
 #include "ingot/formats/gguf.h"
+#include "ingot/formats/gguf_writer.h"
 #include "ingot/formats/npy.h"
 #include "ingot/models/gguf_config.h"
 #include "ingot/models/gguf_folder.h"
+#include "ingot/models/gguf_model_metadata.h"
+#include "ingot/models/gguf_tokenizer_metadata.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/executor/program_module.h"
 #include "ingot/text/tokenizer.h"
+#include "ingot/text/tokenizer/unicode.h"
 
 namespace ingot::cli {
 namespace {
@@ -380,6 +384,75 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param.folder.substr(0, info.param.folder.find('-')) + "_" +
              (info.param.quantize.empty() ? "f32" : info.param.quantize);
     });
+
+// llama.cpp's own tokenizer over the tokenizer.ggml.* ingot writes (the file holds the
+// metadata only; llama.cpp loads the vocabulary alone) encodes the corpus as the folder's
+// tokenizer does, except where GGUF cannot say what the folder does (skipped, counted):
+// added tokens with lstrip / rstrip / single_word, and text NFC changes for an NFC
+// normaliser (llama.cpp does not normalise).
+class CliGgufLlamaCppTokenizer : public CliGgufExport,
+                                 public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CliGgufLlamaCppTokenizer, LlamaCppTokenizesAsTheFolder) {
+  if (!llamacpp().exists()) GTEST_SKIP() << llamacpp().skip_reason();
+  const std::string folder = GetParam() == "demo-lm" ? demo_folder()
+                                                     : fixture_path("tokenizers/" + GetParam());
+  const text::Tokenizer want = text::Tokenizer::from_folder(folder);
+  std::ifstream tf(folder + "/tokenizer.json");
+  const json tok = json::parse(tf);
+  // A vocabulary-only GGUF: the tiny llama fixture's hyper-parameters, the folder's tokenizer.
+  formats::GgufWriter w;
+  for (auto& [k, v] : models::gguf_model_metadata(fixture_path("models/llama")).metadata) {
+    if (k != "llama.vocab_size") w.set(k, v);
+  }
+  for (auto& [k, v] : models::gguf_tokenizer_metadata(folder, int64_t(want.vocab_size())))
+    w.set(k, v);
+  const fs::path case_dir = tmp_ / "case";
+  fs::create_directories(case_dir);
+  w.write((case_dir / "model.gguf").string());
+
+  std::ifstream cs(fixture_path("tokenizers/corpus.json"));
+  json texts = json::array(), ids = json::array();
+  int skipped = 0;
+  for (const json& s : json::parse(cs)["strings"]) {
+    const std::string text = s.get<std::string>();
+    bool expressible = true;
+    for (const json& a : tok["added_tokens"]) {
+      if ((a.value("lstrip", false) || a.value("rstrip", false) || a.value("single_word", false)) &&
+          text.find(a["content"].get<std::string>()) != std::string::npos)
+        expressible = false;
+    }
+    const json& n = tok["normalizer"];
+    if (n.is_object() && n.value("type", "") == "NFC" &&
+        text::tokenizer::unicode_normalize(text, text::tokenizer::NormalForm::NFC) != text)
+      expressible = false;
+    if (!expressible) {
+      ++skipped;
+      continue;
+    }
+    texts.push_back(text);
+    ids.push_back(want.encode(text, false));
+  }
+  std::ofstream(case_dir / "case.json")
+      << json{{"vocab_only", true}, {"texts", texts}, {"ingot_ids", ids}}.dump();
+  const auto r = llamacpp().run("gguf_judge.py", {case_dir.string()});
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_TRUE(r.summary.is_object()) << r.log;
+  const json& t = r.summary["tokenizer"];
+  std::printf("[llama.cpp tokenizer] %s: %d of %d texts differ (%d skipped: not expressible)\n",
+              GetParam().c_str(), t["mismatch_count"].get<int>(), t["texts"].get<int>(), skipped);
+  EXPECT_GE(t["texts"].get<int>(), 60);
+  EXPECT_EQ(t["mismatch_count"], 0) << t.dump(1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Folders, CliGgufLlamaCppTokenizer,
+                         ::testing::Values("gpt2", "qwen2", "llama3", "llama2", "mistral",
+                                           "demo-lm"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace ingot::cli

@@ -24,6 +24,7 @@
 #include "ingot/nn/rotary.h"
 #include "ingot/ops/functional.h"
 #include "ingot/text/tokenizer.h"
+#include "ingot/text/tokenizer/unicode.h"
 
 namespace ingot::models {
 namespace {
@@ -152,31 +153,65 @@ text::Tokenizer round_trip(const std::string& folder, int64_t vocab_size, const 
 
 class GgufWriteTokenizer : public ::testing::TestWithParam<std::string> {};
 
+// Why string `text` cannot round-trip through tokenizer.ggml.* for the tokenizer.json `tok`
+// ("" when it must): what GGUF cannot say, and where the reader builds transformers'
+// GGUF tokenizer rather than the folder's.
+std::string not_expressible(const json& tok, const std::string& text, bool has_endoftext) {
+  for (const json& a : tok["added_tokens"]) {
+    const bool flags = a.value("lstrip", false) || a.value("rstrip", false) ||
+                       a.value("single_word", false);
+    if (flags && text.find(a["content"].get<std::string>()) != std::string::npos)
+      return "an added token with lstrip / rstrip / single_word (GGUF has no such flags)";
+  }
+  const json& n = tok["normalizer"];
+  if (n.is_object() && n.value("type", "") == "NFC" &&
+      text::tokenizer::unicode_normalize(text, text::tokenizer::NormalForm::NFC) != text)
+    return "NFC changes it (llama.cpp does not normalise)";
+  if (!has_endoftext && text.find("<|endoftext|>") != std::string::npos)
+    return "the reader adds transformers' <|endoftext|> to a byte-level vocabulary";
+  return "";
+}
+
 TEST_P(GgufWriteTokenizer, ReadsBackAsTheFoldersTokenizer) {
   const std::string folder = GetParam() == "demo-lm" ? source_file("assets/demo-lm")
                                                      : fixture_path("tokenizers/" + GetParam());
   const text::Tokenizer want = text::Tokenizer::from_folder(folder);
+  std::ifstream tf(folder + "/tokenizer.json");
+  const json tok = json::parse(tf);
+  const bool has_endoftext = tok["model"]["vocab"].contains("<|endoftext|>");
   // Two rows more than tokens: written as [PADn] tokens, as llama.cpp's converter pads.
   const int64_t vocab = int64_t(want.vocab_size()) + 2;
   const text::Tokenizer got = round_trip(folder, vocab, GetParam());
   std::ifstream f(fixture_path("tokenizers/corpus.json"));
   const json corpus = json::parse(f);
-  int failures = 0, strings = 0;
+  int failures = 0, strings = 0, skipped = 0;
   for (const json& s : corpus["strings"]) {
     const std::string text = s.get<std::string>();
+    if (!not_expressible(tok, text, has_endoftext).empty()) {
+      ++skipped;
+      continue;
+    }
     const auto with = want.encode(text, true), without = want.encode(text, false);
     const bool ok = got.encode(text, true) == with && got.encode(text, false) == without &&
                     got.decode(with) == want.decode(with);
-    if (!ok && ++failures <= 3) ADD_FAILURE() << GetParam() << ": '" << text << "'";
+    if (!ok && ++failures <= 3)
+      ADD_FAILURE() << GetParam() << ": '" << text << "'\n  want " << fmt::format("{}", fmt::join(with, " "))
+                    << "\n  got  " << fmt::format("{}", fmt::join(got.encode(text, true), " "))
+                    << "\n  decoded want '" << want.decode(with) << "' got '" << got.decode(with) << "'";
     ++strings;
   }
+  std::printf("[gguf tokenizer] %s: %d strings equal, %d skipped (not expressible)\n",
+              GetParam().c_str(), strings - failures, skipped);
   EXPECT_EQ(failures, 0) << "of " << strings;
-  EXPECT_GT(strings, 50);
+  EXPECT_GE(strings, 60);
 }
 
+// Not llama2: its Prepend + Replace normalizer (transformers' older SentencePiece form,
+// which llama.cpp's tokenizer follows) reads back as transformers' GGUF tokenizer builds
+// it, with a Metaspace that adds no second space after a space or a special token; the
+// llama.cpp judge (tests/cli/gguf_export_test.cpp) tokenizes it with llama.cpp itself.
 INSTANTIATE_TEST_SUITE_P(Folders, GgufWriteTokenizer,
-                         ::testing::Values("gpt2", "qwen2", "llama3", "llama2", "mistral",
-                                           "demo-lm"));
+                         ::testing::Values("gpt2", "qwen2", "llama3", "mistral", "demo-lm"));
 
 TEST(GgufWriteTokenizerMetadata, TypesSpecialsAndUnsupportedTokenizers) {
   const auto kv = gguf_tokenizer_metadata(source_file("assets/demo-lm"), 4100);

@@ -7,7 +7,9 @@ CASE_DIR holds model.gguf and case.json:
   {"prompt_ids": [...],          the prompt, as ingot's tokenizer encodes it
    "ingot_greedy": [...],        ingot's greedy continuation (`ingot generate --greedy`)
    "texts": [...], "ingot_ids": [[...]]   strings and ingot's ids for them (no specials)}
-and ingot_logits.npy, ingot's logits [vocab] of the prompt's last position.
+and ingot_logits.npy, ingot's logits [vocab] of the prompt's last position. With
+"vocab_only": true (a file holding only metadata) llama.cpp loads the vocabulary alone and
+only the tokenizer is judged.
 
 Prints one JSON line:
   structure      the gguf package's reader: version, alignment, every tensor's ggml type,
@@ -16,8 +18,8 @@ Prints one JSON line:
                  the first one that differs (-1: none)
   logits         max |llama.cpp - ingot| over the prompt's last position, and that divided
                  by max |ingot logit|
-  tokenizer      the texts whose llama.cpp ids (tokenize, no bos, no special parsing)
-                 differ from ingot's
+  tokenizer      the texts whose llama.cpp ids (tokenize: no bos, special and added tokens
+                 parsed, as tokenizers matches added tokens) differ from ingot's
 Run in the venv of tools/llamacpp/setup-venv.
 """
 from __future__ import annotations
@@ -58,6 +60,15 @@ def structure(path: str) -> dict:
     }
 
 
+def tokenizer(m, case: dict) -> dict:
+    bad = []
+    for text, ids in zip(case.get("texts", []), case.get("ingot_ids", [])):
+        cpp = m.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        if [int(t) for t in cpp] != [int(t) for t in ids]:
+            bad.append({"text": text, "llama_cpp": [int(t) for t in cpp], "ingot": ids})
+    return {"texts": len(case.get("texts", [])), "mismatches": bad[:5], "mismatch_count": len(bad)}
+
+
 def main() -> None:
     case_dir = sys.argv[1]
     path = os.path.join(case_dir, "model.gguf")
@@ -66,6 +77,11 @@ def main() -> None:
     out = {"structure": structure(path)}
 
     import llama_cpp
+    if case.get("vocab_only"):
+        m = llama_cpp.Llama(path, vocab_only=True, verbose=False)
+        out["tokenizer"] = tokenizer(m, case)
+        print(json.dumps(out))
+        return
     prompt = [int(t) for t in case["prompt_ids"]]
     want = [int(t) for t in case["ingot_greedy"]]
     m = llama_cpp.Llama(path, n_ctx=max(64, len(prompt) + len(want) + 8), n_batch=512,
@@ -91,13 +107,7 @@ def main() -> None:
     mismatch = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), -1)
     out["greedy"] = {"ids": got, "first_mismatch": mismatch, "steps": len(want)}
 
-    bad = []
-    for text, ids in zip(case.get("texts", []), case.get("ingot_ids", [])):
-        cpp = m.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-        if [int(t) for t in cpp] != [int(t) for t in ids]:
-            bad.append({"text": text, "llama_cpp": [int(t) for t in cpp], "ingot": ids})
-    out["tokenizer"] = {"texts": len(case.get("texts", [])), "mismatches": bad[:5],
-                        "mismatch_count": len(bad)}
+    out["tokenizer"] = tokenizer(m, case)
     m.close()
     print(json.dumps(out))
 
