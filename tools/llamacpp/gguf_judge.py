@@ -14,8 +14,9 @@ only the tokenizer is judged.
 Prints one JSON line:
   structure      the gguf package's reader: version, alignment, every tensor's ggml type,
                  data offsets aligned, general.architecture / file_type
-  greedy         llama.cpp's greedy ids for as many steps as ingot_greedy, and the index of
-                 the first one that differs (-1: none)
+  greedy         llama.cpp's greedy ids for as many steps as ingot_greedy, the index of
+                 the first one that differs (-1: none) and there llama.cpp's logit of its
+                 id minus its logit of ingot's id (tie_gap)
   logits         max |llama.cpp - ingot| over the prompt's last position, and that divided
                  by max |ingot logit|
   tokenizer      the texts whose llama.cpp ids (tokenize: no bos, special and added tokens
@@ -99,13 +100,17 @@ def main() -> None:
     scale = float(np.max(np.abs(ingot)))
     out["logits"] = {"max_abs": diff, "scale": scale, "relative": diff / max(scale, 1e-30),
                      "vocab": vocab, "argmax_equal": int(np.argmax(first)) == int(np.argmax(ingot))}
-    got, tok = [], int(np.argmax(first))
-    for _ in range(len(want)):
+    got, tok, step_logits = [], int(np.argmax(first)), first
+    mismatch, tie_gap = -1, 0.0
+    for i in range(len(want)):
         got.append(tok)
+        if mismatch < 0 and tok != want[i]:
+            mismatch = i
+            tie_gap = float(step_logits[tok] - step_logits[want[i]])
         m.eval([tok])
-        tok = int(np.argmax(last_logits()))
-    mismatch = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), -1)
-    out["greedy"] = {"ids": got, "first_mismatch": mismatch, "steps": len(want)}
+        step_logits = last_logits()
+        tok = int(np.argmax(step_logits))
+    out["greedy"] = {"ids": got, "first_mismatch": mismatch, "steps": len(want), "tie_gap": tie_gap}
 
     out["tokenizer"] = tokenizer(m, case)
     m.close()
