@@ -28,6 +28,7 @@
 #include "ingot/models/gguf_model_metadata.h"
 #include "ingot/models/gguf_tokenizer_metadata.h"
 #include "ingot/models/model.h"
+#include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/executor/program_module.h"
 #include "ingot/text/tokenizer.h"
@@ -46,8 +47,8 @@ using nlohmann::json;
 std::string demo_folder() { return (ingot::testing::source_dir() / "assets/demo-lm").string(); }
 
 // A copy of fixture model folder `name` with a small byte-level tokenizer of exactly its 96
-// ids (<|endoftext|>, the 94 printable ASCII characters, "Ġ" for the space): the fixtures
-// have no tokenizer, and a GGUF must carry one.
+// ids (<|endoftext|>, the printable ASCII characters '!'..'}', "ĠĠ" and "Ġ" for spaces,
+// one merge "Ġ Ġ"): the fixtures have no tokenizer, and a GGUF must carry one.
 std::string with_tokenizer(const std::string& name, const fs::path& into) {
   const fs::path src = fixture_path("models/" + name), dst = into / name;
   fs::create_directories(dst);
@@ -58,7 +59,8 @@ std::string with_tokenizer(const std::string& name, const fs::path& into) {
   }
   json vocab = json::object();
   vocab["<|endoftext|>"] = 0;
-  for (int c = '!'; c <= '~'; ++c) vocab[std::string(1, char(c))] = c - '!' + 1;
+  for (int c = '!'; c <= '}'; ++c) vocab[std::string(1, char(c))] = c - '!' + 1;
+  vocab["\xc4\xa0\xc4\xa0"] = 94;
   vocab["\xc4\xa0"] = 95;
   const json byte_level = {{"type", "ByteLevel"}, {"add_prefix_space", false},
                            {"trim_offsets", true}, {"use_regex", true}};
@@ -75,7 +77,7 @@ std::string with_tokenizer(const std::string& name, const fs::path& into) {
        {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
         {"continuing_subword_prefix", ""}, {"end_of_word_suffix", ""}, {"fuse_unk", false},
         {"byte_fallback", false}, {"ignore_merges", false}, {"vocab", vocab},
-        {"merges", json::array()}}}};
+        {"merges", {"\xc4\xa0 \xc4\xa0"}}}}};
   std::ofstream(dst / "tokenizer.json") << tok.dump();
   std::ofstream(dst / "tokenizer_config.json")
       << json{{"eos_token", "<|endoftext|>"}, {"bos_token", "<|endoftext|>"}}.dump();
@@ -282,10 +284,18 @@ const ingot::testing::VenvTool& llamacpp() {
   return t;
 }
 
+// llama.cpp's F32 arithmetic against ingot's on the same weights (its KV cache is f16 by
+// default): max |diff| / max |ingot logit| measured 8e-5 (demo LM) .. 1.3e-3 (SmolLM2
+// with its Q4_0 blocks dequantised).
+constexpr double kExactTolerance = 3e-3;
+
 struct JudgeCase {
   std::string folder;     // "demo-lm" or a fixture model (given a 96-id tokenizer)
   std::string quantize;   // "" | "int8" | "int4"
-  double logits_tolerance;  // max |llama.cpp - ingot| / max |ingot logit|
+  // max |llama.cpp - ingot| / max |ingot logit| of the file as written: for a quantised
+  // file llama.cpp quantises the activations to Q8 blocks, ingot too (its default), but not
+  // in the same way, so this is the two runtimes' activation error (measured below).
+  double logits_tolerance;
   // The demo LM (trained) must give ingot's 32 greedy ids exactly; the random-weight
   // fixtures' logits are near-ties everywhere, so there the ids may part only at a near
   // tie: llama.cpp's logit of its id minus its logit of ingot's id within the tolerance.
@@ -294,11 +304,24 @@ struct JudgeCase {
 
 class CliGgufLlamaCpp : public CliGgufExport, public ::testing::WithParamInterface<JudgeCase> {};
 
+// SmolLM2-135M-Instruct as a folder (tools/reference/fetch_smollm2.py materialises it in
+// the reference venv): a real checkpoint, when present.
+fs::path smollm2_folder() {
+  const char* home = std::getenv("HOME");
+  return fs::path(home ? home : "/") / ".cache/ingot/checkpoints/SmolLM2-135M-Instruct";
+}
+
 TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   if (!llamacpp().exists()) GTEST_SKIP() << llamacpp().skip_reason();
   const JudgeCase& p = GetParam();
-  const bool demo = p.folder == "demo-lm";
-  const std::string folder = demo ? demo_folder() : with_tokenizer(p.folder, tmp_);
+  const bool smollm2 = p.folder == "smollm2";
+  if (smollm2 && !fs::exists(smollm2_folder() / "model.safetensors"))
+    GTEST_SKIP() << "no SmolLM2 folder at " << smollm2_folder()
+                 << " (run tools/reference/fetch_smollm2.py in the venv of tools/reference/setup-venv)";
+  const bool demo = p.folder == "demo-lm", trained = demo || smollm2;
+  const std::string folder = demo      ? demo_folder()
+                             : smollm2 ? smollm2_folder().string()
+                                       : with_tokenizer(p.folder, tmp_);
   const fs::path case_dir = tmp_ / "case";
   fs::create_directories(case_dir);
   const std::string gguf = (case_dir / "model.gguf").string();
@@ -313,58 +336,86 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   }
   ASSERT_EQ(captured(run_export, args).first, 0);
   ASSERT_EQ(captured(run_export, gen_args).first, 0);
-
-  // ingot's greedy ids (ingot generate on the same folder, the same quantisation).
-  const std::string prompt = demo ? "It is a truth universally acknowledged, that" : "a b c d";
-  auto [rc, out] = captured(run_generate, {(tmp_ / "gen").string(), "--prompt", prompt, "--greedy",
-                                           "--ignore-eos", "--max-new-tokens", "32", "--json"});
-  ASSERT_EQ(rc, 0);
-  const json g = json::parse(out);
-  std::vector<int64_t> prompt_ids = g["prompt_ids"].get<std::vector<int64_t>>();
-
-  // ingot's logits of the prompt's last position, from the program the GGUF was written from.
+  const std::string prompt = demo      ? "It is a truth universally acknowledged, that"
+                             : smollm2 ? "The capital of France is"
+                                       : "a b c d";
+  auto model = models::from_pretrained(folder);
   exporters::GgufConfig config;
   config.model_folder = folder;
   if (!p.quantize.empty()) config.quantizer.scheme = p.quantize;
-  auto model = models::from_pretrained(folder);
-  models::ModelInputs in;
-  in.input_ids = Tensor::empty({1, int64_t(prompt_ids.size())}, DType::I64);
-  std::copy(prompt_ids.begin(), prompt_ids.end(), in.input_ids.data<int64_t>());
-  auto artifact = exporters::AutoExporter::from_config(config)->export_(*model, in, config);
-  runtime::ProgramModule program(artifact->program);
-  const Tensor logits = contiguous(program.run({in.input_ids})[0]);
-  const int64_t vocab = logits.size(2);
-  Tensor last = Tensor::empty({vocab}, DType::F32);
-  std::memcpy(last.raw_data(), logits.data<float>() + (logits.size(1) - 1) * vocab, size_t(vocab) * 4);
-  formats::save_npy((case_dir / "ingot_logits.npy").string(), last);
+  json c = json::object();
+  // ingot's greedy ids (`ingot generate` on a generation export of the same folder with the
+  // same quantisation) and its logits of the prompt's last position (the program the GGUF
+  // was written from), with int8 activations (ingot's default, llama.cpp's arithmetic for
+  // Q8_0 / Q4_0) and, for a quantised file, f32 ones (exact: "_exact").
+  for (const bool exact : {false, true}) {
+    if (exact && p.quantize.empty()) break;
+    cpu::ScopedQuantActivations mode(exact ? cpu::QuantActivations::Float : cpu::QuantActivations::Int8);
+    const std::string suffix = exact ? "_exact" : "";
+    auto [rc, out] = captured(run_generate, {(tmp_ / "gen").string(), "--prompt", prompt, "--greedy",
+                                             "--ignore-eos", "--max-new-tokens", "32", "--json"});
+    ASSERT_EQ(rc, 0);
+    const json g = json::parse(out);
+    c["prompt_ids"] = g["prompt_ids"];
+    c["ingot_greedy" + suffix] = g["generated_ids"];
+    const std::vector<int64_t> prompt_ids = g["prompt_ids"].get<std::vector<int64_t>>();
+    models::ModelInputs in;
+    in.input_ids = Tensor::empty({1, int64_t(prompt_ids.size())}, DType::I64);
+    std::copy(prompt_ids.begin(), prompt_ids.end(), in.input_ids.data<int64_t>());
+    auto artifact = exporters::AutoExporter::from_config(config)->export_(*model, in, config);
+    runtime::ProgramModule program(artifact->program);
+    const Tensor logits = contiguous(program.run({in.input_ids})[0]);
+    const int64_t vocab = logits.size(2);
+    Tensor last = Tensor::empty({vocab}, DType::F32);
+    std::memcpy(last.raw_data(), logits.data<float>() + (logits.size(1) - 1) * vocab,
+                size_t(vocab) * 4);
+    formats::save_npy((case_dir / ("ingot_logits" + suffix + ".npy")).string(), last);
+  }
+  const int64_t vocab = formats::load_npy((case_dir / "ingot_logits.npy").string()).numel();
 
   // Texts and ingot's ids for them, for llama.cpp's tokenizer.
   const text::Tokenizer tok = text::Tokenizer::from_folder(folder);
-  json texts = json::array(), ids = json::array();
-  if (demo) {
+  c["texts"] = json::array();
+  c["ingot_ids"] = json::array();
+  if (trained) {
     std::ifstream cs(fixture_path("tokenizers/corpus.json"));
     const json corpus = json::parse(cs);
     for (const json& s : corpus["strings"]) {
-      texts.push_back(s);
-      ids.push_back(tok.encode(s.get<std::string>(), false));
+      c["texts"].push_back(s);
+      c["ingot_ids"].push_back(tok.encode(s.get<std::string>(), false));
     }
   }
-  std::ofstream(case_dir / "case.json")
-      << json{{"prompt_ids", prompt_ids}, {"ingot_greedy", g["generated_ids"]}, {"texts", texts},
-              {"ingot_ids", ids}}
-             .dump();
+  std::ofstream(case_dir / "case.json") << c.dump();
 
   const auto r = llamacpp().run("gguf_judge.py", {case_dir.string()});
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_TRUE(r.summary.is_object()) << r.log;
   const json& s = r.summary;
-  std::printf("[llama.cpp] %s %s: logits max |diff| %.3g of %.3g (%.3g relative, tolerance %.3g), "
-              "greedy first mismatch %d of %d, tokenizer mismatches %d of %d\n",
-              p.folder.c_str(), p.quantize.empty() ? "f32" : p.quantize.c_str(),
-              s["logits"]["max_abs"].get<double>(), s["logits"]["scale"].get<double>(),
-              s["logits"]["relative"].get<double>(), p.logits_tolerance,
-              s["greedy"]["first_mismatch"].get<int>(), s["greedy"]["steps"].get<int>(),
-              s["tokenizer"]["mismatch_count"].get<int>(), s["tokenizer"]["texts"].get<int>());
+  auto report = [&](const char* what, const json& run, double tolerance) {
+    std::printf("[llama.cpp] %s %s, %s: logits max |diff| %.3g of %.3g (%.3g relative, tolerance "
+                "%.3g), greedy first mismatch %d of %d (tie gap %.3g)\n",
+                p.folder.c_str(), p.quantize.empty() ? "f32" : p.quantize.c_str(), what,
+                run["logits"]["max_abs"].get<double>(), run["logits"]["scale"].get<double>(),
+                run["logits"]["relative"].get<double>(), tolerance,
+                run["greedy"]["first_mismatch"].get<int>(), run["greedy"]["steps"].get<int>(),
+                run["greedy"]["tie_gap"].get<double>());
+  };
+  // Greedy ids: equal for the demo LM; elsewhere they may part only at a near tie, where
+  // llama.cpp's logit of its id exceeds its logit of ingot's id by no more than the logits'
+  // tolerance (random-weight fixtures are near ties everywhere; SmolLM2 int4 with exact
+  // arithmetic on both sides parted at step 22 by 0.0016 of logits up to 20).
+  auto check_run = [&](const json& run, const json& want_ids, double tolerance, bool exact_ids) {
+    EXPECT_EQ(run["logits"]["vocab"], vocab);
+    EXPECT_LE(run["logits"]["relative"].get<double>(), tolerance) << r.log;
+    if (exact_ids) {
+      EXPECT_EQ(run["greedy"]["first_mismatch"], -1) << r.log;
+      EXPECT_EQ(run["greedy"]["ids"], want_ids) << r.log;
+    } else if (run["greedy"]["first_mismatch"] != -1) {
+      EXPECT_LE(run["greedy"]["tie_gap"].get<double>(),
+                tolerance * run["logits"]["scale"].get<double>())
+          << r.log;
+    }
+  };
   // Structure, as the gguf package reads it.
   EXPECT_EQ(s["structure"]["version"], 3);
   EXPECT_EQ(s["structure"]["alignment"], 32);
@@ -373,25 +424,37 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_q.weight"], want_q);
   EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_norm.weight"], "F32");
   EXPECT_EQ(s["structure"]["tokens"], vocab);
-  // llama.cpp's greedy ids and logits.
-  EXPECT_EQ(s["logits"]["vocab"], vocab);
-  EXPECT_LE(s["logits"]["relative"].get<double>(), p.logits_tolerance) << r.log;
-  if (p.exact_greedy) {
-    EXPECT_EQ(s["greedy"]["first_mismatch"], -1) << r.log;
-    EXPECT_EQ(s["greedy"]["ids"], g["generated_ids"]) << r.log;
-  } else if (s["greedy"]["first_mismatch"] != -1) {
-    EXPECT_LE(s["greedy"]["tie_gap"].get<double>(), p.logits_tolerance * s["logits"]["scale"].get<double>())
-        << r.log;
+  // llama.cpp running the file as it is.
+  report("as written", s, p.logits_tolerance);
+  check_run(s, c["ingot_greedy"], p.logits_tolerance, p.exact_greedy);
+  // The quantised file's values, dequantised to F32 by the gguf package, against ingot's
+  // exact arithmetic on its quantised weights: what the blocks hold, judged as tightly as
+  // an F32 file.
+  if (!p.quantize.empty()) {
+    ASSERT_TRUE(s.contains("dequantised")) << r.log;
+    report("dequantised", s["dequantised"], kExactTolerance);
+    check_run(s["dequantised"], c["ingot_greedy_exact"], kExactTolerance, demo);
   }
+  std::printf("[llama.cpp] tokenizer: %d of %d texts differ\n",
+              s["tokenizer"]["mismatch_count"].get<int>(), s["tokenizer"]["texts"].get<int>());
   EXPECT_EQ(s["tokenizer"]["mismatch_count"], 0) << r.log;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Models, CliGgufLlamaCpp,
-    ::testing::Values(JudgeCase{"demo-lm", "", 1e-3}, JudgeCase{"demo-lm", "int8", 2e-2},
-                      JudgeCase{"demo-lm", "int4", 2e-2}, JudgeCase{"llama", "", 1e-3, false},
-                      JudgeCase{"llama", "int4", 2e-2, false}, JudgeCase{"qwen3", "", 1e-3, false},
-                      JudgeCase{"qwen3", "int8", 2e-2, false}),
+    // Tolerances of the file as written: twice or more the two runtimes' difference measured
+    // (demo LM int8 / int4 0.43% / 0.33%; fixtures 0.5% / 1.1%; SmolLM2 int8 3.8%, int4
+    // 8.4%, where llama.cpp's own Q4_0 arithmetic is 9.4% off its F32 run of the same
+    // weights: SmolLM2's large activations).
+    ::testing::Values(JudgeCase{"demo-lm", "", kExactTolerance},
+                      JudgeCase{"demo-lm", "int8", 2e-2}, JudgeCase{"demo-lm", "int4", 2e-2},
+                      JudgeCase{"llama", "", kExactTolerance, false},
+                      JudgeCase{"llama", "int4", 3e-2, false},
+                      JudgeCase{"qwen3", "", kExactTolerance, false},
+                      JudgeCase{"qwen3", "int8", 2e-2, false},
+                      JudgeCase{"smollm2", "", kExactTolerance},
+                      JudgeCase{"smollm2", "int8", 8e-2, false},
+                      JudgeCase{"smollm2", "int4", 0.15, false}),
     [](const auto& info) {
       return info.param.folder.substr(0, info.param.folder.find('-')) + "_" +
              (info.param.quantize.empty() ? "f32" : info.param.quantize);

@@ -7,7 +7,11 @@ CASE_DIR holds model.gguf and case.json:
   {"prompt_ids": [...],          the prompt, as ingot's tokenizer encodes it
    "ingot_greedy": [...],        ingot's greedy continuation (`ingot generate --greedy`)
    "texts": [...], "ingot_ids": [[...]]   strings and ingot's ids for them (no specials)}
-and ingot_logits.npy, ingot's logits [vocab] of the prompt's last position. With
+and ingot_logits.npy, ingot's logits [vocab] of the prompt's last position. For a file
+with block tensors, case.json also holds "ingot_greedy_exact" and the folder
+ingot_logits_exact.npy: ingot with f32 activations (exact arithmetic on the quantised
+weights), judged against llama.cpp on a copy whose blocks the gguf package dequantised
+to F32 ("dequantised" below). With
 "vocab_only": true (a file holding only metadata) llama.cpp loads the vocabulary alone and
 only the tokenizer is judged.
 
@@ -19,6 +23,7 @@ Prints one JSON line:
                  id minus its logit of ingot's id (tie_gap)
   logits         max |llama.cpp - ingot| over the prompt's last position, and that divided
                  by max |ingot logit|
+  dequantised    logits and greedy as above, for the F32 copy against ingot's exact ones
   tokenizer      the texts whose llama.cpp ids (tokenize: no bos, special and added tokens
                  parsed, as tokenizers matches added tokens) differ from ingot's
 Run in the venv of tools/llamacpp/setup-venv.
@@ -70,6 +75,70 @@ def tokenizer(m, case: dict) -> dict:
     return {"texts": len(case.get("texts", [])), "mismatches": bad[:5], "mismatch_count": len(bad)}
 
 
+def run(path: str, prompt: list, want: list, ingot: np.ndarray, llama_cpp):
+    """llama.cpp on `path`: the prompt's last logits against ingot's, greedy ids; and the model."""
+    m = llama_cpp.Llama(path, n_ctx=max(64, len(prompt) + len(want) + 8), n_batch=512,
+                        n_threads=2, n_threads_batch=2, logits_all=False, verbose=False)
+    vocab = m.n_vocab()
+
+    def last_logits() -> np.ndarray:
+        return np.array(np.ctypeslib.as_array(m._ctx.get_logits(), shape=(vocab,)), dtype=np.float32)
+
+    m.reset()
+    m.eval(prompt)
+    first = last_logits()
+    diff = float(np.max(np.abs(first - ingot))) if ingot.shape == first.shape else float("inf")
+    scale = float(np.max(np.abs(ingot)))
+    out = {"logits": {"max_abs": diff, "scale": scale, "relative": diff / max(scale, 1e-30),
+                      "vocab": vocab, "argmax_equal": int(np.argmax(first)) == int(np.argmax(ingot))}}
+    got, tok, step_logits = [], int(np.argmax(first)), first
+    mismatch, tie_gap = -1, 0.0
+    for i in range(len(want)):
+        got.append(tok)
+        if mismatch < 0 and tok != want[i]:
+            mismatch = i
+            tie_gap = float(step_logits[tok] - step_logits[want[i]])
+        m.eval([tok])
+        step_logits = last_logits()
+        tok = int(np.argmax(step_logits))
+    out["greedy"] = {"ids": got, "first_mismatch": mismatch, "steps": len(want), "tie_gap": tie_gap}
+    return out, m
+
+
+def dequantised_copy(src: str, dst: str) -> None:
+    """`src` with every block tensor dequantised to F32 by the gguf package (which mirrors
+    ggml's dequantize_row_*), the metadata copied: the file's values without llama.cpp's
+    quantised arithmetic (its matmuls quantise the activations to Q8 for Q8_0 / Q4_0)."""
+    import gguf
+    r = gguf.GGUFReader(src)
+    arch = bytes(r.fields["general.architecture"].parts[-1]).decode("utf-8")
+    w = gguf.GGUFWriter(dst, arch)
+    for name, f in r.fields.items():
+        if name.startswith("GGUF.") or name == "general.architecture":
+            continue
+        t = f.types[0]
+        if t == gguf.GGUFValueType.ARRAY:
+            if len(f.types) < 2:  # the gguf package writes no empty arrays
+                raise SystemExit(f"gguf_judge: key {name} is an empty array; cannot copy it")
+            if f.types[1] == gguf.GGUFValueType.STRING:
+                w.add_array(name, [bytes(f.parts[i]).decode("utf-8", errors="surrogateescape")
+                                   for i in f.data])
+            else:
+                w.add_key_value(name, [f.parts[i].tolist()[0] for i in f.data], t, sub_type=f.types[1])
+        elif t == gguf.GGUFValueType.STRING:
+            w.add_key_value(name, bytes(f.parts[f.data[0]]).decode("utf-8"), t)
+        else:
+            w.add_key_value(name, f.parts[f.data[0]].tolist()[0], t)
+    for t in r.tensors:
+        a = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+        w.add_tensor(t.name, a.reshape([int(x) for x in reversed(t.shape)]),
+                     raw_dtype=gguf.GGMLQuantizationType.F32)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def main() -> None:
     case_dir = sys.argv[1]
     path = os.path.join(case_dir, "model.gguf")
@@ -84,36 +153,20 @@ def main() -> None:
         print(json.dumps(out))
         return
     prompt = [int(t) for t in case["prompt_ids"]]
-    want = [int(t) for t in case["ingot_greedy"]]
-    m = llama_cpp.Llama(path, n_ctx=max(64, len(prompt) + len(want) + 8), n_batch=512,
-                        n_threads=2, n_threads_batch=2, logits_all=False, verbose=False)
-    vocab = m.n_vocab()
-
-    def last_logits() -> np.ndarray:
-        return np.array(np.ctypeslib.as_array(m._ctx.get_logits(), shape=(vocab,)), dtype=np.float32)
-
-    m.reset()
-    m.eval(prompt)
-    first = last_logits()
     ingot = np.load(os.path.join(case_dir, "ingot_logits.npy")).astype(np.float32).reshape(-1)
-    diff = float(np.max(np.abs(first - ingot))) if ingot.shape == first.shape else float("inf")
-    scale = float(np.max(np.abs(ingot)))
-    out["logits"] = {"max_abs": diff, "scale": scale, "relative": diff / max(scale, 1e-30),
-                     "vocab": vocab, "argmax_equal": int(np.argmax(first)) == int(np.argmax(ingot))}
-    got, tok, step_logits = [], int(np.argmax(first)), first
-    mismatch, tie_gap = -1, 0.0
-    for i in range(len(want)):
-        got.append(tok)
-        if mismatch < 0 and tok != want[i]:
-            mismatch = i
-            tie_gap = float(step_logits[tok] - step_logits[want[i]])
-        m.eval([tok])
-        step_logits = last_logits()
-        tok = int(np.argmax(step_logits))
-    out["greedy"] = {"ids": got, "first_mismatch": mismatch, "steps": len(want), "tie_gap": tie_gap}
-
+    direct, m = run(path, prompt, [int(t) for t in case["ingot_greedy"]], ingot, llama_cpp)
+    out.update(direct)
     out["tokenizer"] = tokenizer(m, case)
     m.close()
+    quantised = any(t not in ("F32", "F16", "BF16") for t in out["structure"]["tensors"].values())
+    if quantised and "ingot_greedy_exact" in case:
+        copy = os.path.join(case_dir, "dequantised.gguf")
+        dequantised_copy(path, copy)
+        exact = np.load(os.path.join(case_dir, "ingot_logits_exact.npy")).astype(np.float32).reshape(-1)
+        out["dequantised"], m = run(copy, prompt, [int(t) for t in case["ingot_greedy_exact"]], exact,
+                                    llama_cpp)
+        m.close()
+        os.remove(copy)
     print(json.dumps(out))
 
 
