@@ -192,6 +192,7 @@ struct QuantCase {
   std::string scheme;
   bool zero_point = false;
   int64_t group = 32;
+  std::string method = "rtn";  // gptq calibrates on a short text (written by the test)
 };
 
 class CliGgufQuantised : public CliGgufExport, public ::testing::WithParamInterface<QuantCase> {};
@@ -204,6 +205,19 @@ TEST_P(CliGgufQuantised, BlocksHoldIngotsQuantisedWeights) {
   config.quantizer.scheme = p.scheme;
   config.quantizer.zero_point = p.zero_point;
   if (p.scheme == "int4") config.quantizer.group_size = p.group;
+  config.quantizer.method = p.method;
+  if (p.method == "gptq") {
+    const fs::path text = tmp_ / "calibration.txt";
+    std::ofstream t(text);
+    for (int i = 0; i < 40; ++i)
+      t << "It is a truth universally acknowledged, that a single man in possession of a good "
+           "fortune, must be in want of a wife. However little known the feelings or views of "
+           "such a man may be on his first entering a neighbourhood, this truth is so well fixed "
+           "in the minds of the surrounding families.\n";
+    config.quantizer.dataset = text.string();
+    config.quantizer.num_samples = 8;
+    config.quantizer.seq_len = 64;
+  }
   auto model = models::from_pretrained(folder);
   auto artifact = exporters::AutoExporter::from_config(config)->export_(*model, config);
   auto* gguf = dynamic_cast<exporters::GgufArtifact*>(artifact.get());
@@ -234,6 +248,8 @@ TEST_P(CliGgufQuantised, BlocksHoldIngotsQuantisedWeights) {
     ++packed;
   }
   EXPECT_GT(packed, 5);
+  for (const exporters::WeightReport& w : artifact->quantization)
+    if (w.bits != 0) EXPECT_EQ(w.method, p.method) << w.name;
   if (p.folder == "demo-lm") {
     // The demo's down_proj rows (688) are not whole 32-blocks: its exact values in F32.
     bool noted = false;
@@ -246,13 +262,55 @@ INSTANTIATE_TEST_SUITE_P(
     Schemes, CliGgufQuantised,
     ::testing::Values(QuantCase{"demo-lm", "int8"}, QuantCase{"demo-lm", "int4"},
                       QuantCase{"llama", "int4", true}, QuantCase{"llama", "int4", false, 64},
-                      QuantCase{"qwen3", "int8"}),
+                      QuantCase{"qwen3", "int8"},
+                      // The calibrated methods' grids go into the same blocks.
+                      QuantCase{"demo-lm", "int4", false, 32, "scale-search"},
+                      QuantCase{"demo-lm", "int4", false, 32, "gptq"}),
     [](const auto& info) {
       std::string n = info.param.folder + "_" + info.param.scheme +
-                      (info.param.zero_point ? "_zp" : "") + "_g" + std::to_string(info.param.group);
+                      (info.param.zero_point ? "_zp" : "") + "_g" + std::to_string(info.param.group) +
+                      "_" + info.param.method;
       for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
       return n;
     });
+
+TEST(GgufExportConfig, JsonRoundTripAndBadOuttype) {
+  auto c = exporters::AutoExportConfig::from_json(
+      R"({"export_format": "gguf", "outtype": "bf16", "model_folder": "m", "quantizer": "int4"})");
+  auto* g = dynamic_cast<exporters::GgufConfig*>(c.get());
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->outtype, "bf16");
+  EXPECT_EQ(g->model_folder, "m");
+  auto back = exporters::AutoExportConfig::from_json(c->to_json());
+  EXPECT_EQ(dynamic_cast<exporters::GgufConfig*>(back.get())->outtype, "bf16");
+  EXPECT_EQ(back->quantizer, c->quantizer);
+  EXPECT_EQ(exporters::AutoExporter::from_config(*c)->backend(), "gguf");
+  EXPECT_NE(error_of<ValueError>([] {
+              exporters::AutoExportConfig::from_json(R"({"export_format": "gguf", "outtype": "q4"})");
+            }).find("outtype 'q4'"),
+            std::string::npos);
+}
+
+TEST_F(CliGgufExport, F16AndBf16MatricesAndF32Norms) {
+  for (const std::string outtype : {"f16", "bf16"}) {
+    const std::string out = (tmp_ / (outtype + ".gguf")).string();
+    ASSERT_EQ(captured(run_export, {demo_folder(), "--format", "gguf", "--outtype", outtype, "-o", out}).first, 0);
+    formats::GgufFile f = formats::GgufFile::open(out);
+    const std::string want = outtype == "f16" ? "F16" : "BF16";
+    EXPECT_EQ(formats::ggml_type_name(f.tensor_info("blk.0.ffn_down.weight").type), want);
+    EXPECT_EQ(formats::ggml_type_name(f.tensor_info("token_embd.weight").type), want);
+    EXPECT_EQ(formats::ggml_type_name(f.tensor_info("blk.0.attn_norm.weight").type), std::string("F32"));
+    EXPECT_EQ(f.get_int("general.file_type"), outtype == "f16" ? 1 : 32);
+    EXPECT_FALSE(f.has("general.quantization_version"));
+    // Values: the folder's, rounded to the type.
+    auto a = models::from_pretrained(out)->state_dict();
+    auto b = models::from_pretrained(demo_folder())->state_dict();
+    const Tensor x = contiguous(to(a.at("model.layers.0.mlp.down_proj.weight"), DType::F32));
+    const Tensor y = contiguous(to(to(b.at("model.layers.0.mlp.down_proj.weight"),
+                                      outtype == "f16" ? DType::F16 : DType::BF16), DType::F32));
+    EXPECT_EQ(std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()), 0) << outtype;
+  }
+}
 
 TEST_F(CliGgufExport, WhatAGgufCannotHoldIsAClearError) {
   const std::string out = (tmp_ / "x.gguf").string();
@@ -471,8 +529,22 @@ class CliGgufLlamaCppTokenizer : public CliGgufExport,
 
 TEST_P(CliGgufLlamaCppTokenizer, LlamaCppTokenizesAsTheFolder) {
   if (!llamacpp().exists()) GTEST_SKIP() << llamacpp().skip_reason();
-  const std::string folder = GetParam() == "demo-lm" ? demo_folder()
-                                                     : fixture_path("tokenizers/" + GetParam());
+  std::string folder = GetParam() == "demo-lm" ? demo_folder()
+                                               : fixture_path("tokenizers/" + GetParam());
+  if (GetParam() == "gpt2-digits") {
+    // SmolLM2's pre-tokenizer (digits split one by one, then GPT-2's ByteLevel) over the gpt2
+    // fixture's vocabulary: written as tokenizer.ggml.pre "smollm".
+    std::ifstream in(fixture_path("tokenizers/gpt2/tokenizer.json"));
+    json t = json::parse(in);
+    t["pre_tokenizer"] = {{"type", "Sequence"},
+                          {"pretokenizers",
+                           {{{"type", "Digits"}, {"individual_digits", true}},
+                            {{"type", "ByteLevel"}, {"add_prefix_space", false},
+                             {"trim_offsets", true}, {"use_regex", true}}}}};
+    folder = (tmp_ / "gpt2-digits").string();
+    fs::create_directories(folder);
+    std::ofstream(folder + "/tokenizer.json") << t.dump();
+  }
   const text::Tokenizer want = text::Tokenizer::from_folder(folder);
   std::ifstream tf(folder + "/tokenizer.json");
   const json tok = json::parse(tf);
@@ -521,6 +593,9 @@ TEST_P(CliGgufLlamaCppTokenizer, LlamaCppTokenizesAsTheFolder) {
   }
   std::ofstream(case_dir / "case.json")
       << json{{"vocab_only", true}, {"texts", texts}, {"ingot_ids", ids}}.dump();
+  if (GetParam() == "gpt2-digits")
+    EXPECT_EQ(formats::GgufFile::open((case_dir / "model.gguf").string()).get_string("tokenizer.ggml.pre"),
+              "smollm");
   const auto r = llamacpp().run("gguf_judge.py", {case_dir.string()});
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_TRUE(r.summary.is_object()) << r.log;
@@ -532,8 +607,8 @@ TEST_P(CliGgufLlamaCppTokenizer, LlamaCppTokenizesAsTheFolder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Folders, CliGgufLlamaCppTokenizer,
-                         ::testing::Values("gpt2", "qwen2", "llama3", "llama2", "mistral",
-                                           "demo-lm"),
+                         ::testing::Values("gpt2", "gpt2-digits", "qwen2", "llama3", "llama2",
+                                           "mistral", "demo-lm"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
