@@ -50,7 +50,8 @@ int run_export(int argc, char** argv) {
   bool dynamic = false, optimize = false, multi_token_decode = false, compress_to_fp16 = false;
   CLI::App app{
       "Traces a Hugging Face model folder through an exporter and writes the artifact: an .ingot "
-      "archive (native), an .onnx model, an OpenVINO IR or an ExecuTorch .pte; --task generation "
+      "archive (native), an .onnx model, an OpenVINO IR, an ExecuTorch .pte, a .pt2 or a GGUF "
+      "for llama.cpp; --task generation "
       "writes a generation directory.",
       "ingot export"};
   app.add_option("folder", folder,
