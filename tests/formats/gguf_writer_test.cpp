@@ -130,6 +130,27 @@ TEST(GgufWriter, BadInputIsAClearErrorAndLeavesNoFile) {
   EXPECT_NE(error_of<IoError>([&] { w.write(missing.string()); }).find("cannot create"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(missing.string() + ".tmp"));
+  // A tensor made while writing: a wrong size or an error while making it leaves no file.
+  GgufWriter lazy;
+  lazy.add_tensor("m", {4}, GgmlType::F32, [] { return std::vector<uint8_t>(12); });
+  const fs::path lazy_path = temp_file("lazy.gguf");
+  EXPECT_NE(error_of<ValueError>([&] { lazy.write(lazy_path.string()); })
+                .find("tensor 'm': 12 bytes made, a F32 tensor takes 16"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(lazy_path));
+  EXPECT_FALSE(fs::exists(lazy_path.string() + ".tmp"));
+  GgufWriter throws;
+  throws.add_tensor("m", {4}, GgmlType::F32, []() -> std::vector<uint8_t> {
+    throw NotSupportedError("cannot make it");
+  });
+  EXPECT_NE(error_of<NotSupportedError>([&] { throws.write(lazy_path.string()); }).find("cannot make it"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(lazy_path.string() + ".tmp"));
+  GgufWriter good;
+  good.add_tensor("m", {4}, GgmlType::F32, [] { return std::vector<uint8_t>(16, 0); });
+  good.write(lazy_path.string());
+  EXPECT_EQ(GgufFile::open(lazy_path.string()).tensor_info("m").nbytes, 16u);
+
   GgufWriter a;
   a.set("general.alignment", gguf_u32(64));
   EXPECT_NE(error_of<ValueError>([&] { a.write(temp_file("a.gguf").string()); })

@@ -125,8 +125,8 @@ void GgufWriter::set(const std::string& key, GgufValue value) {
   metadata_.emplace_back(key, std::move(value));
 }
 
-void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
-                            std::vector<uint8_t> data) {
+uint64_t GgufWriter::check_tensor(const std::string& name, const std::vector<int64_t>& shape,
+                                  GgmlType type) const {
   for (const Tensor& t : tensors_) {
     INGOT_CHECK(t.name != name, ValueError, "[gguf] tensor '{}' is added twice", name);
   }
@@ -144,11 +144,22 @@ void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape,
               "[gguf] tensor '{}': its rows of {} elements are not a whole number of {} blocks "
               "({} elements)",
               name, shape.back(), traits->name, traits->block_size);
-  const uint64_t want = ggml_nbytes(type, numel);
+  return ggml_nbytes(type, numel);
+}
+
+void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
+                            std::vector<uint8_t> data) {
+  const uint64_t want = check_tensor(name, shape, type);
   INGOT_CHECK(data.size() == want, ValueError,
-              "[gguf] tensor '{}': {} bytes given, a {} tensor of {} elements takes {}", name,
-              data.size(), traits->name, numel, want);
-  tensors_.push_back({name, std::move(shape), type, std::move(data)});
+              "[gguf] tensor '{}': {} bytes given, a {} tensor takes {}", name, data.size(),
+              ggml_type_name(type), want);
+  tensors_.push_back({name, std::move(shape), type, want, std::move(data), nullptr});
+}
+
+void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
+                            MakeBytes make) {
+  const uint64_t want = check_tensor(name, shape, type);
+  tensors_.push_back({name, std::move(shape), type, want, {}, std::move(make)});
 }
 
 void GgufWriter::write(const std::string& path) const {
@@ -176,7 +187,7 @@ void GgufWriter::write(const std::string& path) const {
     for (auto it = t.shape.rbegin(); it != t.shape.rend(); ++it) h.put<uint64_t>(uint64_t(*it));
     h.put<uint32_t>(uint32_t(t.type));
     h.put<uint64_t>(offset);
-    offset = aligned(offset + t.data.size(), alignment_);
+    offset = aligned(offset + t.nbytes, alignment_);
   }
   h.pad_to(alignment_);
 
@@ -185,15 +196,29 @@ void GgufWriter::write(const std::string& path) const {
   INGOT_CHECK(f != nullptr, IoError, "[gguf] cannot create '{}': {}", tmp, std::strerror(errno));
   bool ok = std::fwrite(h.out.data(), 1, h.out.size(), f) == h.out.size();
   static const uint8_t zeros[64] = {};
-  for (const Tensor& t : tensors_) {
-    if (!ok) break;
-    ok = std::fwrite(t.data.data(), 1, t.data.size(), f) == t.data.size();
-    const uint64_t pad = aligned(t.data.size(), alignment_) - t.data.size();
-    for (uint64_t left = pad; ok && left > 0;) {
-      const size_t n = size_t(std::min<uint64_t>(left, sizeof(zeros)));
-      ok = std::fwrite(zeros, 1, n, f) == n;
-      left -= n;
+  try {
+    for (const Tensor& t : tensors_) {
+      if (!ok) break;
+      std::vector<uint8_t> made;
+      if (t.make) {
+        made = t.make();
+        INGOT_CHECK(made.size() == t.nbytes, ValueError,
+                    "[gguf] tensor '{}': {} bytes made, a {} tensor takes {}", t.name,
+                    made.size(), ggml_type_name(t.type), t.nbytes);
+      }
+      const std::vector<uint8_t>& bytes = t.make ? made : t.data;
+      ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+      const uint64_t pad = aligned(bytes.size(), alignment_) - bytes.size();
+      for (uint64_t left = pad; ok && left > 0;) {
+        const size_t n = size_t(std::min<uint64_t>(left, sizeof(zeros)));
+        ok = std::fwrite(zeros, 1, n, f) == n;
+        left -= n;
+      }
     }
+  } catch (...) {
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    throw;
   }
   ok = (std::fclose(f) == 0) && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {

@@ -4,7 +4,10 @@
 //   GgufWriter w;
 //   w.set("general.architecture", gguf_string("llama"));
 //   w.add_tensor("token_embd.weight", {vocab, hidden}, GgmlType::F16, std::move(bytes));
+//   w.add_tensor("output.weight", {vocab, hidden}, GgmlType::Q8_0, [&] { return pack(...); });
 //   w.write("model.gguf");       // to model.gguf.tmp, renamed into place when complete
+// A tensor given as a function is made while write() streams the file, so a model's
+// converted weights are never all in memory at once.
 //
 // Layout: the header, the metadata in insertion order, the tensor infos in insertion
 // order with offsets aligned to `general.alignment` (32), zero padding, the data section.
@@ -15,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,19 +50,29 @@ class GgufWriter {
   // number of the type's blocks or `data` has the wrong size.
   void add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
                   std::vector<uint8_t> data);
+  // The same, its bytes made by `make` during write() (a wrong size is a ValueError then).
+  using MakeBytes = std::function<std::vector<uint8_t>()>;
+  void add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
+                  MakeBytes make);
+
+  // Writes the file: to `path`.tmp first, renamed to `path` only when complete (IoError
+  // naming the path when it cannot be written; nothing is left behind then, also when a
+  // tensor's `make` throws, whose error propagates).
+  void write(const std::string& path) const;
+
+ private:
   struct Tensor {
     std::string name;
     std::vector<int64_t> shape;  // PyTorch order
     GgmlType type;
-    std::vector<uint8_t> data;
+    uint64_t nbytes = 0;
+    std::vector<uint8_t> data;  // or
+    MakeBytes make;
   };
-  const std::vector<Tensor>& tensors() const { return tensors_; }
+  // Checks name, shape and type; returns the byte count the tensor takes.
+  uint64_t check_tensor(const std::string& name, const std::vector<int64_t>& shape,
+                        GgmlType type) const;
 
-  // Writes the file: to `path`.tmp first, renamed to `path` only when complete (IoError
-  // naming the path when it cannot be written; nothing is left behind then).
-  void write(const std::string& path) const;
-
- private:
   uint64_t alignment_;
   std::vector<std::pair<std::string, GgufValue>> metadata_;
   std::vector<Tensor> tensors_;

@@ -119,12 +119,14 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
     return g;
   };
   // llama.cpp's rope permutation of q / k rows (a float weight or bias, or packed rows).
-  auto permuted = [&](const std::string& hf, const Tensor& t) {
-    if (!meta.arch.unpermute_qk) return t;
+  // Captures by value: the float tensors are permuted while the file is written.
+  auto permuted = [qk = meta.arch.unpermute_qk, n_head = meta.n_head,
+                   n_kv_head = meta.n_kv_head](const std::string& hf, const Tensor& t) {
+    if (!qk) return t;
     if (hf.find(".self_attn.q_proj.") != std::string::npos)
-      return models::permute_rope_rows(t, meta.n_head);
+      return models::permute_rope_rows(t, n_head);
     if (hf.find(".self_attn.k_proj.") != std::string::npos)
-      return models::permute_rope_rows(t, meta.n_kv_head);
+      return models::permute_rope_rows(t, n_kv_head);
     return t;
   };
 
@@ -155,37 +157,38 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
       GgmlType type = p.bits == 8 ? GgmlType::Q8_0
                       : p.zeros.defined() ? GgmlType::Q4_1
                                           : GgmlType::Q4_0;
-      std::vector<uint8_t> bytes;
+      // The bytes are made while the file is written, one weight at a time.
+      formats::GgufWriter::MakeBytes make = [p, type] { return pack_blocks(p, type); };
       if (p.cols() % kGgmlBlock != 0 || p.group % kGgmlBlock != 0) {
         notes.push_back(fmt::format(
             "gguf: '{}' ({}-bit, rows of {}) is not whole 32-blocks: written as its "
             "dequantised values in F32",
             hf, p.bits, p.cols()));
-        Tensor values = Tensor::empty({p.rows(), p.cols()}, DType::F32);
-        float* v = values.data<float>();
-        for (int64_t r = 0; r < p.rows(); ++r)
-          for (int64_t c = 0; c < p.cols(); ++c) v[r * p.cols() + c] = p.value(r, c);
         type = GgmlType::F32;
-        bytes = float_bytes(values, type);
-      } else {
-        bytes = pack_blocks(p, type);
+        make = [p] {
+          Tensor values = Tensor::empty({p.rows(), p.cols()}, DType::F32);
+          float* v = values.data<float>();
+          for (int64_t r = 0; r < p.rows(); ++r)
+            for (int64_t c = 0; c < p.cols(); ++c) v[r * p.cols() + c] = p.value(r, c);
+          return float_bytes(values, GgmlType::F32);
+        };
       }
       if (tied_head)
         notes.push_back(fmt::format("gguf: the tied lm_head, packed as {}, is output.weight "
                                     "(token_embd.weight stays float for the embedding)",
                                     formats::ggml_type_name(type)));
       ++matrices[type];
-      w.add_tensor(g, {p.rows(), p.cols()}, type, std::move(bytes));
+      w.add_tensor(g, {p.rows(), p.cols()}, type, std::move(make));
       continue;
     }
     // Rotary frequencies are recomputed by llama.cpp from rope.freq_base.
     if (name.ends_with("inv_freq")) continue;
     const std::string g = gguf_name(name);
-    const Tensor v = permuted(name, t);
-    const GgmlType type = v.dim() == 1 ? GgmlType::F32 : matrix_type;
-    if (v.dim() == 2) ++matrices[type];
-    if (g == "token_embd.weight") vocab_rows = v.size(0);
-    w.add_tensor(g, v.sizes(), type, float_bytes(v, type));
+    const GgmlType type = t.dim() == 1 ? GgmlType::F32 : matrix_type;
+    if (t.dim() == 2) ++matrices[type];
+    if (g == "token_embd.weight") vocab_rows = t.size(0);
+    w.add_tensor(g, t.sizes(), type,
+                 [t, name, type, permuted] { return float_bytes(permuted(name, t), type); });
   }
   INGOT_CHECK(vocab_rows > 0, NotSupportedError,
               "[gguf] the program has no model.embed_tokens.weight (token_embd.weight)");
