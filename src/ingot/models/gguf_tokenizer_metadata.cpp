@@ -1,5 +1,6 @@
 #include "ingot/models/gguf_tokenizer_metadata.h"
 
+#include <bit>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -184,6 +185,14 @@ std::vector<std::pair<std::string, formats::GgufValue>> gguf_tokenizer_metadata(
     // SentencePiece merges the highest-scoring pair first: minus the merge's rank.
     if (auto it = id_of.find(merged); it != id_of.end() && scores[size_t(it->second)] == 0.0f)
       scores[size_t(it->second)] = -float(merges.size());
+  }
+  // A normal multi-character token no merge makes: merged last (SentencePiece would not
+  // reach it through a merge either).
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (types[i] == kNormal && scores[i] == 0.0f && tokens[i].size() > 1 &&
+        !(tokens[i].size() <= 4 && (uint8_t(tokens[i][0]) & 0xC0) == 0xC0 &&
+          tokens[i].size() == size_t(std::countl_one(uint8_t(tokens[i][0])))))
+      scores[i] = -float(merges.size() + 1);
   }
   set("tokenizer.ggml.tokens", formats::gguf_string_array(tokens));
   if (!byte_level) set("tokenizer.ggml.scores", formats::gguf_f32_array(scores));
