@@ -346,6 +346,11 @@ const ingot::testing::VenvTool& llamacpp() {
 // default): max |diff| / max |ingot logit| measured 8e-5 (demo LM) .. 1.3e-3 (SmolLM2
 // with its Q4_0 blocks dequantised).
 constexpr double kExactTolerance = 3e-3;
+// The same over every position of prompt + greedy ids: measured 1.1e-4 .. 4.2e-4 on the
+// fixtures, 7e-4 (SmolLM2 F32), 1.1e-3 (SmolLM2 int8 / int4 dequantised). The rope
+// fixtures' files without their scaling (no rope_freqs.weight / rope.scaling.*) measured
+// 3.6e-3 (llama3) and 7.1e-3 (yarn): this bound catches a scaling llama.cpp does not apply.
+constexpr double kSequenceTolerance = 1.5e-3;
 
 struct JudgeCase {
   std::string folder;     // "demo-lm" or a fixture model (given a 96-id tokenizer)
@@ -416,18 +421,24 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
     const json g = json::parse(out);
     c["prompt_ids"] = g["prompt_ids"];
     c["ingot_greedy" + suffix] = g["generated_ids"];
-    const std::vector<int64_t> prompt_ids = g["prompt_ids"].get<std::vector<int64_t>>();
+    // The program over the prompt and the greedy ids: the prompt's last row, and every row
+    // for the exact comparisons (the F32 file, the dequantised copy).
+    std::vector<int64_t> ids = g["prompt_ids"].get<std::vector<int64_t>>();
+    const int64_t n_prompt = int64_t(ids.size());
+    for (const json& t : g["generated_ids"]) ids.push_back(t.get<int64_t>());
     models::ModelInputs in;
-    in.input_ids = Tensor::empty({1, int64_t(prompt_ids.size())}, DType::I64);
-    std::copy(prompt_ids.begin(), prompt_ids.end(), in.input_ids.data<int64_t>());
+    in.input_ids = Tensor::empty({1, int64_t(ids.size())}, DType::I64);
+    std::copy(ids.begin(), ids.end(), in.input_ids.data<int64_t>());
     auto artifact = exporters::AutoExporter::from_config(config)->export_(*model, in, config);
     runtime::ProgramModule program(artifact->program);
     const Tensor logits = contiguous(program.run({in.input_ids})[0]);
     const int64_t vocab = logits.size(2);
     Tensor last = Tensor::empty({vocab}, DType::F32);
-    std::memcpy(last.raw_data(), logits.data<float>() + (logits.size(1) - 1) * vocab,
-                size_t(vocab) * 4);
+    std::memcpy(last.raw_data(), logits.data<float>() + (n_prompt - 1) * vocab, size_t(vocab) * 4);
     formats::save_npy((case_dir / ("ingot_logits" + suffix + ".npy")).string(), last);
+    if (exact || p.quantize.empty())
+      formats::save_npy((case_dir / ("ingot_sequence" + suffix + ".npy")).string(),
+                        reshape(logits, {logits.size(1), vocab}));
   }
   const int64_t vocab = formats::load_npy((case_dir / "ingot_logits.npy").string()).numel();
 
@@ -482,9 +493,22 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_q.weight"], want_q);
   EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_norm.weight"], "F32");
   EXPECT_EQ(s["structure"]["tokens"], vocab);
+  // Every position of prompt + greedy ids, for the exact comparisons.
+  auto check_sequence = [&](const char* what, const json& seq) {
+    std::printf("[llama.cpp] %s %s, %s: logits at all %d positions max |diff| %.3g of %.3g "
+                "(%.3g relative, tolerance %.3g)\n",
+                p.folder.c_str(), p.quantize.empty() ? "f32" : p.quantize.c_str(), what,
+                seq["positions"].get<int>(), seq["max_abs"].get<double>(),
+                seq["scale"].get<double>(), seq["relative"].get<double>(), kSequenceTolerance);
+    EXPECT_LE(seq["relative"].get<double>(), kSequenceTolerance) << r.log;
+  };
   // llama.cpp running the file as it is.
   report("as written", s, p.logits_tolerance);
   check_run(s, c["ingot_greedy"], p.logits_tolerance, p.exact_greedy);
+  if (p.quantize.empty()) {
+    ASSERT_TRUE(s.contains("sequence")) << r.log;
+    check_sequence("as written", s["sequence"]);
+  }
   // The quantised file's values, dequantised to F32 by the gguf package, against ingot's
   // exact arithmetic on its quantised weights: what the blocks hold, judged as tightly as
   // an F32 file.
@@ -492,6 +516,8 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
     ASSERT_TRUE(s.contains("dequantised")) << r.log;
     report("dequantised", s["dequantised"], kExactTolerance);
     check_run(s["dequantised"], c["ingot_greedy_exact"], kExactTolerance, demo);
+    ASSERT_TRUE(s["dequantised"].contains("sequence")) << r.log;
+    check_sequence("dequantised", s["dequantised"]["sequence"]);
   }
   std::printf("[llama.cpp] tokenizer: %d of %d texts differ\n",
               s["tokenizer"]["mismatch_count"].get<int>(), s["tokenizer"]["texts"].get<int>());
@@ -510,12 +536,18 @@ INSTANTIATE_TEST_SUITE_P(
                       JudgeCase{"llama", "int4", 3e-2, false},
                       JudgeCase{"qwen3", "", kExactTolerance, false},
                       JudgeCase{"qwen3", "int8", 2e-2, false},
+                      // Rope scaling: llama3 (rope_freqs.weight), linear and yarn (metadata).
+                      JudgeCase{"llama_llama3_rope_tied_bf16", "", kExactTolerance, false},
+                      JudgeCase{"qwen2_linear_rope", "", kExactTolerance, false},
+                      JudgeCase{"qwen2_yarn_rope", "", kExactTolerance, false},
                       JudgeCase{"smollm2", "", kExactTolerance},
                       JudgeCase{"smollm2", "int8", 8e-2, false},
                       JudgeCase{"smollm2", "int4", 0.15, false}),
     [](const auto& info) {
-      return info.param.folder.substr(0, info.param.folder.find('-')) + "_" +
-             (info.param.quantize.empty() ? "f32" : info.param.quantize);
+      std::string n = info.param.folder.substr(0, info.param.folder.find('-')) + "_" +
+                      (info.param.quantize.empty() ? "f32" : info.param.quantize);
+      for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n;
     });
 
 // llama.cpp's own tokenizer over the tokenizer.ggml.* ingot writes (the file holds the

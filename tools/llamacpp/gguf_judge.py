@@ -23,7 +23,10 @@ Prints one JSON line:
                  id minus its logit of ingot's id (tie_gap)
   logits         max |llama.cpp - ingot| over the prompt's last position, and that divided
                  by max |ingot logit|
-  dequantised    logits and greedy as above, for the F32 copy against ingot's exact ones
+  sequence       with ingot_sequence.npy (ingot's logits [positions, vocab] over the prompt
+                 and its greedy ids): llama.cpp's logits at every one of those positions
+  dequantised    logits, greedy and sequence as above, for the F32 copy against ingot's
+                 exact ones (ingot_sequence_exact.npy)
   tokenizer      the texts whose llama.cpp ids (tokenize: no bos, special and added tokens
                  parsed, as tokenizers matches added tokens) differ from ingot's
 Run in the venv of tools/llamacpp/setup-venv.
@@ -105,6 +108,22 @@ def run(path: str, prompt: list, want: list, ingot: np.ndarray, llama_cpp):
     return out, m
 
 
+def sequence(path: str, ids: list, ingot: np.ndarray, llama_cpp) -> dict:
+    """llama.cpp's logits at every position of `ids` (prompt + ingot's greedy ids, teacher
+    forced) against ingot's [len(ids), vocab]: positions past the prompt exercise the rope
+    (and its scaling) where the last prompt position alone barely does."""
+    m = llama_cpp.Llama(path, n_ctx=max(64, len(ids) + 8), n_batch=512, n_threads=2,
+                        n_threads_batch=2, logits_all=True, verbose=False)
+    m.reset()
+    m.eval(ids)
+    got = np.asarray(m.scores[:len(ids)], dtype=np.float32)
+    m.close()
+    diff = float(np.max(np.abs(got - ingot))) if got.shape == ingot.shape else float("inf")
+    scale = float(np.max(np.abs(ingot)))
+    return {"max_abs": diff, "scale": scale, "relative": diff / max(scale, 1e-30),
+            "positions": len(ids)}
+
+
 def dequantised_copy(src: str, dst: str) -> None:
     """`src` with every block tensor dequantised to F32 by the gguf package (which mirrors
     ggml's dequantize_row_*), the metadata copied: the file's values without llama.cpp's
@@ -158,6 +177,10 @@ def main() -> None:
     out.update(direct)
     out["tokenizer"] = tokenizer(m, case)
     m.close()
+    seq = os.path.join(case_dir, "ingot_sequence.npy")
+    if os.path.exists(seq):
+        out["sequence"] = sequence(path, prompt + [int(t) for t in case["ingot_greedy"]],
+                                   np.load(seq).astype(np.float32), llama_cpp)
     quantised = any(t not in ("F32", "F16", "BF16") for t in out["structure"]["tensors"].values())
     if quantised and "ingot_greedy_exact" in case:
         copy = os.path.join(case_dir, "dequantised.gguf")
@@ -166,6 +189,11 @@ def main() -> None:
         out["dequantised"], m = run(copy, prompt, [int(t) for t in case["ingot_greedy_exact"]], exact,
                                     llama_cpp)
         m.close()
+        seq = os.path.join(case_dir, "ingot_sequence_exact.npy")
+        if os.path.exists(seq):
+            out["dequantised"]["sequence"] = sequence(
+                copy, prompt + [int(t) for t in case["ingot_greedy_exact"]],
+                np.load(seq).astype(np.float32), llama_cpp)
         os.remove(copy)
     print(json.dumps(out))
 
