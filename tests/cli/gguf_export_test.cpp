@@ -312,6 +312,26 @@ TEST_F(CliGgufExport, F16AndBf16MatricesAndF32Norms) {
   }
 }
 
+// Mixed precision (llama.cpp's q4_k_m choice of 8-bit weights): Q8_0 and Q4_0 in one file,
+// general.file_type the type most matrices have.
+TEST_F(CliGgufExport, MixedPrecisionPresetWritesQ8_0AndQ4_0) {
+  const std::string folder = with_tokenizer("qwen3", tmp_);
+  const std::string out = (tmp_ / "mixed.gguf").string();
+  ASSERT_EQ(captured(run_export, {folder, "--format", "gguf", "--quantize", "int4", "--preset",
+                                  "q4_k_m", "-o", out})
+                .first,
+            0);
+  formats::GgufFile f = formats::GgufFile::open(out);
+  std::map<std::string, int> types;
+  for (const auto& t : f.tensors())
+    if (t.name.starts_with("blk.") && t.ne.size() == 2) ++types[formats::ggml_type_name(t.type)];
+  EXPECT_GT(types["Q8_0"], 0);
+  EXPECT_GT(types["Q4_0"], types["Q8_0"]);
+  EXPECT_EQ(f.get_int("general.file_type"), 2);  // MOSTLY_Q4_0
+  EXPECT_EQ(formats::ggml_type_name(f.tensor_info("blk.1.ffn_down.weight").type), std::string("Q8_0"));
+  EXPECT_EQ(formats::ggml_type_name(f.tensor_info("blk.1.attn_q.weight").type), std::string("Q4_0"));
+}
+
 TEST_F(CliGgufExport, WhatAGgufCannotHoldIsAClearError) {
   const std::string out = (tmp_ / "x.gguf").string();
   EXPECT_NE(error_of<NotSupportedError>([&] {
