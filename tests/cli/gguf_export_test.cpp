@@ -159,6 +159,29 @@ TEST_F(CliGgufExport, F32FileReadsBackAsTheFolder) {
   EXPECT_EQ(json::parse(g1)["generated_ids"], json::parse(g2)["generated_ids"]);
 }
 
+// A GGUF read by ingot and written again (F32): the same tensors, config and tokenizer ids
+// (the reader's tiny llama fixture: Q8_0 / Q4_0 / F16 tensors, permuted q / k, a chat
+// template).
+TEST_F(CliGgufExport, AGgufReadAndWrittenAgainHoldsTheSameModel) {
+  const std::string src = fixture_path("gguf/models/llama/llama.gguf");
+  const std::string out = (tmp_ / "again.gguf").string();
+  ASSERT_EQ(captured(run_export, {src, "--format", "gguf", "--outtype", "f32", "-o", out}).first, 0);
+  const auto a = models::from_pretrained(out)->state_dict();
+  const auto b = models::from_pretrained(src)->state_dict();
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, t] : b) {
+    ASSERT_TRUE(a.contains(name)) << name;
+    const Tensor x = contiguous(to(a.at(name), DType::F32)), y = contiguous(to(t, DType::F32));
+    EXPECT_EQ(std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()), 0) << name;
+  }
+  formats::GgufFile f = formats::GgufFile::open(out), g = formats::GgufFile::open(src);
+  EXPECT_EQ(f.get_string("tokenizer.chat_template"), g.get_string("tokenizer.chat_template"));
+  const text::Tokenizer ta = text::Tokenizer::from_folder(models::gguf_model_folder(out));
+  const text::Tokenizer tb = text::Tokenizer::from_folder(models::gguf_model_folder(src));
+  for (const char* s : {"Hello world", "a b  c", "It is a truth universally acknowledged"})
+    EXPECT_EQ(ta.encode(s, true), tb.encode(s, true)) << s;
+}
+
 // ingot's value of packed weight `base` of `state`, [N, K] f32, its scales rounded to f16
 // when the GGUF stores it in blocks (K a multiple of 32).
 Tensor ingot_dequantised(const std::map<std::string, Tensor>& state, const std::string& base,
