@@ -1,4 +1,4 @@
-// `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch|pt2] [--dynamic |
+// `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch|pt2|gguf] [--dynamic |
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
@@ -7,7 +7,8 @@
 //   [--rule PATTERN=BITS] [--preset q4_k_m] [--ratio R] [--act-order]]`:
 // traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
-// .bin (openvino), an ExecuTorch .pte program (executorch) or a torch.export .pt2 (pt2). --config
+// .bin (openvino), an ExecuTorch .pte program (executorch), a torch.export .pt2 (pt2) or a
+// GGUF file for llama.cpp (gguf: [--outtype f32|f16|bf16]). --config
 // reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 // --task generation writes a generation directory OUT (exporters/generation_export.h):
@@ -22,9 +23,11 @@
 #include "ingot/cli/commands.h"
 #include "ingot/cli/program_file.h"
 #include "ingot/exporters/executorch/executorch_exporter.h"
+#include "ingot/exporters/gguf/gguf_exporter.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/exporters/onnx/onnx_exporter.h"
 #include "ingot/exporters/openvino/openvino_exporter.h"
+#include "ingot/models/gguf_folder.h"
 
 namespace ingot::cli {
 
@@ -47,15 +50,17 @@ int run_export(int argc, char** argv) {
   bool dynamic = false, optimize = false, multi_token_decode = false, compress_to_fp16 = false;
   CLI::App app{
       "Traces a Hugging Face model folder through an exporter and writes the artifact: an .ingot "
-      "archive (native), an .onnx model, an OpenVINO IR or an ExecuTorch .pte; --task generation "
+      "archive (native), an .onnx model, an OpenVINO IR, an ExecuTorch .pte, a .pt2 or a GGUF "
+      "for llama.cpp; --task generation "
       "writes a generation directory.",
       "ingot export"};
-  app.add_option("folder", folder, "Hugging Face model folder (config.json + safetensors)")
+  app.add_option("folder", folder,
+                 "Hugging Face model folder (config.json + safetensors), or a .gguf file")
       ->required();
   app.add_option("-o,--output", output,
                  "the artifact (or, for --task generation, the directory) to write");
   app.add_option("--format", format,
-                 "exporter: native (default), onnx, openvino, executorch or pt2");
+                 "exporter: native (default), onnx, openvino, executorch, pt2 or gguf");
   auto* dyn =
       app.add_flag("--dynamic", dynamic, "batch and sequence dims of every input are dynamic");
   app.add_option("--dynamic-shapes", spec_file, "JSON spec of dynamic dims by input name")
@@ -76,6 +81,9 @@ int run_export(int argc, char** argv) {
                "openvino: float32 weights stored as float16 (decompressed on load)");
   app.add_option("--backend", backend, "executorch: portable (default) or xnnpack")
       ->check(CLI::IsMember({"portable", "xnnpack"}));
+  std::optional<std::string> outtype;
+  app.add_option("--outtype", outtype, "gguf: type of the float matrices, f32, f16 (default) or bf16")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
   app.add_option("--dtype", dtype, "compute dtype: float32 (default) or bfloat16");
   // Weight quantisation (exporters/quantizer_config.h), every format.
   std::string quantize;
@@ -153,6 +161,10 @@ int run_export(int argc, char** argv) {
     if (backend) et_config->backend = *backend;
     if (output.empty()) output = et_config->output_path;
   }
+  // GGUF: the float matrices' type; the model folder is set below.
+  auto* gguf_config = dynamic_cast<exporters::GgufConfig*>(config.get());
+  INGOT_CHECK(gguf_config || !outtype, ValueError, "[ingot export] --outtype applies to --format gguf");
+  if (gguf_config && outtype) gguf_config->outtype = *outtype;
   if (!quantize.empty()) config->quantizer.scheme = quantize;
   INGOT_CHECK(config->quantizer.enabled() ||
                   (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
@@ -189,8 +201,12 @@ int run_export(int argc, char** argv) {
   INGOT_CHECK(!output.empty(), ValueError,
               "[ingot export] no output: give -o OUT (see 'ingot export --help')");
 
+  const std::string source = folder;           // as the user named it, for messages
+  folder = models::gguf_model_folder(folder);  // a GGUF: as a folder of its own
   // A program file (.pt2 / .ingot): lowered by the exporter, no model folder needed.
   if (is_program_file(folder)) return export_program_file(folder, *config, output);
+  if (auto* g = dynamic_cast<exporters::GgufConfig*>(config.get()); g && g->model_folder.empty())
+    g->model_folder = folder;  // config.json and the tokenizer
   auto model = models::from_pretrained(folder, load);
   auto exporter = exporters::AutoExporter::from_config(*config);
   if (task == "generation") {
@@ -203,7 +219,7 @@ int run_export(int argc, char** argv) {
     g.model_folder = folder;
     exporters::GenerationExport components = exporter->export_for_generation(*model, *config, g);
     components.save(output, folder);
-    std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", folder.c_str(),
+    std::printf("exported %s (%s, %s) for generation: max_cache_len %lld -> %s\n", source.c_str(),
                 model->architecture().c_str(), config->export_format().c_str(),
                 (long long)components.manifest.max_cache_len, output.c_str());
     for (const auto& [name, artifact] : components) {
@@ -222,15 +238,21 @@ int run_export(int argc, char** argv) {
     std::filesystem::create_directories(output);
     output = (std::filesystem::path(output) / "openvino_model.xml").string();
   }
-  artifact->save(output);
+  std::vector<std::string> written;
+  if (const auto* gguf = dynamic_cast<const exporters::GgufArtifact*>(artifact.get())) {
+    written = gguf->write(output);
+  } else {
+    artifact->save(output);
+  }
   if (!artifact->quantization.empty())
     exporters::write_quantization_report(output + ".quantization.json",
                                          {{"model", artifact->quantization}});
   const ExportedProgram& ep = artifact->program;
-  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", folder.c_str(),
+  std::printf("exported %s (%s, %s, %s): %zu nodes, %zu inputs -> %s\n", source.c_str(),
               model->architecture().c_str(), artifact->format().c_str(), task.c_str(),
               ep.graph->nodes().size(), ep.graph->inputs.size(), output.c_str());
   for (const std::string& note : artifact->notes) std::printf("  %s\n", note.c_str());
+  for (const std::string& note : written) std::printf("  %s\n", note.c_str());
   return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "ingot/cli/app.h"
 #include "ingot/cli/commands.h"
+#include "ingot/models/gguf_folder.h"
 
 namespace ingot::cli {
 
@@ -28,7 +29,8 @@ int run_generate(int argc, char** argv) {
       "generation_config.json (eos tokens, sampling, max_new_tokens); flags override them.",
       "ingot generate"};
   app.add_option("model", source,
-                 "Hugging Face model folder, or a directory from ingot export --task generation")
+                 "Hugging Face model folder, a .gguf file, or a directory from ingot export --task "
+                 "generation")
       ->required();
   auto* text =
       app.add_option("--prompt", r.prompt, "the prompt text (encoded with the model's tokenizer)");
@@ -105,6 +107,7 @@ int run_generate(int argc, char** argv) {
   }
   if (verbose)
     callbacks.on_info = [](const std::string& text) { std::fprintf(stderr, "%s", text.c_str()); };
+  source = models::gguf_model_folder(source);  // a GGUF: as a folder of its own
   const app::GenerationResult result = app::generate(source, r, callbacks);
   if (json) {
     // Replace, not throw on, bytes of a character the last token left incomplete.

@@ -13,6 +13,7 @@
 #include "ingot/cli/program_file.h"
 #include "ingot/formats/npy.h"
 #include "ingot/formats/serialize.h"
+#include "ingot/models/gguf_folder.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/functional.h"
 #include "ingot/runtime/executor/program_module.h"
@@ -113,7 +114,8 @@ int run_run(int argc, char** argv) {
       "torch.export .pt2 archive, on "
       ".npy inputs and writes each output as OUTDIR/<name>.npy.",
       "ingot run"};
-  app.add_option("model", folder, "Hugging Face model folder, model.ingot or model.pt2")->required();
+  app.add_option("model", folder, "Hugging Face model folder, model.gguf, model.ingot or model.pt2")
+      ->required();
   app.add_option("--input", input_specs,
                  "NAME=FILE.npy, one per input (input_ids, attention_mask, ...)")
       ->required();
@@ -133,6 +135,7 @@ int run_run(int argc, char** argv) {
     input_files[name] = file;
   }
   OutputWriter writer(outdir, json);
+  folder = models::gguf_model_folder(folder);  // a GGUF: as a folder of its own
   if (std::filesystem::is_regular_file(folder)) return run_program(folder, input_files, writer);
   auto model = models::from_pretrained(folder, options);
   models::ModelInputs in;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "ingot/models/checkpoint.h"
+#include "ingot/models/gguf_folder.h"
+#include "ingot/models/gguf_weights.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::models {
@@ -74,62 +77,122 @@ std::shared_ptr<PretrainedModel> create_model(const std::string& architecture,
   return model;
 }
 
-std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
-                                                 const LoadOptions& options) {
+namespace {
+
+// Where a model's weights come from: a safetensors checkpoint or a GGUF's tensors under
+// Hugging Face names.
+struct WeightSource {
+  std::function<bool(const std::string&)> contains;
+  std::function<Tensor(const std::string&)> tensor;
+  std::vector<std::string> names;
+};
+
+WeightSource checkpoint_source(std::shared_ptr<Checkpoint> c) {
+  return {[c](const std::string& n) { return c->contains(n); },
+          [c](const std::string& n) { return c->tensor(n); }, c->names()};
+}
+
+WeightSource state_source(std::shared_ptr<std::map<std::string, Tensor>> s) {
+  std::vector<std::string> names;
+  for (const auto& [name, t] : *s) names.push_back(name);
+  return {[s](const std::string& n) { return s->contains(n); },
+          [s](const std::string& n) { return s->at(n); }, names};
+}
+
+std::shared_ptr<PretrainedModel> build(const ConfigReader& config, const LoadOptions& options,
+                                       const std::string& where) {
   INGOT_CHECK(options.compute_dtype == DType::F32 || options.compute_dtype == DType::BF16,
               ValueError, "[from_pretrained] compute dtype must be float32 or bfloat16, got {}",
               options.compute_dtype);
-  const std::string config_path = (std::filesystem::path(folder) / "config.json").string();
-  ConfigReader config = ConfigReader::from_file(config_path);
   const std::string arch = config.architecture();
   auto it = factories().find(arch);
   INGOT_CHECK(it != factories().end(), NotSupportedError,
-              "[from_pretrained] '{}': architecture '{}' is not supported (supported: {})",
-              config_path, arch, fmt::join(supported_architectures(), ", "));
-  std::shared_ptr<PretrainedModel> model = it->second(config, options);
-  model->architecture_ = arch;
-  model->compute_dtype_ = options.compute_dtype;
-  model->name_or_path_ = folder;
+              "[from_pretrained] '{}': architecture '{}' is not supported (supported: {})", where,
+              arch, fmt::join(supported_architectures(), ", "));
+  return create_model(arch, config, options);
+}
 
-  Checkpoint checkpoint = Checkpoint::open_folder(folder);
+void load_weights(PretrainedModel& model, const WeightSource& source, const std::string& where) {
+  const std::string& arch = model.architecture();
   std::map<std::string, Tensor> state;
   std::vector<std::string> missing;
-  const std::map<std::string, std::string> tied = model->tied_weights();
-  for (auto& [name, expected] : model->state_dict()) {
+  const std::map<std::string, std::string> tied = model.tied_weights();
+  for (auto& [name, expected] : model.state_dict()) {
     std::string stored = name;
-    if (!checkpoint.contains(name)) {
-      auto source = tied.find(name);
-      if (source == tied.end() || !checkpoint.contains(source->second)) {
+    if (!source.contains(name)) {
+      auto tied_source = tied.find(name);
+      if (tied_source == tied.end() || !source.contains(tied_source->second)) {
         missing.push_back(name);
         continue;
       }
-      stored = source->second;  // tied: the source's tensor (no copy)
+      stored = tied_source->second;  // tied: the source's tensor (no copy)
     }
-    Tensor t = checkpoint.tensor(stored);
+    Tensor t = source.tensor(stored);
     // Weights stay mapped when stored in the compute dtype; otherwise converted once.
     state[name] = t.dtype() == expected.dtype() ? t : to(t, expected.dtype());
   }
   INGOT_CHECK(missing.empty(), IoError,
-              "[from_pretrained] '{}' lacks tensors the {} model needs: {}", folder, arch,
+              "[from_pretrained] '{}' lacks tensors the {} model needs: {}", where, arch,
               fmt::join(missing, ", "));
   std::vector<std::string> unexpected;
-  std::set<std::string> expected_names;
-  for (auto& [name, t] : state) expected_names.insert(name);
-  for (const auto& name : checkpoint.names()) {
-    const std::vector<std::string> ignored = model->ignored_checkpoint_names();
-    if (!expected_names.contains(name) && !ignorable(name) && !tied.contains(name) &&
+  const std::vector<std::string> ignored = model.ignored_checkpoint_names();
+  for (const auto& name : source.names) {
+    if (!state.contains(name) && !ignorable(name) && !tied.contains(name) &&
         std::find(ignored.begin(), ignored.end(), name) == ignored.end())
       unexpected.push_back(name);
   }
   INGOT_CHECK(unexpected.empty(), IoError,
               "[from_pretrained] '{}' has tensors the {} model does not use: {} (wrong "
-              "architecture in config.json?)", folder, arch, fmt::join(unexpected, ", "));
+              "architecture in config.json?)",
+              where, arch, fmt::join(unexpected, ", "));
   try {
-    model->load_state_dict(state);
+    model.load_state_dict(state);
   } catch (const ValueError& e) {
-    INGOT_THROW(IoError, "[from_pretrained] '{}': {}", folder, e.what());
+    INGOT_THROW(IoError, "[from_pretrained] '{}': {}", where, e.what());
   }
-  model->eval();
+  model.eval();
+}
+
+// Whether `folder` keeps its weights in safetensors (else a GGUF may hold them).
+bool has_safetensors(const std::string& folder) {
+  namespace fs = std::filesystem;
+  return fs::exists(fs::path(folder) / "model.safetensors") ||
+         fs::exists(fs::path(folder) / "model.safetensors.index.json");
+}
+
+}  // namespace
+
+std::shared_ptr<PretrainedModel> from_pretrained(const std::string& path,
+                                                 const LoadOptions& options) {
+  // A GGUF file, or a folder holding one and no config.json: config and weights from it.
+  if (std::optional<std::string> gguf = gguf_source(path)) {
+    formats::GgufFile file = formats::GgufFile::open(*gguf);
+    const GgufArchitecture arch = gguf_architecture(file);
+    ConfigReader config = ConfigReader::from_json_text(gguf_config_json(file), *gguf);
+    std::shared_ptr<PretrainedModel> model = build(config, options, *gguf);
+    model->name_or_path_ = path;
+    auto state = std::make_shared<std::map<std::string, Tensor>>(gguf_state_dict(file, arch));
+    load_weights(*model, state_source(state), *gguf);
+    return model;
+  }
+  const std::string& folder = path;
+  const std::string config_path = (std::filesystem::path(folder) / "config.json").string();
+  ConfigReader config = ConfigReader::from_file(config_path);
+  std::shared_ptr<PretrainedModel> model = build(config, options, config_path);
+  model->name_or_path_ = folder;
+  // A folder ingot made for a GGUF (gguf_folder.h): config.json with the GGUF's weights.
+  if (!has_safetensors(folder)) {
+    if (std::optional<std::string> gguf = gguf_in_folder(folder)) {
+      formats::GgufFile file = formats::GgufFile::open(*gguf);
+      auto state = std::make_shared<std::map<std::string, Tensor>>(
+          gguf_state_dict(file, gguf_architecture(file)));
+      load_weights(*model, state_source(state), *gguf);
+      return model;
+    }
+  }
+  load_weights(*model,
+               checkpoint_source(std::make_shared<Checkpoint>(Checkpoint::open_folder(folder))),
+               folder);
   return model;
 }
 

@@ -124,6 +124,9 @@ Tensor default_position_ids(const Tensor& positions, const SymInt& batch);
 
 // Builds the model named by `folder`/config.json and loads its weights. Errors name the
 // folder, the architecture (listing the supported ones) or the tensor at fault.
+// `folder` may also be a GGUF file, or a folder holding exactly one .gguf and no
+// config.json: the config comes from its metadata (gguf_config.h) and the weights from
+// its tensors (gguf_weights.h), dequantised to the compute dtype.
 std::shared_ptr<PretrainedModel> from_pretrained(const std::string& folder,
                                                  const LoadOptions& options = {});
 

@@ -1,0 +1,64 @@
+#include "ingot/exporters/gguf/gguf_exporter.h"
+
+#include "ingot/exporters/config_json.h"
+#include "ingot/exporters/gguf/gguf_tensors.h"
+
+namespace ingot::exporters {
+
+std::string GgufConfig::to_json() const {
+  nlohmann::ordered_json j = native_config_json(*this);
+  j["outtype"] = outtype;
+  j["model_folder"] = model_folder;
+  return j.dump(2);
+}
+
+std::vector<std::string> GgufArtifact::write(const std::string& path) const {
+  INGOT_CHECK(!config.model_folder.empty(), ValueError,
+              "[gguf] no model folder (config key 'model_folder'): the GGUF needs its "
+              "config.json and tokenizer");
+  std::vector<std::string> notes;
+  gguf_from_program(program, quantization, config.model_folder, config.outtype, notes)
+      .write(path);
+  return notes;
+}
+
+void GgufExporter::adjust_generation_options(GenerationExportOptions&) const {
+  INGOT_THROW(NotSupportedError,
+              "[gguf] a GGUF holds the weights and llama.cpp builds the decode graph itself: "
+              "export it with --task forward (the default)");
+}
+
+std::unique_ptr<ExportArtifact> GgufExporter::finish(ExportedProgram program,
+                                                     std::vector<std::string> notes,
+                                                     const NativeExportConfig& config) {
+  // ── Stage 7 (gguf): verify the program; the artifact writes its state as a GGUF ──
+  program.verify();
+  auto a = std::make_unique<GgufArtifact>();
+  a->program = std::move(program);
+  a->notes = std::move(notes);
+  if (const auto* g = dynamic_cast<const GgufConfig*>(&config)) a->config = *g;
+  return a;
+}
+
+namespace {
+
+void read_gguf_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
+                    const std::string& origin) {
+  auto& c = static_cast<GgufConfig&>(config);
+  read_config_key(j, "outtype", c.outtype, origin);
+  read_config_key(j, "model_folder", c.model_folder, origin);
+  INGOT_CHECK(c.outtype == "f32" || c.outtype == "f16" || c.outtype == "bf16", ValueError,
+              "[export config] {}: outtype '{}' is not f32, f16 or bf16", origin, c.outtype);
+}
+
+const bool kRegistered = [] {
+  register_config_format("gguf", {{"outtype", "model_folder"},
+                                  [] { return std::make_unique<GgufConfig>(); },
+                                  read_gguf_keys});
+  register_exporter("gguf", [] { return std::make_unique<GgufExporter>(); });
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace ingot::exporters
