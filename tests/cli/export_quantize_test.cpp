@@ -110,7 +110,8 @@ TEST(CliExportQuantize, CalibratedMethodWithRules) {
   std::map<std::string, nlohmann::json> by_name;
   for (const nlohmann::json& w : weights) by_name[w.at("name")] = w;
   EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("bits"), 8);
-  EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("why"), "rule 'layers\\.0\\..*v_proj'");
+  EXPECT_EQ(by_name.at("model.layers.0.self_attn.v_proj.weight").at("why"),
+            "rule 'layers\\.0\\..*v_proj'; sequential");  // grids from GPTQ's calibration
   EXPECT_EQ(by_name.at("model.layers.1.mlp.down_proj.weight").at("why"),
             "'model.layers.1.mlp.down_proj.weight' has in_features 688, not a multiple of the group "
             "size 32");

@@ -102,10 +102,14 @@ std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch)
   return "";
 }
 
-Tensor permute_rope_rows(const Tensor& t, int64_t n_head) {
+namespace {
+
+// Moves q/k rows between Hugging Face's rotate-half order and llama.cpp's interleaved one:
+// within each head of 2d rows, HF row j * d + i is GGUF row 2i + j. `to_gguf`: HF -> GGUF.
+Tensor move_rope_rows(const Tensor& t, int64_t n_head, bool to_gguf) {
   INGOT_CHECK(t.dim() >= 1 && t.size(0) > 0 && n_head > 0 && t.size(0) % (2 * n_head) == 0,
-              ShapeError, "[gguf] cannot apply the rope permutation to a {} tensor over {} heads",
-              t.shape_string(), n_head);
+              ShapeError, "[gguf] cannot {} the rope permutation of a {} tensor over {} heads",
+              to_gguf ? "apply" : "undo", t.shape_string(), n_head);
   Tensor src = contiguous(t);
   const int64_t rows = src.size(0);
   const int64_t d = rows / n_head / 2;
@@ -113,38 +117,28 @@ Tensor permute_rope_rows(const Tensor& t, int64_t n_head) {
   Tensor out = Tensor::empty(src.sizes(), src.dtype());
   const auto* in = static_cast<const uint8_t*>(src.raw_data());
   auto* o = static_cast<uint8_t*>(out.raw_data());
-  // The inverse of unpermute_rope_rows: GGUF row 2i + j of a head takes HF row j * d + i.
   for (int64_t h = 0; h < n_head; ++h) {
     for (int64_t j = 0; j < 2; ++j) {
       for (int64_t i = 0; i < d; ++i) {
         const int64_t hf = h * 2 * d + j * d + i, gguf = h * 2 * d + 2 * i + j;
-        std::memcpy(o + gguf * row_bytes, in + hf * row_bytes, row_bytes);
+        if (to_gguf)
+          std::memcpy(o + gguf * row_bytes, in + hf * row_bytes, row_bytes);
+        else
+          std::memcpy(o + hf * row_bytes, in + gguf * row_bytes, row_bytes);
       }
     }
   }
   return out;
 }
 
+}  // namespace
+
+Tensor permute_rope_rows(const Tensor& t, int64_t n_head) {
+  return move_rope_rows(t, n_head, /*to_gguf=*/true);
+}
+
 Tensor unpermute_rope_rows(const Tensor& t, int64_t n_head) {
-  INGOT_CHECK(t.dim() >= 1 && t.size(0) > 0 && n_head > 0 && t.size(0) % (2 * n_head) == 0,
-              ShapeError, "[gguf] cannot undo the rope permutation of a {} tensor over {} heads",
-              t.shape_string(), n_head);
-  Tensor src = contiguous(t);
-  const int64_t rows = src.size(0);
-  const int64_t d = rows / n_head / 2;
-  const size_t row_bytes = src.nbytes() / size_t(rows);
-  Tensor out = Tensor::empty(src.sizes(), src.dtype());
-  const auto* in = static_cast<const uint8_t*>(src.raw_data());
-  auto* o = static_cast<uint8_t*>(out.raw_data());
-  for (int64_t h = 0; h < n_head; ++h) {
-    for (int64_t j = 0; j < 2; ++j) {
-      for (int64_t i = 0; i < d; ++i) {
-        const int64_t hf = h * 2 * d + j * d + i, gguf = h * 2 * d + 2 * i + j;
-        std::memcpy(o + hf * row_bytes, in + gguf * row_bytes, row_bytes);
-      }
-    }
-  }
-  return out;
+  return move_rope_rows(t, n_head, /*to_gguf=*/false);
 }
 
 std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
