@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
 #include <set>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -299,19 +299,19 @@ std::shared_ptr<const CalibrationStats> calibrate_sequential(models::PretrainedM
     std::set<std::string> weights;
     for (const auto& [w, s] : stats->by_weight)
       if (in(w)) weights.insert(w);
-    quantize_program(scratch, quantizer, "native", stats.get(), &weights);
-    for (const std::string& w : weights) {
+    const QuantizeResult result =
+        quantize_program(scratch, quantizer, "native", stats.get(), &weights);
+    for (const WeightReport& r : result.weights) {
+      if (r.bits == 0) continue;  // kept float by the stage's rules
+      const std::string& w = r.name;
       const std::string base = w.ends_with(".weight") ? w.substr(0, w.size() - 7) : w;
-      auto q = scratch.state.find(base + ".qweight");
-      if (q == scratch.state.end()) continue;  // kept float by the stage's rules
       PackedWeight p;
-      p.qweight = q->second;
+      p.bits = r.bits;
+      p.group = r.group;
+      p.qweight = scratch.state.at(base + ".qweight");
       p.scales = scratch.state.at(base + ".scales");
       if (auto z = scratch.state.find(base + ".qzeros"); z != scratch.state.end()) p.zeros = z->second;
       const Tensor& original = model_state.at(w);
-      // qweight: [n, k] bytes for 8 bits, [n, k / 2] for 4.
-      p.bits = p.qweight.numel() == original.numel() ? 8 : 4;
-      p.group = (p.bits == 8 ? p.qweight.size(1) : 2 * p.qweight.size(1)) / p.scales.size(1);
       Tensor deq = dequantize_weight(p.qweight, p.scales, p.zeros, p.bits, p.group);  // [n, k]
       if (transposed.at(w)) deq = transpose(deq, 0, 1);
       replaced[w] = contiguous(to(deq, original.dtype()));
