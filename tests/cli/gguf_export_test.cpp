@@ -271,8 +271,11 @@ TEST_P(CliGgufQuantised, BlocksHoldIngotsQuantisedWeights) {
     ++packed;
   }
   EXPECT_GT(packed, 5);
-  for (const exporters::WeightReport& w : artifact->quantization)
-    if (w.bits != 0) EXPECT_EQ(w.method, p.method) << w.name;
+  for (const exporters::WeightReport& w : artifact->quantization) {
+    if (w.bits != 0) {
+      EXPECT_EQ(w.method, p.method) << w.name;
+    }
+  }
   if (p.folder == "demo-lm") {
     // The demo's down_proj rows (688) are not whole 32-blocks: its exact values in F32.
     bool noted = false;
@@ -668,9 +671,10 @@ TEST_P(CliGgufLlamaCppTokenizer, LlamaCppTokenizesAsTheFolder) {
   }
   std::ofstream(case_dir / "case.json")
       << json{{"vocab_only", true}, {"texts", texts}, {"ingot_ids", ids}}.dump();
-  if (GetParam() == "gpt2-digits")
+  if (GetParam() == "gpt2-digits") {
     EXPECT_EQ(formats::GgufFile::open((case_dir / "model.gguf").string()).get_string("tokenizer.ggml.pre"),
               "smollm");
+  }
   const auto r = llamacpp().run("gguf_judge.py", {case_dir.string()});
   ASSERT_EQ(r.status, 0) << r.log;
   ASSERT_TRUE(r.summary.is_object()) << r.log;
