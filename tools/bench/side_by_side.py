@@ -167,6 +167,16 @@ class LlamaCpp:
         self.m.eval(ids)
         return n / (time.perf_counter() - t0)
 
+    def greedy(self, prompt: int, steps: int) -> list[int]:
+        """The steps + 1 greedy tokens after the driver's prompt of `prompt` tokens."""
+        self.m.reset()
+        self.m.eval(prompt_of(prompt, self.vocab))
+        out = [int(np.argmax(self.last_logits()))]
+        for _ in range(steps):
+            self.m.eval([out[-1]])
+            out.append(int(np.argmax(self.last_logits())))
+        return out
+
     def decode(self, prompt: int, steps: int) -> float:
         self.m.reset()
         self.m.eval(prompt_of(prompt, self.vocab))
@@ -216,6 +226,73 @@ def ort_decode(onnx_python: str, onnx_dir: str, steps: int) -> dict:
     if out.returncode != 0:
         sys.exit(f"side_by_side: decode_loop.py failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout[out.stdout.rfind("{"):])
+
+
+# ONNX Runtime GenAI with its own model builder's directory (tools/genai/genai_decode.py, in
+# the venv of tools/genai/setup-venv), the precision its user would pick for each config.
+GENAI_PRECISIONS = {"f32": "fp32", "q8_0": "int8", "q4_0": "int4", "q4_k_m": "int4"}
+
+
+class GenAi:
+    """onnxruntime_genai's own client on its builder's directory: prefill and decode."""
+
+    def __init__(self, python: str, hf: str, out: str, precision: str, threads: int,
+                 vocab: int):
+        self.vocab = vocab
+        self.p = subprocess.Popen([python, os.path.join(ROOT, "tools", "genai", "genai_decode.py"),
+                                   "--hf", hf, "--out", out, "--precision", precision,
+                                   "--threads", str(threads)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.version = self.read("start")["onnxruntime_genai"]
+
+    def read(self, what: str) -> dict:
+        reply = self.p.stdout.readline()
+        if not reply:
+            sys.exit(f"side_by_side: genai_decode.py exited on '{what}'")
+        out = json.loads(reply)
+        if "error" in out:
+            sys.exit(f"side_by_side: onnxruntime-genai '{what}': {out['error']}")
+        return out
+
+    def ask(self, line: str) -> dict:
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.read(line.split()[0])
+
+    def greedy(self, prompt: int, steps: int) -> list[int]:
+        """The steps + 1 greedy tokens after the driver's prompt of `prompt` tokens."""
+        ids = prompt_of(prompt, self.vocab)
+        return self.ask(f"decode {steps} " + " ".join(map(str, ids)))["ids"]
+
+    def decode(self, prompt: int, steps: int) -> float:
+        ids = prompt_of(prompt, self.vocab)
+        return self.ask(f"decode {steps} " + " ".join(map(str, ids)))["tok_s"]
+
+    def prefill(self, n: int) -> float:
+        return self.ask("prefill " + " ".join(map(str, prompt_of(n, self.vocab))))["tok_s"]
+
+    def close(self):
+        self.p.stdin.write("quit\n")
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def machine() -> dict:
+    """The CPU this runs on: model, the vector ISA flags that pick kernels, load average."""
+    info = {"cpu": "?", "flags": [], "load_average": list(os.getloadavg())}
+    wanted = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
+              "avx_vnni", "avx512_bf16", "amx_int8", "amx_bf16", "asimd", "asimddp")
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and info["cpu"] == "?":
+                    info["cpu"] = value.strip()
+                if key.strip() in ("flags", "Features") and not info["flags"]:
+                    info["flags"] = [x for x in value.split() if x in wanted]
+    except OSError:
+        pass
+    return info
 
 
 def llama_quantize(source: str, out: str, gtype: str) -> None:
@@ -384,6 +461,10 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime")
+    ap.add_argument("--no-genai", action="store_true",
+                    help="skip ONNX Runtime GenAI (its builder's directory, its client)")
+    ap.add_argument("--genai-python", default=os.path.expanduser(
+        os.environ.get("INGOT_GENAI_VENV", "~/.cache/ingot/genai-venv") + "/bin/python"))
     ap.add_argument("--onnx-python", default=os.path.expanduser(
         os.environ.get("INGOT_ONNX_VENV", "~/.cache/ingot/onnx-venv") + "/bin/python"))
     ap.add_argument("--ppl-chunk", type=int, default=0,
@@ -426,7 +507,7 @@ def main() -> None:
     import llama_cpp
     result = {"model": description, "threads": a.threads,
               "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
-              "llama_cpp_python": llama_cpp.__version__, "configs": {}}
+              "llama_cpp_python": llama_cpp.__version__, "machine": machine(), "configs": {}}
     ingot = IngotDriver(a.driver, model_dir, a.threads)
     result["probe"] = ingot.ask("probe")
     rows = []  # (what, ingot, other, other name)
@@ -489,6 +570,7 @@ def main() -> None:
             for name, fn in cases:
                 for engine, e in (engines if rep % 2 == 0 else engines[::-1]):
                     best[name][engine] = max(best[name][engine], fn(e))
+        llama_greedy = llama.greedy(16, 8)
         llama.close()
         entry = {"ingot_dtype": dtype, "ingot_load_args": load_args.strip(),
                  "gguf_type": gtype, "gguf": os.path.basename(gguf_path), "logits": check,
@@ -526,6 +608,36 @@ def main() -> None:
                                     if not a.no_ort else "--no-ort"}
         if c == "f32":
             result["onnxruntime"] = entry.get("onnxruntime")
+        precision = GENAI_PRECISIONS.get(c)
+        if precision and not a.no_genai and os.path.exists(a.genai_python):
+            genai = GenAi(a.genai_python, model_dir, f"{stem}_genai_{precision}", precision,
+                          a.threads, loaded["vocab"])
+            sides = [("ingot", IngotSide()), ("onnxruntime-genai", genai)]
+            g_best = {name: {engine: 0.0 for engine, _ in sides} for name, _ in cases}
+            for rep in range(a.reps):
+                for name, fn in cases:
+                    for engine, e in (sides if rep % 2 == 0 else sides[::-1]):
+                        g_best[name][engine] = max(g_best[name][engine], fn(e))
+            # The same model: its greedy tokens against llama.cpp's on the same prompt (equal
+            # in f32; quantised, the two quantisers may part after a few tokens).
+            greedy = genai.greedy(16, 8)
+            genai.close()
+            agree = next((i for i, (x, y) in enumerate(zip(greedy, llama_greedy)) if x != y),
+                         len(greedy))
+            print(f"# {c}: onnxruntime-genai {precision}: {agree} of {len(greedy)} greedy tokens "
+                  f"as llama.cpp's", file=sys.stderr)
+            if c == "f32" and agree < 4:
+                sys.exit(f"side_by_side: onnxruntime-genai's f32 model is not llama.cpp's: "
+                         f"greedy {greedy} vs {llama_greedy}")
+            entry["onnxruntime_genai"] = {"version": genai.version, "precision": precision,
+                                          "tok_s": g_best,
+                                          "greedy_tokens_as_llama_cpp": agree}
+            for name, _ in cases:
+                rows.append((f"{name} {c}", g_best[name]["ingot"],
+                             g_best[name]["onnxruntime-genai"], "onnxruntime-genai"))
+        elif precision:
+            entry["onnxruntime_genai"] = {"skipped": "--no-genai" if a.no_genai else
+                                          "no GenAI venv (tools/genai/setup-venv)"}
     # The probe again after the timings: the machine is shared, so the best of the two
     # (the most it streamed during this run) is the honest ceiling.
     again = ingot.ask("probe")
@@ -541,6 +653,10 @@ def main() -> None:
         ratio = ours / theirs if theirs else float("nan")
         result["ratios"][f"{what} vs {other}"] = ratio
         print(f"{what:16} {ours:12.1f} {theirs:12.1f} {ratio:7.2f}  {other}")
+    m = result["machine"]
+    print(f"\nmachine: {m['cpu']}; {' '.join(m['flags'])}; load average at start "
+          f"{' '.join(f'{x:.2f}' for x in m['load_average'])}, at end "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"\nprobe: read {bw:.1f} GB/s (GEMV pattern, {a.threads} threads), "
           f"f32 {result['probe'].get('f32_gflops', 0):.0f} GFLOP/s, "
           f"bf16 {result['probe'].get('bf16_gflops', 0):.0f} GFLOP/s")
