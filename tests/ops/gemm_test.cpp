@@ -275,6 +275,45 @@ TEST_F(GemmTest, Bf16PrefillTiles) {
   }
 }
 
+// gemm_siblings: each product's C equals gemm's for it alone, bit for bit, on the
+// streamed route (one pool pass over the products' rows: m up to 16, B in the linear
+// layout; rows spanning several of the pool's chunks) and on the routes it hands back to
+// gemm (bf16 x bf16 beyond 4 rows; B not in the linear layout; different A).
+TEST_F(GemmTest, SiblingsEqualEachProductAlone) {
+  const int64_t k = 200, rows[] = {130, 40, 40};
+  for (GemmIsa isa : isas()) {
+    set_gemm_isa(isa);
+    for (int64_t m : {1, 3, 5, 16})
+      for (DType at : kFloatTypes)
+        for (DType bt : kFloatTypes)
+          for (Layout lb : {Layout::ColMajor, Layout::RowMajor}) {
+            const Operand a = make_operand(m, k, at, Layout::RowMajor, rng);
+            std::vector<Operand> b;
+            std::vector<Stored> together(3), alone(3);
+            std::vector<GemmArgs> g(3);
+            for (int j = 0; j < 3; ++j) {
+              b.push_back(make_operand(k, rows[j], bt, lb, rng));
+              together[size_t(j)].dtype = alone[size_t(j)].dtype = DType::F32;
+              together[size_t(j)].resize(m * rows[j]);
+              alone[size_t(j)].resize(m * rows[j]);
+            }
+            for (int j = 0; j < 3; ++j) {
+              g[size_t(j)].m = m, g[size_t(j)].n = rows[j], g[size_t(j)].k = k;
+              g[size_t(j)].a = a.view(), g[size_t(j)].b = b[size_t(j)].view();
+              g[size_t(j)].c = alone[size_t(j)].bytes.data(), g[size_t(j)].ldc = rows[j];
+              gemm(g[size_t(j)]);
+              g[size_t(j)].c = together[size_t(j)].bytes.data();
+            }
+            gemm_siblings(g);
+            for (int j = 0; j < 3; ++j)
+              ASSERT_EQ(together[size_t(j)].bytes, alone[size_t(j)].bytes)
+                  << "product " << j << " m=" << m << " A=" << dtype_name(at) << " B=" << dtype_name(bt) << " layout "
+                  << int(lb) << " isa " << gemm_isa_name(isa);
+          }
+  }
+  EXPECT_THROW(gemm_siblings({}), ValueError);
+}
+
 TEST_F(GemmTest, RejectsBadArguments) {
   float buf[4] = {};
   GemmArgs g;

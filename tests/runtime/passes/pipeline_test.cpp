@@ -37,7 +37,7 @@ TEST(PassPipeline, NamesAreTheDocumentedOrder) {
       runtime::load_pass_names(),
       (std::vector<std::string>{"huge_page_weights", "last_position_logits", "fuse_sibling_linears",
                                 "fuse_silu_mul", "int8_embedding_tables", "bf16_embedding_tables",
-                                "packed_linear_weights"}));
+                                "packed_linear_weights", "fuse_sibling_float_linears"}));
 }
 
 TEST(PassPipeline, EnvironmentDisablesPassesByName) {

@@ -158,66 +158,6 @@ const uint16_t* split_bf16(const GemmArgs& g, int64_t kpad) {
   return xs;
 }
 
-// m <= kSmallM and B in the linear layout (stride_row == 1): stream the rows of W, no
-// packing. m <= kGemvMaxM (decode) is one GEMV kernel call per chunk of W rows; a larger
-// small m (a short prefill) runs the same kernels over groups of kGemvMaxM rows of x,
-// the chunk of W (64 rows) read from memory once and from L2 by the later groups. For
-// such m the blocked GEMM's packing pass over W (converted to f32) and its 14-row tiles
-// (16 rows = two tiles, 12 of 28 rows padding) cost as much as the product itself.
-void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
-  // The bf16 dot-product kernel for decode; x already bf16 needs no low half.
-  const bool bf16_dot =
-      g.b.dtype == DType::BF16 && kr.gemv_bf16 != nullptr && g.m <= detail::kGemvMaxM;
-  const bool x_is_bf16 = g.a.dtype == DType::BF16;
-  int64_t ldx = 0;
-  const float* x = nullptr;
-  const uint16_t* xs = nullptr;
-  const int64_t kpad =
-      (g.k + detail::kGemvBf16Pad - 1) / detail::kGemvBf16Pad * detail::kGemvBf16Pad;
-  if (bf16_dot) {
-    xs = split_bf16(g, kpad);
-  } else {
-    x = contiguous_a(g, &ldx);
-  }
-  constexpr int64_t kChunk = 64;  // columns of C per kernel call
-  // At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
-  const int64_t grain = std::max<int64_t>(kChunk, (int64_t(1) << 14) / std::max<int64_t>(g.k, 1));
-  // One row of x: each thread reads its range of W rows as kPanelStreams streams (the
-  // range cut in that many parts, row i of each part computed together), as gemv_panels.
-  const bool row_streams = !bf16_dot && g.m == 1 && kr.gemv_row_streams != nullptr;
-  parallel_for(0, g.n, grain, [&](int64_t nb, int64_t ne) {
-    float out[kSmallM * kChunk];
-    int64_t start = nb;  // the rows from here on go by chunks
-    if (row_streams) {
-      constexpr int S = detail::kPanelStreams;
-      const int64_t part = (ne - nb) / S;
-      for (int64_t i = 0; i < part; ++i) {
-        int64_t rows[S];
-        for (int s = 0; s < S; ++s) rows[s] = nb + s * part + i;
-        kr.gemv_row_streams(g.k, x, g.b.data, g.b.dtype, g.b.stride_col, rows, out);
-        for (int s = 0; s < S; ++s)
-          store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype, g.ldc,
-                     1, 1, out + s, 1, g.alpha, g.beta);
-      }
-      start = nb + S * part;
-    }
-    for (int64_t n0 = start; n0 < ne; n0 += kChunk) {
-      const int64_t n1 = std::min(ne, n0 + kChunk);
-      if (bf16_dot) {
-        kr.gemv_bf16(g.m, g.k, xs, x_is_bf16 ? nullptr : xs + g.m * kpad, kpad,
-                     static_cast<const uint16_t*>(g.b.data), g.b.stride_col, n0, n1, out, kChunk);
-      } else {
-        for (int64_t i0 = 0; i0 < g.m; i0 += detail::kGemvMaxM) {
-          kr.gemv_dot(std::min(detail::kGemvMaxM, g.m - i0), g.k, x + i0 * ldx, ldx, g.b.data,
-                      g.b.dtype, g.b.stride_col, n0, n1, out + i0 * kChunk, kChunk);
-        }
-      }
-      void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
-      store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, out, kChunk, g.alpha, g.beta);
-    }
-  });
-}
-
 // bf16 activations times bf16 weights in the linear layout, more rows than a GEMV (a
 // prefill): the vdpbf16ps tile kernel (gemm_bf16_avx512.cpp), no packing or conversion.
 // Each thread takes a contiguous range of weight rows (C columns) and walks it in blocks
@@ -226,6 +166,99 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
 bool bf16_dot_applies(const GemmKernels& kr, const GemmArgs& g) {
   return kr.gemm_bf16_dot != nullptr && g.m > detail::kGemvMaxM && g.a.dtype == DType::BF16 &&
          g.b.dtype == DType::BF16 && g.a.stride_col == 1 && g.b.stride_row == 1;
+}
+
+// m <= kSmallM and B in the linear layout (stride_row == 1): stream the rows of W, no
+// packing. m <= kGemvMaxM (decode) is one GEMV kernel call per chunk of W rows; a larger
+// small m (a short prefill) runs the same kernels over groups of kGemvMaxM rows of x,
+// the chunk of W (64 rows) read from memory once and from L2 by the later groups. For
+// such m the blocked GEMM's packing pass over W (converted to f32) and its 14-row tiles
+// (16 rows = two tiles, 12 of 28 rows padding) cost as much as the product itself.
+bool gemv_linear_applies(const GemmKernels& kr, const GemmArgs& g) {
+  return !bf16_dot_applies(kr, g) && g.m <= kSmallM && g.b.stride_row == 1;
+}
+
+// A's rows as the GEMV kernels read them, prepared once per product (gemv_linear) or once
+// for several products with the same A (gemm_siblings).
+struct GemvInput {
+  bool bf16_dot = false;           // the bf16 dot-product kernel (decode, bf16 weights)
+  bool x_is_bf16 = false;          // A already bf16: no low half
+  const float* x = nullptr;        // f32 rows, ldx apart (not bf16_dot)
+  int64_t ldx = 0;
+  const uint16_t* xs = nullptr;    // bf16 rows xh then xl, kpad apart (bf16_dot)
+  int64_t kpad = 0;
+};
+
+GemvInput gemv_input(const GemmKernels& kr, const GemmArgs& g) {
+  GemvInput in;
+  in.bf16_dot = g.b.dtype == DType::BF16 && kr.gemv_bf16 != nullptr && g.m <= detail::kGemvMaxM;
+  in.x_is_bf16 = g.a.dtype == DType::BF16;
+  in.kpad = (g.k + detail::kGemvBf16Pad - 1) / detail::kGemvBf16Pad * detail::kGemvBf16Pad;
+  if (in.bf16_dot) {
+    in.xs = split_bf16(g, in.kpad);
+  } else {
+    in.x = contiguous_a(g, &in.ldx);
+  }
+  return in;
+}
+
+// At least ~64 KiB of weights per task so the pool's wake-up cost stays small.
+int64_t gemv_grain(int64_t k) {
+  return std::max<int64_t>(64, (int64_t(1) << 14) / std::max<int64_t>(k, 1));
+}
+
+// Columns [nb, ne) of C (rows of W) of the product g, from the prepared rows of A.
+void gemv_linear_rows(const GemmKernels& kr, const GemmArgs& g, const GemvInput& in, int64_t nb,
+                      int64_t ne) {
+  constexpr int64_t kChunk = 64;  // columns of C per kernel call
+  float out[kSmallM * kChunk];
+  int64_t start = nb;  // the rows from here on go by chunks
+  // One row of x: the range of W rows is read as kPanelStreams streams (the range cut in
+  // that many parts, row i of each part computed together), as gemv_panels. The last
+  // rows (fewer than S) go through the same kernel with the last one repeated, so every
+  // row's sum is the same bits however the rows are split (gemm_siblings splits them
+  // differently from gemm).
+  if (!in.bf16_dot && g.m == 1 && kr.gemv_row_streams != nullptr) {
+    constexpr int S = detail::kPanelStreams;
+    const int64_t part = (ne - nb) / S;
+    const auto run = [&](const int64_t* rows, int count) {
+      kr.gemv_row_streams(g.k, in.x, g.b.data, g.b.dtype, g.b.stride_col, rows, out);
+      for (int s = 0; s < count; ++s)
+        store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype, g.ldc, 1,
+                   1, out + s, 1, g.alpha, g.beta);
+    };
+    int64_t rows[S];
+    for (int64_t i = 0; i < part; ++i) {
+      for (int s = 0; s < S; ++s) rows[s] = nb + s * part + i;
+      run(rows, S);
+    }
+    const int64_t rest = ne - (nb + S * part);
+    if (rest > 0) {
+      for (int s = 0; s < S; ++s) rows[s] = nb + S * part + std::min<int64_t>(s, rest - 1);
+      run(rows, int(rest));
+    }
+    start = ne;
+  }
+  for (int64_t n0 = start; n0 < ne; n0 += kChunk) {
+    const int64_t n1 = std::min(ne, n0 + kChunk);
+    if (in.bf16_dot) {
+      kr.gemv_bf16(g.m, g.k, in.xs, in.x_is_bf16 ? nullptr : in.xs + g.m * in.kpad, in.kpad,
+                   static_cast<const uint16_t*>(g.b.data), g.b.stride_col, n0, n1, out, kChunk);
+    } else {
+      for (int64_t i0 = 0; i0 < g.m; i0 += detail::kGemvMaxM) {
+        kr.gemv_dot(std::min(detail::kGemvMaxM, g.m - i0), g.k, in.x + i0 * in.ldx, in.ldx,
+                    g.b.data, g.b.dtype, g.b.stride_col, n0, n1, out + i0 * kChunk, kChunk);
+      }
+    }
+    void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
+    store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, out, kChunk, g.alpha, g.beta);
+  }
+}
+
+void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
+  const GemvInput in = gemv_input(kr, g);
+  parallel_for(0, g.n, gemv_grain(g.k),
+               [&](int64_t nb, int64_t ne) { gemv_linear_rows(kr, g, in, nb, ne); });
 }
 
 void gemm_bf16_dot(const GemmKernels& kr, const GemmArgs& g) {
@@ -525,7 +558,7 @@ void gemm(const GemmArgs& g) {
   const GemmKernels& kr = active_kernels();
 
   if (bf16_dot_applies(kr, g)) return gemm_bf16_dot(kr, g);
-  if (g.m <= kSmallM && g.b.stride_row == 1) return gemv_linear(kr, g);
+  if (gemv_linear_applies(kr, g)) return gemv_linear(kr, g);
   if (g.m <= detail::kGemvMaxM && g.b.stride_col == 1) return gemv_rows(g);
 
   if (g.c_dtype == DType::F32) {
@@ -536,6 +569,36 @@ void gemm(const GemmArgs& g) {
   std::vector<float> acc(size_t(g.m * g.n));
   gemm_blocked(kr, g, acc.data(), g.n, 1.0f, 0.0f);
   store_tile(g.c, g.c_dtype, g.ldc, g.m, g.n, acc.data(), g.n, g.alpha, g.beta);
+}
+
+void gemm_siblings(std::span<const GemmArgs> products) {
+  INGOT_CHECK(!products.empty(), ValueError, "[gemm_siblings] no products");
+  for (const GemmArgs& g : products) check_args(g);
+  const GemmArgs& g0 = products[0];
+  const GemmKernels& kr = active_kernels();
+  bool shared = g0.k > 0 && gemv_linear_applies(kr, g0);
+  for (const GemmArgs& g : products)
+    shared = shared && g.m == g0.m && g.k == g0.k && g.a.data == g0.a.data &&
+             g.a.dtype == g0.a.dtype && g.a.stride_row == g0.a.stride_row &&
+             g.a.stride_col == g0.a.stride_col && g.b.dtype == g0.b.dtype &&
+             gemv_linear_applies(kr, g);
+  if (!shared || g0.m == 0) {
+    for (const GemmArgs& g : products) gemm(g);
+    return;
+  }
+  // One pass of the pool over the products' rows, concatenated: part j of a thread's
+  // range is gemv_linear_rows of product j, so every row is computed as gemm(g_j) does.
+  const GemvInput in = gemv_input(kr, g0);
+  int64_t rows = 0;
+  for (const GemmArgs& g : products) rows += g.n;
+  parallel_for(0, rows, gemv_grain(g0.k), [&](int64_t r0, int64_t r1) {
+    int64_t offset = 0;
+    for (const GemmArgs& g : products) {
+      const int64_t lo = std::max(r0, offset), hi = std::min(r1, offset + g.n);
+      if (lo < hi) gemv_linear_rows(kr, g, in, lo - offset, hi - offset);
+      offset += g.n;
+    }
+  });
 }
 
 }  // namespace ingot::cpu

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "ingot/core/dtype.h"
@@ -51,6 +52,13 @@ struct GemmArgs {
 // Computes C = alpha * A·B + beta * C. Throws DTypeError for unsupported dtypes and
 // ValueError for negative sizes or a too-small ldc; messages start with "[gemm]".
 void gemm(const GemmArgs& args);
+
+// Several products with the same A (the q / k / v projections of one input, gate and up):
+// each C_j equal to gemm(products[j])'s, bit for bit. Where gemm streams the weights (B in
+// the linear layout, up to 16 rows of A, not the bf16 tile GEMM), the rows of all B are
+// one range the thread pool splits once (one fork / join; A converted once); otherwise
+// the products run one after the other. ValueError for an empty list.
+void gemm_siblings(std::span<const GemmArgs> products);
 
 // ---- weights packed once -------------------------------------------------------------
 //

@@ -23,10 +23,24 @@ namespace ingot::runtime {
 // one's place.
 ExportedProgram fuse_sibling_linears(const ExportedProgram& program, int* fused = nullptr);
 
-// The rewrite as the pipeline's "fuse_sibling_linears" pass (runtime/passes/pipeline.h).
+// The same rewrite for float `linear` nodes without bias on the same input value whose
+// weights are program inputs of one dtype: ingot::linear2 / ingot::linear3
+// (ops/linear_siblings.cpp), whose kernel streams the weights' rows in one pass where a
+// linear would stream them (decode) and is each linear in turn otherwise. The pipeline
+// runs it after packed_linear_weights, so f32 weights that table packs stay packed.
+ExportedProgram fuse_sibling_float_linears(const ExportedProgram& program, int* fused = nullptr);
+
+// The rewrites as the pipeline's "fuse_sibling_linears" and "fuse_sibling_float_linears"
+// passes (runtime/passes/pipeline.h).
 class FuseSiblingLinearsPass final : public LoadPass {
  public:
   const char* name() const override { return "fuse_sibling_linears"; }
+  int run(ExportedProgram& program, const PassTarget& target) override;
+};
+
+class FuseSiblingFloatLinearsPass final : public LoadPass {
+ public:
+  const char* name() const override { return "fuse_sibling_float_linears"; }
   int run(ExportedProgram& program, const PassTarget& target) override;
 };
 

@@ -31,7 +31,8 @@ PassEntry entry(const char* name) {
 // them); the prefill's LM head is cut to the last position before the fusions see it;
 // sibling linears fuse before silu * mul (both read the MLP); tables and panels last
 // (they replace weights the fusions leave in place), a table with int8 rows beside it
-// before the bf16 one would hold it in bf16.
+// before the bf16 one would hold it in bf16; float sibling linears after the panels (the
+// f32 weights one table packs stay packed linears, the rest fuse).
 const std::vector<PassEntry>& pass_list() {
   static const std::vector<PassEntry> list = {
       entry<HugePageWeightsPass>("huge_page_weights"),
@@ -41,6 +42,7 @@ const std::vector<PassEntry>& pass_list() {
       entry<Int8EmbeddingTablesPass>("int8_embedding_tables"),
       entry<Bf16EmbeddingTablesPass>("bf16_embedding_tables"),
       entry<PackedLinearWeightsPass>("packed_linear_weights"),
+      entry<FuseSiblingFloatLinearsPass>("fuse_sibling_float_linears"),
   };
   return list;
 }
