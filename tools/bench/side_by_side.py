@@ -325,7 +325,8 @@ class Calibration(NamedTuple):
 
 def imatrix_tool() -> str:
     """tools/llamacpp/imatrix_quantize, built for the venv this script runs in."""
-    isa = "avx2" if os.environ.get("INGOT_ISA") == "avx2" else "native"
+    isa = os.environ.get("INGOT_LLAMACPP_ISA") or (
+        "avx2" if os.environ.get("INGOT_ISA") == "avx2" else "native")
     out = subprocess.run([os.path.join(ROOT, "tools", "llamacpp", "build-imatrix-quantize"),
                           isa], check=True, stdout=subprocess.PIPE, text=True).stdout
     return out.strip().splitlines()[-1]
@@ -507,7 +508,9 @@ def main() -> None:
     import llama_cpp
     result = {"model": description, "threads": a.threads,
               "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
-              "llama_cpp_python": llama_cpp.__version__, "machine": machine(), "configs": {}}
+              "llama_cpp_python": llama_cpp.__version__,
+              "llama_cpp_build": os.environ.get("INGOT_LLAMACPP_ISA", "native"),
+              "machine": machine(), "configs": {}}
     ingot = IngotDriver(a.driver, model_dir, a.threads)
     result["probe"] = ingot.ask("probe")
     rows = []  # (what, ingot, other, other name)
