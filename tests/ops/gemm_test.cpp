@@ -307,8 +307,9 @@ TEST_F(GemmTest, SiblingsEqualEachProductAlone) {
             gemm_siblings(g);
             for (int j = 0; j < 3; ++j)
               ASSERT_EQ(together[size_t(j)].bytes, alone[size_t(j)].bytes)
-                  << "product " << j << " m=" << m << " A=" << dtype_name(at) << " B=" << dtype_name(bt) << " layout "
-                  << int(lb) << " isa " << gemm_isa_name(isa);
+                  << "product " << j << " m=" << m << " A=" << dtype_name(at)
+                  << " B=" << dtype_name(bt) << " layout " << int(lb) << " isa "
+                  << gemm_isa_name(isa);
           }
   }
   EXPECT_THROW(gemm_siblings({}), ValueError);

@@ -48,9 +48,9 @@ void sibling_linears_kernel(const OpArgs& a, std::span<const Tensor> out) {
   for (int j = 0; j < N; ++j) {
     weights.push_back(contiguous(a.tensor(1 + j)));
     const Tensor& w = weights.back();
-    results.push_back(out[size_t(j)].is_contiguous() ? out[size_t(j)]
-                                                     : Tensor::empty(out[size_t(j)].sizes(),
-                                                                     out[size_t(j)].dtype()));
+    results.push_back(out[size_t(j)].is_contiguous()
+                          ? out[size_t(j)]
+                          : Tensor::empty(out[size_t(j)].sizes(), out[size_t(j)].dtype()));
     cpu::GemmArgs& g = products[j];
     g.m = m;
     g.n = w.size(0);

@@ -181,11 +181,11 @@ bool gemv_linear_applies(const GemmKernels& kr, const GemmArgs& g) {
 // A's rows as the GEMV kernels read them, prepared once per product (gemv_linear) or once
 // for several products with the same A (gemm_siblings).
 struct GemvInput {
-  bool bf16_dot = false;           // the bf16 dot-product kernel (decode, bf16 weights)
-  bool x_is_bf16 = false;          // A already bf16: no low half
-  const float* x = nullptr;        // f32 rows, ldx apart (not bf16_dot)
+  bool bf16_dot = false;     // the bf16 dot-product kernel (decode, bf16 weights)
+  bool x_is_bf16 = false;    // A already bf16: no low half
+  const float* x = nullptr;  // f32 rows, ldx apart (not bf16_dot)
   int64_t ldx = 0;
-  const uint16_t* xs = nullptr;    // bf16 rows xh then xl, kpad apart (bf16_dot)
+  const uint16_t* xs = nullptr;  // bf16 rows xh then xl, kpad apart (bf16_dot)
   int64_t kpad = 0;
 };
 
@@ -224,8 +224,8 @@ void gemv_linear_rows(const GemmKernels& kr, const GemmArgs& g, const GemvInput&
     const auto run = [&](const int64_t* rows, int count) {
       kr.gemv_row_streams(g.k, in.x, g.b.data, g.b.dtype, g.b.stride_col, rows, out);
       for (int s = 0; s < count; ++s)
-        store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype, g.ldc, 1,
-                   1, out + s, 1, g.alpha, g.beta);
+        store_tile(const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, rows[s])), g.c_dtype, g.ldc,
+                   1, 1, out + s, 1, g.alpha, g.beta);
     };
     int64_t rows[S];
     for (int64_t i = 0; i < part; ++i) {
@@ -261,6 +261,7 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
                [&](int64_t nb, int64_t ne) { gemv_linear_rows(kr, g, in, nb, ne); });
 }
 
+// The bf16 tile route (bf16_dot_applies, above).
 void gemm_bf16_dot(const GemmKernels& kr, const GemmArgs& g) {
   constexpr int64_t kBf16Nc = 96;  // weight rows per block: 96 x 1024 x 2 B in L2
   constexpr int64_t kUnit = 6;     // columns per split unit (the kernel's tile width)

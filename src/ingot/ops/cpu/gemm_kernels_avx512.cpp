@@ -267,15 +267,15 @@ INGOT_TARGET_AVX512 inline void gemv_row(int64_t k, const float* x, const void* 
     for (int64_t line = 0; line < 16 * A * kElemBytes; line += 64)
       _mm_prefetch(bytes + p * kElemBytes + line + kGemvPrefetchBytes, _MM_HINT_T0);
     for (int a = 0; a < A; ++a)
-      acc[a] = _mm512_fmadd_ps(_mm512_loadu_ps(x + p + 16 * a), load16<D>(w, row + p + 16 * a),
-                               acc[a]);
+      acc[a] =
+          _mm512_fmadd_ps(_mm512_loadu_ps(x + p + 16 * a), load16<D>(w, row + p + 16 * a), acc[a]);
   }
   for (; p + 16 <= k; p += 16)
     acc[0] = _mm512_fmadd_ps(_mm512_loadu_ps(x + p), load16<D>(w, row + p), acc[0]);
   if (p < k) {
     const __mmask16 mask = __mmask16((1u << (k - p)) - 1u);
-    acc[0] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + p),
-                             load16_masked<D>(w, row + p, mask), acc[0]);
+    acc[0] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + p), load16_masked<D>(w, row + p, mask),
+                             acc[0]);
   }
   *out = _mm512_reduce_add_ps(
       _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
@@ -382,8 +382,8 @@ INGOT_TARGET_AVX512 inline void gemv_bf16_row(int64_t k, const uint16_t* xh, con
   }
   for (; p + 32 <= k; p += 32) step(p, 0, ~__mmask32(0));
   if (p < k) step(p, 0, __mmask32((uint64_t(1) << (k - p)) - 1));
-  *out = _mm512_reduce_add_ps(
-      _mm512_add_ps(_mm512_add_ps(hi[0], hi[1]), _mm512_add_ps(lo[0], lo[1])));
+  *out =
+      _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(hi[0], hi[1]), _mm512_add_ps(lo[0], lo[1])));
 }
 
 template <int M>
