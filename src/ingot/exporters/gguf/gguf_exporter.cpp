@@ -17,7 +17,9 @@ std::vector<std::string> GgufArtifact::write(const std::string& path) const {
               "[gguf] no model folder (config key 'model_folder'): the GGUF needs its "
               "config.json and tokenizer");
   std::vector<std::string> notes;
-  gguf_from_program(program, quantization, config.model_folder, config.outtype, notes)
+  const std::string file_type = config.quantizer.gguf_file_type() ? config.quantizer.scheme : "";
+  gguf_from_program(program, quantization, config.model_folder, config.outtype, notes, file_type,
+                    calibration)
       .write(path);
   return notes;
 }
@@ -37,6 +39,7 @@ std::unique_ptr<ExportArtifact> GgufExporter::finish(ExportedProgram program,
   a->program = std::move(program);
   a->notes = std::move(notes);
   if (const auto* g = dynamic_cast<const GgufConfig*>(&config)) a->config = *g;
+  a->calibration = calibration();  // the importance of a file type's k-quant search
   return a;
 }
 

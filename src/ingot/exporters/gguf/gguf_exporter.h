@@ -8,7 +8,12 @@
 //
 //   ingot export FOLDER --format gguf [--outtype f32] [--quantize int4] -o model.gguf
 //
-// --task generation is refused: llama.cpp needs no generation components.
+//   ingot export FOLDER --format gguf --quantize q4_k_m [--dataset calib.txt] -o model.gguf
+//
+// A llama.cpp file type as the quantizer scheme (q4_k_m, q4_k_s, q6_k, q8_0) leaves the
+// weights float through the stages; the artifact quantises them into llama.cpp's blocks
+// while writing (gguf_file_types.h), with the calibration's importance when a dataset is
+// given. --task generation is refused: llama.cpp needs no generation components.
 #pragma once
 
 #include <memory>
@@ -41,6 +46,9 @@ class GgufArtifact final : public ExportArtifact {
   std::vector<std::string> write(const std::string& path) const;
 
   GgufConfig config;
+  // With a llama.cpp file type (quantizer.scheme q4_k_m, ...) and a dataset: the
+  // calibration statistics whose per-channel importance weighs the k-quant search.
+  std::shared_ptr<const CalibrationStats> calibration;
 };
 
 class GgufExporter final : public Exporter {
