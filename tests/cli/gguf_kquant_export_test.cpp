@@ -2,7 +2,8 @@
 // types. Each matrix gets the type llama.cpp's rules give it (Q6_K output and "more bits"
 // layers, the fallbacks for rows that are not whole 256-blocks), its bytes are exactly the
 // quantiser's (formats/ggml_quantize.h) on the folder's weight (q / k rows permuted), with
-// the calibration's importance when --dataset is given, general.file_type is llama.cpp's
+// the calibration's importance when --dataset is given (refined by default, llama.cpp's
+// search alone with --kquant-search llamacpp), general.file_type is llama.cpp's
 // number, ingot reads the file back within the scheme's error, and bad combinations are
 // errors naming the flag. (llama.cpp running these files: gguf_export_test.cpp's judge.)
 #include <gtest/gtest.h>
@@ -71,11 +72,12 @@ std::string type_of(const formats::GgufFile& f, const std::string& name) {
 // The bytes the file holds for `gguf_name` equal the quantiser's on the folder's weight
 // `hf_name` (q / k rows permuted as llama.cpp's rope wants), with `importance`.
 void expect_quantiser_bytes(const formats::GgufFile& f, const std::string& gguf_name,
-                            const Tensor& weight, const float* importance) {
+                            const Tensor& weight, const float* importance,
+                            formats::KQuantSearch search = formats::KQuantSearch::Refined) {
   const formats::GgufTensorInfo& t = f.tensor_info(gguf_name);
   const Tensor w = contiguous(to(weight, DType::F32));
   const std::vector<uint8_t> want =
-      formats::quantize_rows(t.type, w.data<float>(), w.size(0), w.size(1), importance);
+      formats::quantize_rows(t.type, w.data<float>(), w.size(0), w.size(1), importance, search);
   ASSERT_EQ(want.size(), t.nbytes) << gguf_name;
   EXPECT_EQ(std::memcmp(want.data(), f.tensor_data(t), want.size()), 0) << gguf_name;
 }
@@ -114,6 +116,21 @@ TEST_F(CliGgufKQuant, Q4KMTypesBytesAndReadBack) {
   expect_quantiser_bytes(
       f, "blk.1.attn_k.weight",
       models::permute_rope_rows(folder_state.at("model.layers.1.self_attn.k_proj.weight"), 4), nullptr);
+  // --kquant-search llamacpp: llama.cpp's search alone (what llama-quantize writes).
+  {
+    const std::string plain = (tmp_ / "llamacpp.gguf").string();
+    ASSERT_EQ(captured(run_export, {demo_folder(), "--format", "gguf", "--quantize", "q4_k_m",
+                                    "--kquant-search", "llamacpp", "-o", plain})
+                  .first,
+              0);
+    const formats::GgufFile g = formats::GgufFile::open(plain);
+    expect_quantiser_bytes(g, "blk.2.attn_v.weight",
+                           folder_state.at("model.layers.2.self_attn.v_proj.weight"), nullptr,
+                           formats::KQuantSearch::LlamaCpp);
+    expect_quantiser_bytes(g, "blk.0.ffn_up.weight",
+                           folder_state.at("model.layers.0.mlp.up_proj.weight"), nullptr,
+                           formats::KQuantSearch::LlamaCpp);
+  }
   // ingot reads it back: each matrix within Q4_K's error of the folder's (relative RMS).
   auto back = models::from_pretrained(out);
   for (const auto& [name, t] : back->state_dict()) {
@@ -234,6 +251,11 @@ TEST_F(CliGgufKQuant, BadCombinationsAreErrorsNamingTheFlag) {
               call(run_export, {demo_folder(), "--format", "gguf", "--quantize", "q4_0",
                                 "--group-size", "64", "-o", out});
             }).find("--quantize q4_0 is int4 in groups of 32"),
+            std::string::npos);
+  EXPECT_NE(error_of<ValueError>([&] {
+              call(run_export, {demo_folder(), "--format", "onnx", "--kquant-search", "llamacpp",
+                                "-o", out});
+            }).find("--kquant-search applies to --format gguf"),
             std::string::npos);
   // The JSON config: a file type with another format, or with a key it does not take.
   EXPECT_NE(error_of<ValueError>([] {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "error_of.h"
@@ -136,6 +137,54 @@ TEST(GgmlQuantize, ImportanceLowersTheErrorOfImportantChannels) {
       return e;
     };
     EXPECT_LT(weighted_error(imp.data()), weighted_error(nullptr)) << ggml_type_name(t);
+  }
+}
+
+// ingot's refinement after llama.cpp's search never raises a super-block's weighted error
+// (the search's own weights: the importance, else llama.cpp's) and lowers the total.
+TEST(GgmlQuantize, RefinementNeverRaisesTheWeightedError) {
+  const Tensor x = load_npy(kDir + "kquant_x.npy");
+  const Tensor imp = load_npy(kDir + "kquant_importance.npy");
+  const int64_t rows = x.size(0), cols = x.size(1);
+  const float* xv = x.data<float>();
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
+    for (const float* importance : {static_cast<const float*>(nullptr), imp.data<float>()}) {
+      // The weight the search gives x[r, c].
+      auto weight = [&](int64_t r, int64_t c) -> double {
+        const float* row = xv + r * cols;
+        const float v = row[c];
+        if (t == GgmlType::Q6_K) return importance ? importance[c] : v * v;
+        const int64_t b = c / 256 * 256, s = c / 32 * 32;
+        if (importance) {
+          float sum = 0;
+          for (int64_t i = b; i < b + 256; ++i) sum += row[i] * row[i];
+          return importance[c] * std::sqrt(2 * sum / 256 + v * v);
+        }
+        float sum = 0;
+        for (int64_t i = s; i < s + 32; ++i) sum += row[i] * row[i];
+        return std::sqrt(sum / 32) + std::fabs(v);
+      };
+      const std::vector<float> a = decode(
+          t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::LlamaCpp), rows * cols);
+      const std::vector<float> b = decode(
+          t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::Refined), rows * cols);
+      double total_a = 0, total_b = 0;
+      for (int64_t sb = 0; sb < rows * cols / 256; ++sb) {
+        double ea = 0, eb = 0;
+        for (int64_t i = sb * 256; i < sb * 256 + 256; ++i) {
+          const double w = weight(i / cols, i % cols);
+          ea += w * (a[size_t(i)] - xv[i]) * (a[size_t(i)] - xv[i]);
+          eb += w * (b[size_t(i)] - xv[i]) * (b[size_t(i)] - xv[i]);
+        }
+        EXPECT_LE(eb, ea * (1 + 1e-6)) << ggml_type_name(t) << " super-block " << sb;
+        total_a += ea, total_b += eb;
+      }
+      EXPECT_LT(total_b, total_a) << ggml_type_name(t) << (importance ? " with" : " without")
+                                  << " importance";
+      std::printf("[refine] %s %s importance: weighted error %.4g -> %.4g (%.1f%% lower)\n",
+                  ggml_type_name(t), importance ? "with" : "without", total_a, total_b,
+                  100 * (1 - total_b / total_a));
+    }
   }
 }
 

@@ -85,6 +85,11 @@ int run_export(int argc, char** argv) {
   std::optional<std::string> outtype;
   app.add_option("--outtype", outtype, "gguf: type of the float matrices, f32, f16 (default) or bf16")
       ->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  std::optional<std::string> kquant_search;
+  app.add_option("--kquant-search", kquant_search,
+                 "gguf file types: refined (default: llama.cpp's k-quant search, then refined) "
+                 "or llamacpp (llama.cpp's search alone)")
+      ->check(CLI::IsMember({"refined", "llamacpp"}));
   app.add_option("--dtype", dtype, "compute dtype: float32 (default) or bfloat16");
   // Weight quantisation (exporters/quantizer_config.h), every format.
   std::string quantize;
@@ -168,6 +173,9 @@ int run_export(int argc, char** argv) {
   auto* gguf_config = dynamic_cast<exporters::GgufConfig*>(config.get());
   INGOT_CHECK(gguf_config || !outtype, ValueError, "[ingot export] --outtype applies to --format gguf");
   if (gguf_config && outtype) gguf_config->outtype = *outtype;
+  INGOT_CHECK(gguf_config || !kquant_search, ValueError,
+              "[ingot export] --kquant-search applies to --format gguf");
+  if (gguf_config && kquant_search) gguf_config->kquant_search = *kquant_search;
   // llama.cpp's file types name a GGUF's block types: q4_0 is ingot's int4 in groups of 32
   // (Q4_0 blocks of ingot's levels, any --method); the others are quantised by the GGUF
   // writer from the float weights (exporters/gguf/gguf_file_types.h).

@@ -7,6 +7,7 @@
 #include "ingot/core/half.h"
 #include "ingot/formats/ggml_blocks.h"
 #include "ingot/formats/ggml_fit.h"
+#include "ingot/formats/ggml_refine.h"
 
 namespace ingot::formats {
 namespace {
@@ -89,9 +90,10 @@ void q5_1_row(const float* x, int64_t cols, const float* importance, std::vector
 }
 
 // One Q4_K (nmax 15) or Q5_K (nmax 31) super-block of 256 weights.
-void k_affine_block(const float* x, int nmax, const float* importance, std::vector<uint8_t>& out) {
+void k_affine_block(const float* x, int nmax, const float* importance, bool refine,
+                    std::vector<uint8_t>& out) {
   uint8_t L[kGgmlSuperBlock], sc[8], mn[8];
-  float scales[8], mins[8], sw[8], w[32];
+  float scales[8], mins[8], sw[8], w[kGgmlSuperBlock];
   float d, dmin;
   if (importance) {
     float sum_x2 = 0;
@@ -99,13 +101,14 @@ void k_affine_block(const float* x, int nmax, const float* importance, std::vect
     const float sigma2 = 2 * sum_x2 / float(kGgmlSuperBlock);
     for (int j = 0; j < 8; ++j) {
       const float* xj = x + 32 * j;
+      float* wj = w + 32 * j;
       float sum_w = 0;
       for (int l = 0; l < 32; ++l) {
-        w[l] = importance[32 * j + l] * std::sqrt(sigma2 + xj[l] * xj[l]);
-        sum_w += w[l];
+        wj[l] = importance[32 * j + l] * std::sqrt(sigma2 + xj[l] * xj[l]);
+        sum_w += wj[l];
       }
       sw[j] = sum_w;
-      scales[j] = fit::affine(32, nmax, xj, w, L + 32 * j, &mins[j], -0.9f, 0.05f, 36);
+      scales[j] = fit::affine(32, nmax, xj, wj, L + 32 * j, &mins[j], -0.9f, 0.05f, 36);
     }
     d = fit::codes(8, 63, scales, sc, sw);
     dmin = fit::codes(8, 63, mins, mn, sw);
@@ -113,12 +116,13 @@ void k_affine_block(const float* x, int nmax, const float* importance, std::vect
     float max_scale = 0, max_min = 0;
     for (int j = 0; j < 8; ++j) {
       const float* xj = x + 32 * j;
+      float* wj = w + 32 * j;
       float sum_x2 = 0;
       for (int l = 0; l < 32; ++l) sum_x2 += xj[l] * xj[l];
       const float av = std::sqrt(sum_x2 / 32);
-      for (int l = 0; l < 32; ++l) w[l] = av + std::fabs(xj[l]);
-      scales[j] = nmax == 15 ? fit::affine(32, nmax, xj, w, L + 32 * j, &mins[j], -1.f, 0.1f, 20)
-                             : fit::affine(32, nmax, xj, w, L + 32 * j, &mins[j], -0.5f, 0.1f, 15);
+      for (int l = 0; l < 32; ++l) wj[l] = av + std::fabs(xj[l]);
+      scales[j] = nmax == 15 ? fit::affine(32, nmax, xj, wj, L + 32 * j, &mins[j], -1.f, 0.1f, 20)
+                             : fit::affine(32, nmax, xj, wj, L + 32 * j, &mins[j], -0.5f, 0.1f, 15);
       max_scale = std::max(max_scale, scales[j]);
       max_min = std::max(max_min, mins[j]);
     }
@@ -141,12 +145,13 @@ void k_affine_block(const float* x, int nmax, const float* importance, std::vect
     for (int l = 0; l < 32; ++l)
       L[32 * j + l] = uint8_t(std::clamp(fit::nearest((x[32 * j + l] + mj) / dj), 0, nmax));
   }
+  if (refine) refine_affine_superblock(x, w, nmax, d, dmin, sc, mn, L);
   if (nmax == 15) put_q4_k_block(d, dmin, sc, mn, L, out);
   else put_q5_k_block(d, dmin, sc, mn, L, out);
 }
 
 // One Q6_K super-block of 256 weights.
-void q6_k_block(const float* x, const float* importance, std::vector<uint8_t>& out) {
+void q6_k_block(const float* x, const float* importance, bool refine, std::vector<uint8_t>& out) {
   uint8_t L[kGgmlSuperBlock];
   int8_t sc[16];
   float scales[16];
@@ -165,7 +170,7 @@ void q6_k_block(const float* x, const float* importance, std::vector<uint8_t>& o
     return;
   }
   const float inv = -128.f / peak;
-  const float d = 1 / inv;
+  float d = 1 / inv;
   for (int j = 0; j < 16; ++j) sc[j] = int8_t(std::min(127, fit::nearest(inv * scales[j])));
   const float d16 = f16_round(d);
   for (int j = 0; j < 16; ++j) {
@@ -173,6 +178,11 @@ void q6_k_block(const float* x, const float* importance, std::vector<uint8_t>& o
     if (dj == 0) continue;
     for (int l = 0; l < 16; ++l)
       L[16 * j + l] = uint8_t(std::clamp(fit::nearest(x[16 * j + l] / dj), -32, 31) + 32);
+  }
+  if (refine) {
+    float w[kGgmlSuperBlock];
+    for (int i = 0; i < kGgmlSuperBlock; ++i) w[i] = importance ? importance[i] : x[i] * x[i];
+    refine_symmetric_superblock(x, w, d, sc, L);
   }
   put_q6_k_block(d, sc, L, out);
 }
@@ -185,7 +195,8 @@ bool can_quantize(GgmlType type) {
 }
 
 std::vector<uint8_t> quantize_rows(GgmlType type, const float* x, int64_t rows, int64_t cols,
-                                   const float* importance) {
+                                   const float* importance, KQuantSearch search) {
+  const bool refine = search == KQuantSearch::Refined;
   INGOT_CHECK(can_quantize(type), ValueError,
               "[ggml quantize] cannot quantise to {} (quantised: Q8_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)",
               ggml_type_name(type));
@@ -211,11 +222,11 @@ std::vector<uint8_t> quantize_rows(GgmlType type, const float* x, int64_t rows, 
       case GgmlType::Q5_K:
         for (int64_t b = 0; b < cols; b += kGgmlSuperBlock)
           k_affine_block(row + b, type == GgmlType::Q4_K ? 15 : 31,
-                         importance ? importance + b : nullptr, out);
+                         importance ? importance + b : nullptr, refine, out);
         break;
       default:
         for (int64_t b = 0; b < cols; b += kGgmlSuperBlock)
-          q6_k_block(row + b, importance ? importance + b : nullptr, out);
+          q6_k_block(row + b, importance ? importance + b : nullptr, refine, out);
         break;
     }
   }

@@ -35,6 +35,11 @@
 
 namespace ingot::formats {
 
+// How the Q4_K / Q5_K / Q6_K grids are chosen: exactly llama.cpp's search (above), or that
+// search followed by ingot's refinement of each super-block (ggml_refine.h: never a higher
+// weighted error). The other types have no refinement.
+enum class KQuantSearch { LlamaCpp, Refined };
+
 // Whether quantize_rows can produce `type`: Q8_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K.
 bool can_quantize(GgmlType type);
 
@@ -42,6 +47,7 @@ bool can_quantize(GgmlType type);
 // `importance`: `cols` non-negative floats or null. ValueError when `cols` is not a
 // multiple of the type's block size or the type is not one of can_quantize's.
 std::vector<uint8_t> quantize_rows(GgmlType type, const float* x, int64_t rows, int64_t cols,
-                                   const float* importance);
+                                   const float* importance,
+                                   KQuantSearch search = KQuantSearch::LlamaCpp);
 
 }  // namespace ingot::formats

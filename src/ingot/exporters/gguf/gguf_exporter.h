@@ -4,7 +4,8 @@
 // stage packs the weights (--quantize int8|int4, any --method) and the file stores ingot's
 // own integer levels (gguf_tensors.h). `export_format: "gguf"`; keys beyond the native
 // ones: "outtype" (f32 | f16 | bf16: float matrices; default f16, llama.cpp's converter's
-// default) and "model_folder" (config.json and the tokenizer; the CLI sets it).
+// default), "model_folder" (config.json and the tokenizer; the CLI sets it) and
+// "kquant_search" (refined | llamacpp, for the llama.cpp file types).
 //
 //   ingot export FOLDER --format gguf [--outtype f32] [--quantize int4] -o model.gguf
 //
@@ -32,6 +33,10 @@ struct GgufConfig : NativeExportConfig {
 
   std::string outtype = "f16";
   std::string model_folder;
+  // The k-quant grids of a llama.cpp file type: "refined" (llama.cpp's search, then ingot's
+  // per-super-block refinement, formats/ggml_refine.h) or "llamacpp" (llama.cpp's search
+  // alone, the bytes llama-quantize writes from the same weights and importance).
+  std::string kquant_search = "refined";
 };
 
 class GgufArtifact final : public ExportArtifact {

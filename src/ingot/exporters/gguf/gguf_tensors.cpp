@@ -107,8 +107,10 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
                                       const std::vector<WeightReport>& quantization,
                                       const std::string& model_folder, const std::string& outtype,
                                       std::vector<std::string>& notes,
-                                      const std::string& file_type,
-                                      std::shared_ptr<const CalibrationStats> calibration) {
+                                      const GgufFileTypeOptions& kquant) {
+  const std::string& file_type = kquant.file_type;
+  const std::shared_ptr<const CalibrationStats>& calibration = kquant.calibration;
+  const formats::KQuantSearch search = kquant.search;
   const GgmlType matrix_type = float_type(outtype);
   const GgufFileType* ft = file_type.empty() ? nullptr : find_gguf_file_type(file_type);
   INGOT_CHECK(file_type.empty() || ft, ValueError,
@@ -213,12 +215,13 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
       if (stats && stats->k == t.size(1) && type != GgmlType::Q8_0 && type != GgmlType::F16)
         ++calibrated;
       if (g == "token_embd.weight") vocab_rows = t.size(0);
-      w.add_tensor(g, t.sizes(), type, [t, name, type, permuted, stats, calibration] {
+      w.add_tensor(g, t.sizes(), type, [t, name, type, permuted, stats, calibration, search] {
         const Tensor f = as_f32(permuted(name, t));
         if (type == GgmlType::F16) return float_bytes(f, GgmlType::F16);
         const float* importance =
             stats && stats->k == f.size(1) ? stats->mean_square.data() : nullptr;
-        return formats::quantize_rows(type, f.data<float>(), f.size(0), f.size(1), importance);
+        return formats::quantize_rows(type, f.data<float>(), f.size(0), f.size(1), importance,
+                                      search);
       });
       continue;
     }
@@ -253,8 +256,10 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
     most = 1;
     std::vector<std::string> counts;
     for (const auto& [type, n] : kquant_types) counts.push_back(fmt::format("{} {}", n, type));
-    notes.push_back(fmt::format("gguf {} (llama.cpp file type {}): matrices {}; {}", ft->name,
-                                ft->ftype, fmt::join(counts, ", "),
+    notes.push_back(fmt::format("gguf {} (llama.cpp file type {}): matrices {}; {} search; {}",
+                                ft->name, ft->ftype, fmt::join(counts, ", "),
+                                search == formats::KQuantSearch::Refined ? "refined k-quant"
+                                                                         : "llama.cpp's k-quant",
                                 calibration ? fmt::format("{} weighted by calibration importance",
                                                           calibrated)
                                             : std::string("no importance (no dataset)")));

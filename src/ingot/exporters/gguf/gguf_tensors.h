@@ -31,6 +31,7 @@
 
 #include "ingot/exporters/calibration.h"
 #include "ingot/exporters/quantize.h"
+#include "ingot/formats/ggml_quantize.h"
 #include "ingot/formats/gguf_writer.h"
 #include "ingot/ir/program.h"
 
@@ -38,13 +39,16 @@ namespace ingot::exporters {
 
 // The GGUF of `program`'s state; `quantization` is the quantize stage's report (which
 // weights it packed, with how many bits); `model_folder` holds config.json and the
-// tokenizer. Appends what it changed to `notes`. `file_type`: "" or a llama.cpp file type
-// (ValueError naming it otherwise); `calibration` may be null.
+// tokenizer. Appends what it changed to `notes`.
+struct GgufFileTypeOptions {
+  std::string file_type;  // "" or a llama.cpp file type (ValueError naming it otherwise)
+  std::shared_ptr<const CalibrationStats> calibration;  // may be null
+  formats::KQuantSearch search = formats::KQuantSearch::Refined;
+};
 formats::GgufWriter gguf_from_program(const ExportedProgram& program,
                                       const std::vector<WeightReport>& quantization,
                                       const std::string& model_folder, const std::string& outtype,
                                       std::vector<std::string>& notes,
-                                      const std::string& file_type = "",
-                                      std::shared_ptr<const CalibrationStats> calibration = nullptr);
+                                      const GgufFileTypeOptions& kquant = {});
 
 }  // namespace ingot::exporters
