@@ -28,21 +28,23 @@ void q8_0_row(const float* x, int64_t cols, std::vector<uint8_t>& out) {
 }
 
 // Q5_0: the largest |x| on level -16 without importance (quantize_row_q5_0_ref), else the
-// weighted symmetric search.
-void q5_0_row(const float* x, int64_t cols, const float* importance, std::vector<uint8_t>& out) {
+// weighted symmetric search; refined without importance: the search with unit importance.
+void q5_0_row(const float* x, int64_t cols, const float* importance, bool refine,
+              std::vector<uint8_t>& out) {
   uint8_t q[kGgmlBlock];
   float sigma2 = 0;
-  if (importance) {
+  const bool search = importance || refine;
+  if (search) {
     float sum_x2 = 0;
     for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
     sigma2 = sum_x2 / float(cols);
   }
   for (int64_t b = 0; b < cols; b += kGgmlBlock) {
     const float* xb = x + b;
-    if (importance) {
+    if (search) {
       float w[kGgmlBlock];
       for (int64_t j = 0; j < kGgmlBlock; ++j)
-        w[j] = importance[b + j] * std::sqrt(sigma2 + xb[j] * xb[j]);
+        w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + xb[j] * xb[j]);
       put_q5_0_block(fit::symmetric(int(kGgmlBlock), 16, xb, q, w), q, out);
       continue;
     }
@@ -61,21 +63,23 @@ void q5_0_row(const float* x, int64_t cols, const float* importance, std::vector
 }
 
 // Q5_1: the range [min, max] on 0..31 without importance (quantize_row_q5_1_ref), else the
-// weighted affine search.
-void q5_1_row(const float* x, int64_t cols, const float* importance, std::vector<uint8_t>& out) {
+// weighted affine search; refined without importance: the search with unit importance.
+void q5_1_row(const float* x, int64_t cols, const float* importance, bool refine,
+              std::vector<uint8_t>& out) {
   uint8_t q[kGgmlBlock];
   float sigma2 = 0;
-  if (importance) {
+  const bool search = importance || refine;
+  if (search) {
     float sum_x2 = 0;
     for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
     sigma2 = sum_x2 / float(cols);
   }
   for (int64_t b = 0; b < cols; b += kGgmlBlock) {
     const float* xb = x + b;
-    if (importance) {
+    if (search) {
       float w[kGgmlBlock], min = 0;
       for (int64_t j = 0; j < kGgmlBlock; ++j)
-        w[j] = importance[b + j] * std::sqrt(sigma2 + xb[j] * xb[j]);
+        w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + xb[j] * xb[j]);
       const float d = fit::affine(int(kGgmlBlock), 31, xb, w, q, &min, -0.9f, 0.05f, 36);
       put_q5_1_block(d, -min, q, out);
       continue;
@@ -213,10 +217,10 @@ std::vector<uint8_t> quantize_rows(GgmlType type, const float* x, int64_t rows, 
         q8_0_row(row, cols, out);
         break;
       case GgmlType::Q5_0:
-        q5_0_row(row, cols, importance, out);
+        q5_0_row(row, cols, importance, refine, out);
         break;
       case GgmlType::Q5_1:
-        q5_1_row(row, cols, importance, out);
+        q5_1_row(row, cols, importance, refine, out);
         break;
       case GgmlType::Q4_K:
       case GgmlType::Q5_K:

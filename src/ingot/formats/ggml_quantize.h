@@ -35,9 +35,11 @@
 
 namespace ingot::formats {
 
-// How the Q4_K / Q5_K / Q6_K grids are chosen: exactly llama.cpp's search (above), or that
-// search followed by ingot's refinement of each super-block (ggml_refine.h: never a higher
-// weighted error). The other types have no refinement.
+// How the grids are chosen: exactly llama.cpp's quantisers (above), or refined: Q4_K / Q5_K
+// / Q6_K super-blocks after llama.cpp's search refined by ingot (ggml_refine.h: never a
+// higher weighted error), and Q5_0 / Q5_1 without importance searched as with unit
+// importance (weights sqrt(σ² + x²)) instead of the plain absmax / range grid. Q8_0 is
+// absmax either way.
 enum class KQuantSearch { LlamaCpp, Refined };
 
 // Whether quantize_rows can produce `type`: Q8_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K.
