@@ -90,7 +90,14 @@ TEST_F(CliGgufKQuant, Q4KMTypesBytesAndReadBack) {
   auto [out, printed] = write(demo_folder(), "q4_k_m");
   EXPECT_NE(printed.find("gguf q4_k_m (llama.cpp file type 15)"), std::string::npos) << printed;
   EXPECT_NE(printed.find("no importance (no dataset)"), std::string::npos) << printed;
-  EXPECT_NE(printed.find("blk.0.ffn_down.weight: ffn_down"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("blk.0.ffn_down.weight: q4_k_m; rows of 688 are not whole Q4_K "
+                         "blocks: F16"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("blk.3.ffn_down.weight: ffn_down in layer 3 of 4 (more bits); rows of "
+                         "688 are not whole Q6_K blocks: F16"),
+            std::string::npos)
+      << printed;
   const formats::GgufFile f = formats::GgufFile::open(out);
   EXPECT_EQ(f.get_int("general.file_type"), 15);
   EXPECT_EQ(f.get_int("general.quantization_version"), 2);

@@ -29,7 +29,7 @@ const std::string kDir = std::string(INGOT_FIXTURES_DIR) + "/quant/";
 float f16(float x) { return Half::to_float(Half::from_float(x)); }
 
 std::vector<float> decode(GgmlType type, const std::vector<uint8_t>& bytes, int64_t n) {
-  std::vector<float> out(size_t(n));
+  std::vector<float> out(static_cast<size_t>(n));
   dequantize_row(type, bytes.data(), out.data(), n);
   return out;
 }
@@ -148,7 +148,7 @@ TEST(GgmlQuantize, RefinementNeverRaisesTheWeightedError) {
   const int64_t rows = x.size(0), cols = x.size(1);
   const float* xv = x.data<float>();
   for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
-    for (const float* importance : {static_cast<const float*>(nullptr), imp.data<float>()}) {
+    for (const float* importance : std::vector<const float*>{nullptr, imp.data<float>()}) {
       // The weight the search gives x[r, c].
       auto weight = [&](int64_t r, int64_t c) -> double {
         const float* row = xv + r * cols;

@@ -1,5 +1,7 @@
 #include "ingot/exporters/gguf/gguf_tensors.h"
 
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <map>
 
