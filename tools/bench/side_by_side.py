@@ -421,6 +421,10 @@ def main() -> None:
                          "`ingot export --format gguf --quantize q4_k_m` wrote), as a row LABEL")
     ap.add_argument("--json-out", default="")
     a = ap.parse_args()
+    sys.path.insert(0, os.path.join(ROOT, "tools", "llamacpp"))
+    import extra_bufts
+    import llama_cpp
+    extra_bufts.apply(llama_cpp)  # INGOT_LLAMACPP_NO_EXTRA_BUFTS=1: plain CPU kernels
     if not a.driver and not a.llama_only:
         ap.error("--driver is required (unless --llama-only)")
     if a.llama_only and (not a.ppl_chunk or a.model != "smollm2"):
