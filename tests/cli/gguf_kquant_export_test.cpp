@@ -5,10 +5,14 @@
 // the calibration's importance when --dataset is given (refined by default, llama.cpp's
 // search alone with --kquant-search llamacpp), general.file_type is llama.cpp's
 // number, ingot reads the file back within the scheme's error, and bad combinations are
-// errors naming the flag. (llama.cpp running these files: gguf_export_test.cpp's judge.)
+// errors naming the flag. With --kquant-search llamacpp the file is byte for byte what
+// llama.cpp's own quantiser writes from the same weights. (llama.cpp running these files:
+// gguf_export_test.cpp's judge.)
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -240,6 +244,73 @@ TEST_F(CliGgufKQuant, FileTypesAndFallbacks) {
     EXPECT_EQ(type_of(f, "blk.0.attn_q.weight"), "Q4_0");
   }
 }
+
+// ── llama.cpp's own quantiser as the judge of the bytes ──
+
+const ingot::testing::VenvTool& llamacpp() {
+  static const ingot::testing::VenvTool t{"llama.cpp", "INGOT_LLAMACPP_VENV", "llamacpp-venv",
+                                          "tools/llamacpp", "tools/llamacpp/setup-venv"};
+  return t;
+}
+
+struct SameBytesCase {
+  std::string folder;     // "demo-lm", a fixture model, or "smollm2" (when fetched)
+  std::string file_type;  // ingot's --quantize
+  int ftype;              // llama.cpp's llama_ftype of it
+};
+
+class CliGgufKQuantLlamaQuantize : public CliGgufKQuant,
+                                   public ::testing::WithParamInterface<SameBytesCase> {};
+
+// `--kquant-search llamacpp` writes the very bytes llama.cpp's llama-quantize writes from
+// the same weights (ingot's F32 file of the folder, quantised by llama_model_quantize
+// without an importance matrix): every tensor's type and bytes
+// (tools/llamacpp/quantize_compare.py). The demo LM covers Q4_K, Q5_K, Q6_K, Q8_0 and the
+// F16 fallback, the llama fixture the Q5_0 / Q5_1 / Q8_0 fallbacks of 64-wide rows,
+// SmolLM2 a real checkpoint (576-wide rows).
+TEST_P(CliGgufKQuantLlamaQuantize, LlamaCppSearchWritesLlamaQuantizesBytes) {
+  if (!llamacpp().exists()) GTEST_SKIP() << llamacpp().skip_reason();
+  const SameBytesCase& p = GetParam();
+  std::string folder;
+  if (p.folder == "demo-lm") {
+    folder = demo_folder();
+  } else if (p.folder == "smollm2") {
+    const char* home = std::getenv("HOME");
+    folder = (fs::path(home ? home : "/") / ".cache/ingot/checkpoints/SmolLM2-135M-Instruct").string();
+    if (!fs::exists(fs::path(folder) / "model.safetensors"))
+      GTEST_SKIP() << "no SmolLM2 folder at " << folder << " (tools/reference/fetch_smollm2.py)";
+  } else {
+    folder = with_tokenizer(p.folder, tmp_);
+  }
+  const std::string f32 = (tmp_ / "f32.gguf").string();
+  ASSERT_EQ(captured(run_export, {folder, "--format", "gguf", "--outtype", "f32", "-o", f32}).first, 0);
+  const std::string ours = write(folder, p.file_type, {"--kquant-search", "llamacpp"}).first;
+  const auto r = llamacpp().run("quantize_compare.py", {f32, ours, std::to_string(p.ftype)});
+  ASSERT_EQ(r.status, 0) << r.log;
+  ASSERT_TRUE(r.summary.is_object()) << r.log;
+  const nlohmann::json& s = r.summary;
+  std::printf("[llama-quantize] %s %s: %d of %d tensors byte-identical\n", p.folder.c_str(),
+              p.file_type.c_str(), s["bytes_identical"].get<int>(), s["tensors"].get<int>());
+  EXPECT_TRUE(s["names_equal"].get<bool>()) << r.log;
+  EXPECT_TRUE(s["types_differ"].empty()) << s["types_differ"].dump();
+  EXPECT_TRUE(s["bytes_differ"].empty()) << s["bytes_differ"].dump();
+  EXPECT_EQ(s["bytes_identical"], s["tensors"]);
+  EXPECT_EQ(s["file_type"], nlohmann::json::array({p.ftype, p.ftype}));
+}
+
+INSTANTIATE_TEST_SUITE_P(FileTypes, CliGgufKQuantLlamaQuantize,
+                         ::testing::Values(SameBytesCase{"demo-lm", "q4_k_m", 15},
+                                           SameBytesCase{"demo-lm", "q4_k_s", 14},
+                                           SameBytesCase{"demo-lm", "q6_k", 18},
+                                           SameBytesCase{"demo-lm", "q8_0", 7},
+                                           SameBytesCase{"llama", "q4_k_m", 15},
+                                           SameBytesCase{"llama", "q4_k_s", 14},
+                                           SameBytesCase{"smollm2", "q4_k_m", 15}),
+                         [](const auto& info) {
+                           std::string n = info.param.folder + "_" + info.param.file_type;
+                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return n;
+                         });
 
 TEST_F(CliGgufKQuant, BadCombinationsAreErrorsNamingTheFlag) {
   const std::string out = (tmp_ / "x").string();
