@@ -568,6 +568,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // llama.cpp's file types, quantised by ingot's k-quant writer: the demo
                       // LM's Q4_K / Q6_K (rows of 256), the llama fixture's fallbacks (rows
                       // of 64: Q5_0, Q8_0), SmolLM2's (rows of 576: Q5_0, Q8_0; 1536: Q6_K).
+                      // As written measured 0.87% / 0.41% / 0.67% / 6.6%; dequantised
+                      // 7.5e-5 / 1.1e-4 / 2.1e-4 / 5.9e-4.
                       JudgeCase{"demo-lm", "q4_k_m", 2e-2, true, "Q4_K", 15},
                       JudgeCase{"demo-lm", "q6_k", 2e-2, true, "Q6_K", 18},
                       JudgeCase{"llama", "q4_k_m", 3e-2, false, "Q5_0", 15},

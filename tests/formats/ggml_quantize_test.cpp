@@ -141,7 +141,8 @@ TEST(GgmlQuantize, ImportanceLowersTheErrorOfImportantChannels) {
 }
 
 // ingot's refinement after llama.cpp's search never raises a super-block's weighted error
-// (the search's own weights: the importance, else llama.cpp's) and lowers the total.
+// (the search's own weights: the importance, else llama.cpp's) and lowers the total; the
+// refined Q5_0 (importance-weighted, f16 scale searched) and Q8_0 blocks neither.
 TEST(GgmlQuantize, RefinementNeverRaisesTheWeightedError) {
   const Tensor x = load_npy(kDir + "kquant_x.npy");
   const Tensor imp = load_npy(kDir + "kquant_importance.npy");
@@ -185,6 +186,40 @@ TEST(GgmlQuantize, RefinementNeverRaisesTheWeightedError) {
                   ggml_type_name(t), importance ? "with" : "without", total_a, total_b,
                   100 * (1 - total_b / total_a));
     }
+  }
+}
+
+TEST(GgmlQuantize, RefinedQ5_0AndQ8_0NeverRaiseTheWeightedError) {
+  const Tensor x = load_npy(kDir + "kquant_x.npy");
+  const Tensor imp = load_npy(kDir + "kquant_importance.npy");
+  const int64_t rows = x.size(0), cols = x.size(1);
+  const float* xv = x.data<float>();
+  for (GgmlType t : {GgmlType::Q5_0, GgmlType::Q8_0}) {
+    const float* importance = imp.data<float>();
+    const std::vector<float> a = decode(
+        t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::LlamaCpp), rows * cols);
+    const std::vector<float> b = decode(
+        t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::Refined), rows * cols);
+    double total_a = 0, total_b = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = xv + r * cols;
+      float sum = 0;
+      for (int64_t c = 0; c < cols; ++c) sum += row[c] * row[c];
+      for (int64_t blk = 0; blk < cols / 32; ++blk) {
+        double ea = 0, eb = 0;
+        for (int64_t c = blk * 32; c < blk * 32 + 32; ++c) {
+          const double w = importance[c] * std::sqrt(sum / float(cols) + row[c] * row[c]);
+          const size_t i = size_t(r * cols + c);
+          ea += w * (a[i] - row[c]) * (a[i] - row[c]);
+          eb += w * (b[i] - row[c]) * (b[i] - row[c]);
+        }
+        EXPECT_LE(eb, ea * (1 + 1e-6)) << ggml_type_name(t) << " row " << r << " block " << blk;
+        total_a += ea, total_b += eb;
+      }
+    }
+    EXPECT_LT(total_b, total_a) << ggml_type_name(t);
+    std::printf("[refine] %s with importance: weighted error %.4g -> %.4g (%.1f%% lower)\n",
+                ggml_type_name(t), total_a, total_b, 100 * (1 - total_b / total_a));
   }
 }
 

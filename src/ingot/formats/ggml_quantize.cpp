@@ -14,15 +14,32 @@ namespace {
 
 float f16_round(float v) { return Half::to_float(Half::from_float(v)); }
 
-// Q8_0: llama.cpp's quantize_row_q8_0_ref (round half away from zero).
-void q8_0_row(const float* x, int64_t cols, std::vector<uint8_t>& out) {
+// Q8_0: llama.cpp's quantize_row_q8_0_ref (round half away from zero; no importance).
+// Refined: the f16 scale searched around it (refine_scale_block), each weight's error
+// weighted by (importance or 1) * sqrt(σ² + x²) as Q5_0's.
+void q8_0_row(const float* x, int64_t cols, const float* importance, bool refine,
+              std::vector<uint8_t>& out) {
   int8_t q[kGgmlBlock];
+  float sigma2 = 0;
+  if (refine) {
+    float sum_x2 = 0;
+    for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
+    sigma2 = sum_x2 / float(cols);
+  }
   for (int64_t b = 0; b < cols; b += kGgmlBlock) {
     float amax = 0;
     for (int64_t j = 0; j < kGgmlBlock; ++j) amax = std::max(amax, std::fabs(x[b + j]));
-    const float d = amax / 127;
+    float d = amax / 127;
     const float id = d != 0 ? 1 / d : 0.f;
     for (int64_t j = 0; j < kGgmlBlock; ++j) q[j] = int8_t(std::round(x[b + j] * id));
+    if (refine && d != 0) {
+      float w[kGgmlBlock];
+      int lv[kGgmlBlock];
+      for (int64_t j = 0; j < kGgmlBlock; ++j)
+        w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + x[b + j] * x[b + j]);
+      refine_scale_block(x + b, w, int(kGgmlBlock), -128, 127, d, lv);
+      for (int64_t j = 0; j < kGgmlBlock; ++j) q[j] = int8_t(lv[j]);
+    }
     put_q8_0_block(d, q, out);
   }
 }
@@ -45,7 +62,13 @@ void q5_0_row(const float* x, int64_t cols, const float* importance, bool refine
       float w[kGgmlBlock];
       for (int64_t j = 0; j < kGgmlBlock; ++j)
         w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + xb[j] * xb[j]);
-      put_q5_0_block(fit::symmetric(int(kGgmlBlock), 16, xb, q, w), q, out);
+      float d = fit::symmetric(int(kGgmlBlock), 16, xb, q, w);
+      if (refine && d != 0) {
+        int lv[kGgmlBlock];
+        refine_scale_block(xb, w, int(kGgmlBlock), -16, 15, d, lv);
+        for (int64_t j = 0; j < kGgmlBlock; ++j) q[j] = uint8_t(lv[j] + 16);
+      }
+      put_q5_0_block(d, q, out);
       continue;
     }
     float amax = 0, peak = 0;
@@ -214,7 +237,7 @@ std::vector<uint8_t> quantize_rows(GgmlType type, const float* x, int64_t rows, 
     const float* row = x + r * cols;
     switch (type) {
       case GgmlType::Q8_0:
-        q8_0_row(row, cols, out);
+        q8_0_row(row, cols, importance, refine, out);
         break;
       case GgmlType::Q5_0:
         q5_0_row(row, cols, importance, refine, out);

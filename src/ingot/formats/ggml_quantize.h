@@ -22,7 +22,7 @@
 //   Q6_K   q[c]                                  x[c]²
 //   Q5_0   q[c] * sqrt(σ² + x[c]²),              absmax (Q5_0) / range (Q5_1) grid, no search
 //   Q5_1   σ² = the row's mean x²
-//   Q8_0   ignored (absmax grid)
+//   Q8_0   ignored (absmax grid; refined: as Q5_0, below)
 //
 // With importance the sub-block scales and minima are coded by fit::codes, weighted by
 // each sub-block's total error weight; without, on max / 63 (llama.cpp's two paths).
@@ -38,8 +38,9 @@ namespace ingot::formats {
 // How the grids are chosen: exactly llama.cpp's quantisers (above), or refined: Q4_K / Q5_K
 // / Q6_K super-blocks after llama.cpp's search refined by ingot (ggml_refine.h: never a
 // higher weighted error), and Q5_0 / Q5_1 without importance searched as with unit
-// importance (weights sqrt(σ² + x²)) instead of the plain absmax / range grid. Q8_0 is
-// absmax either way.
+// importance (weights sqrt(σ² + x²)) instead of the plain absmax / range grid, and Q5_0 /
+// Q8_0 blocks' f16 scale then searched over its f16 neighbours (refine_scale_block), Q8_0
+// weighted like Q5_0.
 enum class KQuantSearch { LlamaCpp, Refined };
 
 // Whether quantize_rows can produce `type`: Q8_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K.

@@ -147,4 +147,52 @@ void refine_symmetric_superblock(const float* x, const float* w, float& d, int8_
   }
 }
 
+void refine_scale_block(const float* x, const float* w, int n, int lo, int hi, float& d, int* q) {
+  // The error of f16 scale `bits`, its nearest levels into `lv`.
+  auto error = [&](uint16_t bits, int* lv) {
+    const float s = Half::to_float(bits);
+    double e = 0;
+    for (int i = 0; i < n; ++i) {
+      lv[i] = s != 0 ? std::clamp(fit::nearest(x[i] / s), lo, hi) : 0;
+      const double r = double(s * float(lv[i])) - x[i];
+      e += w[i] * r * r;
+    }
+    return e;
+  };
+  int cand[256];
+  uint16_t best_bits = Half::from_float(d);
+  double best = error(best_bits, q);
+  for (int round = 0; round < 3; ++round) {
+    const uint16_t centre = best_bits;
+    bool moved = false;
+    for (int k = -16; k <= 16; ++k) {
+      const int b = int(centre) + k;
+      // Same sign, finite, non-zero: the magnitude bits stay within 1 .. 0x7bff.
+      if ((b & 0x8000) != (centre & 0x8000) || (b & 0x7fff) == 0 || (b & 0x7fff) > 0x7bff) continue;
+      const double e = error(uint16_t(b), cand);
+      if (e < best) {
+        best = e;
+        best_bits = uint16_t(b);
+        std::copy(cand, cand + n, q);
+        moved = true;
+      }
+    }
+    // Least squares for the levels found, as the next centre.
+    double sqx = 0, sqq = 0;
+    for (int i = 0; i < n; ++i) sqx += w[i] * q[i] * x[i], sqq += w[i] * double(q[i]) * q[i];
+    if (sqq > 0) {
+      const uint16_t ls = Half::from_float(float(sqx / sqq));
+      const double e = error(ls, cand);
+      if (e < best) {
+        best = e;
+        best_bits = ls;
+        std::copy(cand, cand + n, q);
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  d = Half::to_float(best_bits);
+}
+
 }  // namespace ingot::formats

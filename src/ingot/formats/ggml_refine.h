@@ -21,4 +21,11 @@ void refine_affine_superblock(const float* x, const float* w, int nmax, float& d
 // Q6_K: x, w, L [256] (levels 0..63 meaning q - 32); codes sc [16]; d the factor.
 void refine_symmetric_superblock(const float* x, const float* w, float& d, int8_t* sc, uint8_t* L);
 
+// A block of one f16 scale (Q5_0: levels lo..hi = -16..15, Q8_0: -128..127): x[i] ≈ d *
+// q[i]. Searches the f16 values within ±16 steps (ulps) of d, each with its nearest
+// levels, then refits d by weighted least squares and searches around it again, while
+// the weighted error drops. On return d is an f16 value and q the levels for it; never a
+// higher error than d's own nearest levels.
+void refine_scale_block(const float* x, const float* w, int n, int lo, int hi, float& d, int* q);
+
 }  // namespace ingot::formats
