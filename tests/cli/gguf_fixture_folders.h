@@ -29,22 +29,34 @@ inline std::string with_tokenizer(const std::string& name, const std::filesystem
   for (int c = '!'; c <= '}'; ++c) vocab[std::string(1, char(c))] = c - '!' + 1;
   vocab["\xc4\xa0\xc4\xa0"] = 94;
   vocab["\xc4\xa0"] = 95;
-  const json byte_level = {{"type", "ByteLevel"}, {"add_prefix_space", false},
-                           {"trim_offsets", true}, {"use_regex", true}};
-  const json tok = {
-      {"version", "1.0"},
-      {"added_tokens",
-       {{{"id", 0}, {"content", "<|endoftext|>"}, {"single_word", false}, {"lstrip", false},
-         {"rstrip", false}, {"normalized", false}, {"special", true}}}},
-      {"normalizer", nullptr},
-      {"pre_tokenizer", byte_level},
-      {"post_processor", byte_level},
-      {"decoder", byte_level},
-      {"model",
-       {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
-        {"continuing_subword_prefix", ""}, {"end_of_word_suffix", ""}, {"fuse_unk", false},
-        {"byte_fallback", false}, {"ignore_merges", false}, {"vocab", vocab},
-        {"merges", {"\xc4\xa0 \xc4\xa0"}}}}};
+  const json byte_level = {{"type", "ByteLevel"},
+                           {"add_prefix_space", false},
+                           {"trim_offsets", true},
+                           {"use_regex", true}};
+  const json tok = {{"version", "1.0"},
+                    {"added_tokens",
+                     {{{"id", 0},
+                       {"content", "<|endoftext|>"},
+                       {"single_word", false},
+                       {"lstrip", false},
+                       {"rstrip", false},
+                       {"normalized", false},
+                       {"special", true}}}},
+                    {"normalizer", nullptr},
+                    {"pre_tokenizer", byte_level},
+                    {"post_processor", byte_level},
+                    {"decoder", byte_level},
+                    {"model",
+                     {{"type", "BPE"},
+                      {"dropout", nullptr},
+                      {"unk_token", nullptr},
+                      {"continuing_subword_prefix", ""},
+                      {"end_of_word_suffix", ""},
+                      {"fuse_unk", false},
+                      {"byte_fallback", false},
+                      {"ignore_merges", false},
+                      {"vocab", vocab},
+                      {"merges", {"\xc4\xa0 \xc4\xa0"}}}}};
   std::ofstream(dst / "tokenizer.json") << tok.dump();
   std::ofstream(dst / "tokenizer_config.json")
       << json{{"eos_token", "<|endoftext|>"}, {"bos_token", "<|endoftext|>"}}.dump();

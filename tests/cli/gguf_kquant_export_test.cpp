@@ -43,7 +43,9 @@ using cli_testing::with_tokenizer;
 using formats::GgmlType;
 using ingot::testing::error_of;
 
-std::string demo_folder() { return (ingot::testing::source_dir() / "assets/demo-lm").string(); }
+std::string demo_folder() {
+  return (ingot::testing::source_dir() / "assets/demo-lm").string();
+}
 
 class CliGgufKQuant : public ::testing::Test {
  protected:
@@ -119,15 +121,18 @@ TEST_F(CliGgufKQuant, Q4KMTypesBytesAndReadBack) {
   // Bytes: the quantiser's, no importance; q / k permuted for llama.cpp's rope.
   auto model = models::from_pretrained(demo_folder());
   const auto folder_state = model->state_dict();
-  expect_quantiser_bytes(f, "token_embd.weight", folder_state.at("model.embed_tokens.weight"), nullptr);
+  expect_quantiser_bytes(f, "token_embd.weight", folder_state.at("model.embed_tokens.weight"),
+                         nullptr);
   expect_quantiser_bytes(f, "blk.2.attn_v.weight",
                          folder_state.at("model.layers.2.self_attn.v_proj.weight"), nullptr);
   expect_quantiser_bytes(
       f, "blk.1.attn_q.weight",
-      models::permute_rope_rows(folder_state.at("model.layers.1.self_attn.q_proj.weight"), 8), nullptr);
+      models::permute_rope_rows(folder_state.at("model.layers.1.self_attn.q_proj.weight"), 8),
+      nullptr);
   expect_quantiser_bytes(
       f, "blk.1.attn_k.weight",
-      models::permute_rope_rows(folder_state.at("model.layers.1.self_attn.k_proj.weight"), 4), nullptr);
+      models::permute_rope_rows(folder_state.at("model.layers.1.self_attn.k_proj.weight"), 4),
+      nullptr);
   // --kquant-search llamacpp: llama.cpp's search alone (what llama-quantize writes).
   {
     const std::string plain = (tmp_ / "llamacpp.gguf").string();
@@ -159,9 +164,9 @@ TEST_F(CliGgufKQuant, Q4KMTypesBytesAndReadBack) {
   }
 }
 
-// --dataset: every Q4_K / Q6_K matrix (25 of the demo LM's: ffn_down is F16) is searched with the importance of the calibration
-// inputs of the linear that reads it (the same bytes as the quantiser given the
-// calibration's mean squares), and differs from the uncalibrated file.
+// --dataset: every Q4_K / Q6_K matrix (25 of the demo LM's: ffn_down is F16) is searched with the
+// importance of the calibration inputs of the linear that reads it (the same bytes as the quantiser
+// given the calibration's mean squares), and differs from the uncalibrated file.
 TEST_F(CliGgufKQuant, DatasetGivesTheSearchTheCalibrationImportance) {
   const std::string dataset = (tmp_ / "calibration.txt").string();
   {
@@ -170,8 +175,8 @@ TEST_F(CliGgufKQuant, DatasetGivesTheSearchTheCalibrationImportance) {
       d << "Emma Woodhouse, handsome, clever, and rich, with a comfortable home and happy "
            "disposition, seemed to unite some of the best blessings of existence. ";
   }
-  auto [out, printed] =
-      write(demo_folder(), "q4_k_m", {"--dataset", dataset, "--num-samples", "8", "--seq-len", "32"});
+  auto [out, printed] = write(demo_folder(), "q4_k_m",
+                              {"--dataset", dataset, "--num-samples", "8", "--seq-len", "32"});
   EXPECT_NE(printed.find("25 weighted by calibration importance"), std::string::npos) << printed;
   const formats::GgufFile f = formats::GgufFile::open(out);
   auto model = models::from_pretrained(demo_folder());
@@ -195,7 +200,8 @@ TEST_F(CliGgufKQuant, DatasetGivesTheSearchTheCalibrationImportance) {
                          importance("model.embed_tokens.weight"));
   const formats::GgufFile plain = formats::GgufFile::open(write(demo_folder(), "q4_k_m").first);
   const formats::GgufTensorInfo& a = f.tensor_info("blk.0.attn_output.weight");
-  EXPECT_NE(std::memcmp(f.tensor_data(a), plain.tensor_data(plain.tensor_info(a.name)), a.nbytes), 0);
+  EXPECT_NE(std::memcmp(f.tensor_data(a), plain.tensor_data(plain.tensor_info(a.name)), a.nbytes),
+            0);
 }
 
 // Rows that are not whole 256-blocks fall back as llama.cpp's: Q4_K -> Q5_0, Q5_K -> Q5_1,
@@ -206,16 +212,16 @@ TEST_F(CliGgufKQuant, FileTypesAndFallbacks) {
   {
     const formats::GgufFile f = formats::GgufFile::open(write(llama, "q4_k_m").first);
     EXPECT_EQ(type_of(f, "blk.0.attn_q.weight"), "Q5_0");
-    EXPECT_EQ(type_of(f, "blk.0.attn_v.weight"), "Q5_0");   // 2 layers: layer 1 has more bits
-    EXPECT_EQ(type_of(f, "blk.1.attn_v.weight"), "Q8_0");   // more bits: Q6_K -> Q8_0
+    EXPECT_EQ(type_of(f, "blk.0.attn_v.weight"), "Q5_0");  // 2 layers: layer 1 has more bits
+    EXPECT_EQ(type_of(f, "blk.1.attn_v.weight"), "Q8_0");  // more bits: Q6_K -> Q8_0
     EXPECT_EQ(type_of(f, "blk.1.ffn_down.weight"), "Q8_0");
-    EXPECT_EQ(type_of(f, "token_embd.weight"), "Q5_0");     // untied: the base type
-    EXPECT_EQ(type_of(f, "output.weight"), "Q8_0");         // rows of 64: Q8_0
+    EXPECT_EQ(type_of(f, "token_embd.weight"), "Q5_0");  // untied: the base type
+    EXPECT_EQ(type_of(f, "output.weight"), "Q8_0");      // rows of 64: Q8_0
   }
   {
     const formats::GgufFile f = formats::GgufFile::open(write(llama, "q4_k_s").first);
     EXPECT_EQ(f.get_int("general.file_type"), 14);
-    EXPECT_EQ(type_of(f, "blk.0.attn_v.weight"), "Q5_1");   // Q5_K -> Q5_1
+    EXPECT_EQ(type_of(f, "blk.0.attn_v.weight"), "Q5_1");  // Q5_K -> Q5_1
     EXPECT_EQ(type_of(f, "blk.0.attn_q.weight"), "Q5_0");
   }
   {
@@ -276,14 +282,16 @@ TEST_P(CliGgufKQuantLlamaQuantize, LlamaCppSearchWritesLlamaQuantizesBytes) {
     folder = demo_folder();
   } else if (p.folder == "smollm2") {
     const char* home = std::getenv("HOME");
-    folder = (fs::path(home ? home : "/") / ".cache/ingot/checkpoints/SmolLM2-135M-Instruct").string();
+    folder =
+        (fs::path(home ? home : "/") / ".cache/ingot/checkpoints/SmolLM2-135M-Instruct").string();
     if (!fs::exists(fs::path(folder) / "model.safetensors"))
       GTEST_SKIP() << "no SmolLM2 folder at " << folder << " (tools/reference/fetch_smollm2.py)";
   } else {
     folder = with_tokenizer(p.folder, tmp_);
   }
   const std::string f32 = (tmp_ / "f32.gguf").string();
-  ASSERT_EQ(captured(run_export, {folder, "--format", "gguf", "--outtype", "f32", "-o", f32}).first, 0);
+  ASSERT_EQ(captured(run_export, {folder, "--format", "gguf", "--outtype", "f32", "-o", f32}).first,
+            0);
   const std::string ours = write(folder, p.file_type, {"--kquant-search", "llamacpp"}).first;
   const auto r = llamacpp().run("quantize_compare.py", {f32, ours, std::to_string(p.ftype)});
   ASSERT_EQ(r.status, 0) << r.log;
@@ -298,26 +306,25 @@ TEST_P(CliGgufKQuantLlamaQuantize, LlamaCppSearchWritesLlamaQuantizesBytes) {
   EXPECT_EQ(s["file_type"], nlohmann::json::array({p.ftype, p.ftype}));
 }
 
-INSTANTIATE_TEST_SUITE_P(FileTypes, CliGgufKQuantLlamaQuantize,
-                         ::testing::Values(SameBytesCase{"demo-lm", "q4_k_m", 15},
-                                           SameBytesCase{"demo-lm", "q4_k_s", 14},
-                                           SameBytesCase{"demo-lm", "q6_k", 18},
-                                           SameBytesCase{"demo-lm", "q8_0", 7},
-                                           SameBytesCase{"llama", "q4_k_m", 15},
-                                           SameBytesCase{"llama", "q4_k_s", 14},
-                                           SameBytesCase{"smollm2", "q4_k_m", 15}),
-                         [](const auto& info) {
-                           std::string n = info.param.folder + "_" + info.param.file_type;
-                           for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    FileTypes, CliGgufKQuantLlamaQuantize,
+    ::testing::Values(SameBytesCase{"demo-lm", "q4_k_m", 15},
+                      SameBytesCase{"demo-lm", "q4_k_s", 14}, SameBytesCase{"demo-lm", "q6_k", 18},
+                      SameBytesCase{"demo-lm", "q8_0", 7}, SameBytesCase{"llama", "q4_k_m", 15},
+                      SameBytesCase{"llama", "q4_k_s", 14}, SameBytesCase{"smollm2", "q4_k_m", 15}),
+    [](const auto& info) {
+      std::string n = info.param.folder + "_" + info.param.file_type;
+      for (char& c : n) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return n;
+    });
 
 TEST_F(CliGgufKQuant, BadCombinationsAreErrorsNamingTheFlag) {
   const std::string out = (tmp_ / "x").string();
-  EXPECT_NE(error_of<ValueError>([&] {
-              call(run_export, {demo_folder(), "--format", "onnx", "--quantize", "q4_k_m", "-o", out});
-            }).find("--quantize q4_k_m is a llama.cpp GGUF file type: it needs --format gguf"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        call(run_export, {demo_folder(), "--format", "onnx", "--quantize", "q4_k_m", "-o", out});
+      }).find("--quantize q4_k_m is a llama.cpp GGUF file type: it needs --format gguf"),
+      std::string::npos);
   EXPECT_NE(error_of<ValueError>([&] {
               call(run_export, {demo_folder(), "--quantize", "q6_k", "-o", out});
             }).find("format 'native' takes --quantize int8 or int4"),
@@ -333,15 +340,15 @@ TEST_F(CliGgufKQuant, BadCombinationsAreErrorsNamingTheFlag) {
             }).find("--quantize q4_0 is int4 in groups of 32"),
             std::string::npos);
   EXPECT_NE(error_of<ValueError>([&] {
-              call(run_export, {demo_folder(), "--format", "onnx", "--kquant-search", "llamacpp",
-                                "-o", out});
+              call(run_export,
+                   {demo_folder(), "--format", "onnx", "--kquant-search", "llamacpp", "-o", out});
             }).find("--kquant-search applies to --format gguf"),
             std::string::npos);
   // The JSON config: a file type with another format, or with a key it does not take.
   EXPECT_NE(error_of<ValueError>([] {
-              exporters::quantizer_from_json(nlohmann::ordered_json::parse(
-                                                 R"({"scheme": "q4_k_m", "group_size": 64})"),
-                                             "c.json");
+              exporters::quantizer_from_json(
+                  nlohmann::ordered_json::parse(R"({"scheme": "q4_k_m", "group_size": 64})"),
+                  "c.json");
             }).find("scheme 'q4_k_m' is a llama.cpp GGUF file type"),
             std::string::npos);
   const std::string cfg = (tmp_ / "c.json").string();

@@ -26,7 +26,9 @@ using ingot::testing::error_of;
 
 const std::string kDir = std::string(INGOT_FIXTURES_DIR) + "/quant/";
 
-float f16(float x) { return Half::to_float(Half::from_float(x)); }
+float f16(float x) {
+  return Half::to_float(Half::from_float(x));
+}
 
 std::vector<float> decode(GgmlType type, const std::vector<uint8_t>& bytes, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
@@ -44,8 +46,10 @@ TEST(GgmlBlocks, KQuantBlocksDecodeToTheLevelsAndCodesGiven) {
     sc[0] = 63, mn[7] = 63, sc[5] = 0;
     const float d = 0.0123f, dmin = 0.0456f;
     std::vector<uint8_t> b;
-    if (bits == 4) put_q4_k_block(d, dmin, sc, mn, q, b);
-    else put_q5_k_block(d, dmin, sc, mn, q, b);
+    if (bits == 4)
+      put_q4_k_block(d, dmin, sc, mn, q, b);
+    else
+      put_q5_k_block(d, dmin, sc, mn, q, b);
     const GgmlType type = bits == 4 ? GgmlType::Q4_K : GgmlType::Q5_K;
     ASSERT_EQ(int64_t(b.size()), ggml_type_traits(uint32_t(type))->type_size);
     const std::vector<float> y = decode(type, b, 256);
@@ -100,20 +104,19 @@ TEST_P(GgmlQuantize, BytesEqualTheReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Types, GgmlQuantize,
-    ::testing::Values(FixtureCase{GgmlType::Q8_0, "q8_0", false},
-                      FixtureCase{GgmlType::Q5_0, "q5_0", false},
-                      FixtureCase{GgmlType::Q5_0, "q5_0_imatrix", true},
-                      FixtureCase{GgmlType::Q5_1, "q5_1", false},
-                      FixtureCase{GgmlType::Q5_1, "q5_1_imatrix", true},
-                      FixtureCase{GgmlType::Q4_K, "q4_k", false},
-                      FixtureCase{GgmlType::Q4_K, "q4_k_imatrix", true},
-                      FixtureCase{GgmlType::Q5_K, "q5_k", false},
-                      FixtureCase{GgmlType::Q5_K, "q5_k_imatrix", true},
-                      FixtureCase{GgmlType::Q6_K, "q6_k", false},
-                      FixtureCase{GgmlType::Q6_K, "q6_k_imatrix", true}),
-    [](const auto& info) { return info.param.file; });
+INSTANTIATE_TEST_SUITE_P(Types, GgmlQuantize,
+                         ::testing::Values(FixtureCase{GgmlType::Q8_0, "q8_0", false},
+                                           FixtureCase{GgmlType::Q5_0, "q5_0", false},
+                                           FixtureCase{GgmlType::Q5_0, "q5_0_imatrix", true},
+                                           FixtureCase{GgmlType::Q5_1, "q5_1", false},
+                                           FixtureCase{GgmlType::Q5_1, "q5_1_imatrix", true},
+                                           FixtureCase{GgmlType::Q4_K, "q4_k", false},
+                                           FixtureCase{GgmlType::Q4_K, "q4_k_imatrix", true},
+                                           FixtureCase{GgmlType::Q5_K, "q5_k", false},
+                                           FixtureCase{GgmlType::Q5_K, "q5_k_imatrix", true},
+                                           FixtureCase{GgmlType::Q6_K, "q6_k", false},
+                                           FixtureCase{GgmlType::Q6_K, "q6_k_imatrix", true}),
+                         [](const auto& info) { return info.param.file; });
 
 // The importance steers the error: with a channel weighted 1000x, its error drops below the
 // unweighted search's, for every type with an importance-weighted search.
@@ -125,7 +128,8 @@ TEST(GgmlQuantize, ImportanceLowersTheErrorOfImportantChannels) {
   for (float& v : x) v = g(rng);
   std::vector<float> imp(size_t(cols), 1.f);
   for (int64_t c = 0; c < cols; c += 5) imp[size_t(c)] = 1000.f;
-  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q5_0, GgmlType::Q5_1}) {
+  for (GgmlType t :
+       {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q5_0, GgmlType::Q5_1}) {
     auto weighted_error = [&](const float* importance) {
       const std::vector<uint8_t> b = quantize_rows(t, x.data(), rows, cols, importance);
       const std::vector<float> y = decode(t, b, rows * cols);
@@ -198,8 +202,8 @@ TEST(GgmlQuantize, RefinedQ5_0AndQ8_0NeverRaiseTheWeightedError) {
     const float* importance = imp.data<float>();
     const std::vector<float> a = decode(
         t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::LlamaCpp), rows * cols);
-    const std::vector<float> b = decode(
-        t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::Refined), rows * cols);
+    const std::vector<float> b =
+        decode(t, quantize_rows(t, xv, rows, cols, importance, KQuantSearch::Refined), rows * cols);
     double total_a = 0, total_b = 0;
     for (int64_t r = 0; r < rows; ++r) {
       const float* row = xv + r * cols;
@@ -225,11 +229,13 @@ TEST(GgmlQuantize, RefinedQ5_0AndQ8_0NeverRaiseTheWeightedError) {
 
 TEST(GgmlQuantize, BadInputIsANamedError) {
   std::vector<float> x(300, 0.5f);
-  EXPECT_NE(error_of<ValueError>([&] { quantize_rows(GgmlType::Q4_K, x.data(), 1, 288, nullptr); })
-                .find("rows of 288 values are not whole Q4_K blocks of 256"),
+  EXPECT_NE(error_of<ValueError>([&] {
+              quantize_rows(GgmlType::Q4_K, x.data(), 1, 288, nullptr);
+            }).find("rows of 288 values are not whole Q4_K blocks of 256"),
             std::string::npos);
-  EXPECT_NE(error_of<ValueError>([&] { quantize_rows(GgmlType::Q3_K, x.data(), 1, 256, nullptr); })
-                .find("cannot quantise to Q3_K"),
+  EXPECT_NE(error_of<ValueError>([&] {
+              quantize_rows(GgmlType::Q3_K, x.data(), 1, 256, nullptr);
+            }).find("cannot quantise to Q3_K"),
             std::string::npos);
 }
 

@@ -2,8 +2,8 @@
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
-//  [--quantize int8|int4|q4_k_m|q4_k_s|q6_k|q8_0|q4_0 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]
-//   [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
+//  [--quantize int8|int4|q4_k_m|q4_k_s|q6_k|q8_0|q4_0 [--group-size N] [--exclude PATTERN]
+//   [--quantize-lm-head] [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
 //   [--rule PATTERN=BITS] [--preset q4_k_m] [--ratio R] [--act-order]]`:
 // traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
@@ -193,15 +193,16 @@ int run_export(int argc, char** argv) {
   } else if (!quantize.empty()) {
     config->quantizer.scheme = quantize;
   }
-  INGOT_CHECK(!config->quantizer.gguf_file_type() ||
-                  (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
-                   method.empty() && rules.empty() && preset.empty() && !ratio && !act_order),
-              ValueError,
-              "[ingot export] --quantize {}: a llama.cpp file type fixes each tensor's type and the "
-              "k-quant search; it takes --dataset (importance), --num-samples and --seq-len, not "
-              "--group-size, --exclude, --quantize-lm-head, --keep-lm-head-float, --method, --rule, "
-              "--preset, --ratio or --act-order",
-              config->quantizer.scheme);
+  INGOT_CHECK(
+      !config->quantizer.gguf_file_type() ||
+          (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
+           method.empty() && rules.empty() && preset.empty() && !ratio && !act_order),
+      ValueError,
+      "[ingot export] --quantize {}: a llama.cpp file type fixes each tensor's type and the "
+      "k-quant search; it takes --dataset (importance), --num-samples and --seq-len, not "
+      "--group-size, --exclude, --quantize-lm-head, --keep-lm-head-float, --method, --rule, "
+      "--preset, --ratio or --act-order",
+      config->quantizer.scheme);
   INGOT_CHECK(config->quantizer.enabled() ||
                   (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
                    method.empty() && dataset.empty() && !num_samples && !seq_len &&

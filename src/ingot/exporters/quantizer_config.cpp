@@ -135,10 +135,11 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
     q.validate(origin);
     return q;
   }
-  INGOT_CHECK(j.is_object(), ValueError,
-              "[AutoExportConfig] {}: 'quantizer' is null, a scheme (\"int8\", \"int4\", \"q4_k_m\", ...) "
-              "or an object, got {}",
-              origin, j.dump());
+  INGOT_CHECK(
+      j.is_object(), ValueError,
+      "[AutoExportConfig] {}: 'quantizer' is null, a scheme (\"int8\", \"int4\", \"q4_k_m\", ...) "
+      "or an object, got {}",
+      origin, j.dump());
   static const std::set<std::string> keys = {
       "scheme", "group_size", "zero_point", "lm_head", "keep_lm_head_float", "exclude", "method",
       "dataset", "num_samples", "seq_len", "rules", "preset", "ratio", "act_order", "damp"};

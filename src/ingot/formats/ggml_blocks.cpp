@@ -84,7 +84,8 @@ void put_k4_scales(const uint8_t* sc, const uint8_t* m, std::vector<uint8_t>& ou
 // low nibble of byte l and weight l + 32 in its high nibble.
 void put_k_nibbles(const uint8_t* q, std::vector<uint8_t>& out) {
   for (int64_t j = 0; j < kGgmlSuperBlock; j += 64)
-    for (int l = 0; l < 32; ++l) out.push_back(uint8_t((q[j + l] & 0x0f) | ((q[j + l + 32] & 0x0f) << 4)));
+    for (int l = 0; l < 32; ++l)
+      out.push_back(uint8_t((q[j + l] & 0x0f) | ((q[j + l + 32] & 0x0f) << 4)));
 }
 
 }  // namespace

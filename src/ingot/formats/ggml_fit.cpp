@@ -5,7 +5,9 @@
 
 namespace ingot::formats::fit {
 
-int nearest(float v) { return int(std::nearbyint(v)); }
+int nearest(float v) {
+  return int(std::nearbyint(v));
+}
 
 float affine(int n, int nmax, const float* x, const float* w, uint8_t* L, float* min_out,
              float rmin, float rdelta, int steps) {

@@ -12,7 +12,9 @@
 namespace ingot::formats {
 namespace {
 
-float f16_round(float v) { return Half::to_float(Half::from_float(v)); }
+float f16_round(float v) {
+  return Half::to_float(Half::from_float(v));
+}
 
 // Q8_0: llama.cpp's quantize_row_q8_0_ref (round half away from zero; no importance).
 // Refined: the f16 scale searched around it (refine_scale_block), each weight's error
@@ -111,7 +113,8 @@ void q5_1_row(const float* x, int64_t cols, const float* importance, bool refine
     for (int64_t j = 1; j < kGgmlBlock; ++j) lo = std::min(lo, xb[j]), hi = std::max(hi, xb[j]);
     const float d = (hi - lo) / 31;
     const float id = d != 0 ? 1 / d : 0.f;
-    for (int64_t j = 0; j < kGgmlBlock; ++j) q[j] = uint8_t(std::min(31, int((xb[j] - lo) * id + 0.5f)));
+    for (int64_t j = 0; j < kGgmlBlock; ++j)
+      q[j] = uint8_t(std::min(31, int((xb[j] - lo) * id + 0.5f)));
     put_q5_1_block(d, lo, q, out);
   }
 }
@@ -173,8 +176,10 @@ void k_affine_block(const float* x, int nmax, const float* importance, bool refi
       L[32 * j + l] = uint8_t(std::clamp(fit::nearest((x[32 * j + l] + mj) / dj), 0, nmax));
   }
   if (refine) refine_affine_superblock(x, w, nmax, d, dmin, sc, mn, L);
-  if (nmax == 15) put_q4_k_block(d, dmin, sc, mn, L, out);
-  else put_q5_k_block(d, dmin, sc, mn, L, out);
+  if (nmax == 15)
+    put_q4_k_block(d, dmin, sc, mn, L, out);
+  else
+    put_q5_k_block(d, dmin, sc, mn, L, out);
 }
 
 // One Q6_K super-block of 256 weights.
@@ -184,7 +189,8 @@ void q6_k_block(const float* x, const float* importance, bool refine, std::vecto
   float scales[16];
   float max_abs = 0, peak = 0;
   for (int j = 0; j < 16; ++j) {
-    scales[j] = fit::symmetric(16, 32, x + 16 * j, L + 16 * j, importance ? importance + 16 * j : nullptr);
+    scales[j] =
+        fit::symmetric(16, 32, x + 16 * j, L + 16 * j, importance ? importance + 16 * j : nullptr);
     if (std::fabs(scales[j]) > max_abs) {
       max_abs = std::fabs(scales[j]);
       peak = scales[j];
@@ -217,16 +223,17 @@ void q6_k_block(const float* x, const float* importance, bool refine, std::vecto
 }  // namespace
 
 bool can_quantize(GgmlType type) {
-  return type == GgmlType::Q8_0 || type == GgmlType::Q5_0 || type == GgmlType::Q5_1 || type == GgmlType::Q4_K ||
-         type == GgmlType::Q5_K || type == GgmlType::Q6_K;
+  return type == GgmlType::Q8_0 || type == GgmlType::Q5_0 || type == GgmlType::Q5_1 ||
+         type == GgmlType::Q4_K || type == GgmlType::Q5_K || type == GgmlType::Q6_K;
 }
 
 std::vector<uint8_t> quantize_rows(GgmlType type, const float* x, int64_t rows, int64_t cols,
                                    const float* importance, KQuantSearch search) {
   const bool refine = search == KQuantSearch::Refined;
-  INGOT_CHECK(can_quantize(type), ValueError,
-              "[ggml quantize] cannot quantise to {} (quantised: Q8_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)",
-              ggml_type_name(type));
+  INGOT_CHECK(
+      can_quantize(type), ValueError,
+      "[ggml quantize] cannot quantise to {} (quantised: Q8_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)",
+      ggml_type_name(type));
   const GgmlTypeTraits t = *ggml_type_traits(uint32_t(type));
   INGOT_CHECK(cols % t.block_size == 0, ValueError,
               "[ggml quantize] rows of {} values are not whole {} blocks of {}", cols, t.name,

@@ -13,7 +13,9 @@ namespace {
 constexpr int kRounds = 4;
 constexpr int kReach = 2;  // codes searched within ±kReach
 
-float f16_round(float v) { return Half::to_float(Half::from_float(v)); }
+float f16_round(float v) {
+  return Half::to_float(Half::from_float(v));
+}
 
 // One affine sub-block of 32 on grid (dj, mj): nearest levels into L, returns the error.
 double affine_sub_block(const float* x, const float* w, int nmax, float dj, float mj, uint8_t* L) {
@@ -65,8 +67,8 @@ void refine_affine_superblock(const float* x, const float* w, int nmax, float& d
       for (int a = std::max(0, s0 - kReach); a <= std::min(63, s0 + kReach); ++a) {
         for (int b = std::max(0, n0 - kReach); b <= std::min(63, n0 + kReach); ++b) {
           std::memcpy(cand, L2 + 32 * j, 32);
-          const double e = affine_sub_block(x + 32 * j, w + 32 * j, nmax, d16 * float(a),
-                                            m16 * float(b), cand);
+          const double e =
+              affine_sub_block(x + 32 * j, w + 32 * j, nmax, d16 * float(a), m16 * float(b), cand);
           if (e < be) {
             be = e;
             s2[j] = uint8_t(a);

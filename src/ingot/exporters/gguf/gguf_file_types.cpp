@@ -16,7 +16,9 @@ const std::array<GgufFileType, 4> kFileTypes = {{
     {"q8_0", 7, GgmlType::Q8_0},
 }};
 
-int64_t block_of(GgmlType t) { return formats::ggml_type_traits(uint32_t(t))->block_size; }
+int64_t block_of(GgmlType t) {
+  return formats::ggml_type_traits(uint32_t(t))->block_size;
+}
 
 // The layer index of "blk.N.<...>", -1 for other names.
 int layer_of(const std::string& name) {
@@ -49,8 +51,8 @@ std::vector<std::string> gguf_file_type_names() {
   return out;
 }
 
-GgmlType gguf_matrix_type(const GgufFileType& ft, const std::string& name, int64_t cols,
-                          int layers, bool tied, std::string* why) {
+GgmlType gguf_matrix_type(const GgufFileType& ft, const std::string& name, int64_t cols, int layers,
+                          bool tied, std::string* why) {
   GgmlType type = ft.base;
   std::string reason = ft.name;
   const bool output = name == "output.weight" || (tied && name == "token_embd.weight");

@@ -115,9 +115,8 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
   const formats::KQuantSearch search = kquant.search;
   const GgmlType matrix_type = float_type(outtype);
   const GgufFileType* ft = file_type.empty() ? nullptr : find_gguf_file_type(file_type);
-  INGOT_CHECK(file_type.empty() || ft, ValueError,
-              "[gguf] unknown file type '{}' (known: {})", file_type,
-              fmt::join(gguf_file_type_names(), ", "));
+  INGOT_CHECK(file_type.empty() || ft, ValueError, "[gguf] unknown file type '{}' (known: {})",
+              file_type, fmt::join(gguf_file_type_names(), ", "));
   const models::GgufModelMetadata meta = models::gguf_model_metadata(model_folder);
   const std::string& arch = meta.arch.gguf_name;
   std::map<std::string, const WeightReport*> reports;
@@ -153,7 +152,7 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
                     !program.state.contains("lm_head.qweight") &&
                     !program.state.contains("model.embed_tokens.qweight");
   std::map<std::string, int64_t> kquant_types;  // file type: matrices per ggml type
-  std::vector<std::string> fallbacks;            // file type: rows the type's block does not divide
+  std::vector<std::string> fallbacks;           // file type: rows the type's block does not divide
   int64_t calibrated = 0;
   std::map<GgmlType, int64_t> matrices;  // how many 2-D weights of each type
   int64_t vocab_rows = 0;
@@ -243,14 +242,14 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
   }
   // general.file_type: the quantised type most matrices have, else the float type.
   uint32_t file_type_number = matrix_type == GgmlType::F32   ? kFileTypeF32
-                       : matrix_type == GgmlType::F16 ? kFileTypeF16
-                                                      : kFileTypeBF16;
+                              : matrix_type == GgmlType::F16 ? kFileTypeF16
+                                                             : kFileTypeBF16;
   int64_t most = 0;
   for (auto [type, n] : matrices) {
     const uint32_t number = type == GgmlType::Q4_0   ? kFileTypeQ4_0
-                        : type == GgmlType::Q4_1 ? kFileTypeQ4_1
-                        : type == GgmlType::Q8_0 ? kFileTypeQ8_0
-                                                 : 0;
+                            : type == GgmlType::Q4_1 ? kFileTypeQ4_1
+                            : type == GgmlType::Q8_0 ? kFileTypeQ8_0
+                                                     : 0;
     if (number != 0 && n > most) most = n, file_type_number = number;
   }
   if (ft) {
@@ -258,13 +257,12 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
     most = 1;
     std::vector<std::string> counts;
     for (const auto& [type, n] : kquant_types) counts.push_back(fmt::format("{} {}", n, type));
-    notes.push_back(fmt::format("gguf {} (llama.cpp file type {}): matrices {}; {} search; {}",
-                                ft->name, ft->ftype, fmt::join(counts, ", "),
-                                search == formats::KQuantSearch::Refined ? "refined k-quant"
-                                                                         : "llama.cpp's k-quant",
-                                calibration ? fmt::format("{} weighted by calibration importance",
-                                                          calibrated)
-                                            : std::string("no importance (no dataset)")));
+    notes.push_back(fmt::format(
+        "gguf {} (llama.cpp file type {}): matrices {}; {} search; {}", ft->name, ft->ftype,
+        fmt::join(counts, ", "),
+        search == formats::KQuantSearch::Refined ? "refined k-quant" : "llama.cpp's k-quant",
+        calibration ? fmt::format("{} weighted by calibration importance", calibrated)
+                    : std::string("no importance (no dataset)")));
     for (const std::string& f : fallbacks) notes.push_back("gguf: " + f);
   }
   w.set("general.file_type", formats::gguf_u32(file_type_number));
