@@ -17,6 +17,7 @@
 #include "../models/fixture_path.h"
 #include "../venv_tool.h"
 #include "cli_call.h"
+#include "gguf_fixture_folders.h"
 #include "ingot/cli/commands.h"
 #include "ingot/core/half.h"
 #include "ingot/exporters/gguf/gguf_exporter.h"
@@ -40,49 +41,12 @@ namespace {
 namespace fs = std::filesystem;
 using cli_testing::call;
 using cli_testing::captured;
+using cli_testing::with_tokenizer;
 using ingot::testing::error_of;
 using ingot::testing::fixture_path;
 using nlohmann::json;
 
 std::string demo_folder() { return (ingot::testing::source_dir() / "assets/demo-lm").string(); }
-
-// A copy of fixture model folder `name` with a small byte-level tokenizer of exactly its 96
-// ids (<|endoftext|>, the printable ASCII characters '!'..'}', "ĠĠ" and "Ġ" for spaces,
-// one merge "Ġ Ġ"): the fixtures have no tokenizer, and a GGUF must carry one.
-std::string with_tokenizer(const std::string& name, const fs::path& into) {
-  const fs::path src = fixture_path("models/" + name), dst = into / name;
-  fs::create_directories(dst);
-  for (const auto& e : fs::directory_iterator(src)) {
-    const std::string f = e.path().filename().string();
-    if (f == "config.json" || f.ends_with(".safetensors") || f.ends_with(".index.json"))
-      fs::create_symlink(e.path(), dst / f);
-  }
-  json vocab = json::object();
-  vocab["<|endoftext|>"] = 0;
-  for (int c = '!'; c <= '}'; ++c) vocab[std::string(1, char(c))] = c - '!' + 1;
-  vocab["\xc4\xa0\xc4\xa0"] = 94;
-  vocab["\xc4\xa0"] = 95;
-  const json byte_level = {{"type", "ByteLevel"}, {"add_prefix_space", false},
-                           {"trim_offsets", true}, {"use_regex", true}};
-  const json tok = {
-      {"version", "1.0"},
-      {"added_tokens",
-       {{{"id", 0}, {"content", "<|endoftext|>"}, {"single_word", false}, {"lstrip", false},
-         {"rstrip", false}, {"normalized", false}, {"special", true}}}},
-      {"normalizer", nullptr},
-      {"pre_tokenizer", byte_level},
-      {"post_processor", byte_level},
-      {"decoder", byte_level},
-      {"model",
-       {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
-        {"continuing_subword_prefix", ""}, {"end_of_word_suffix", ""}, {"fuse_unk", false},
-        {"byte_fallback", false}, {"ignore_merges", false}, {"vocab", vocab},
-        {"merges", {"\xc4\xa0 \xc4\xa0"}}}}};
-  std::ofstream(dst / "tokenizer.json") << tok.dump();
-  std::ofstream(dst / "tokenizer_config.json")
-      << json{{"eos_token", "<|endoftext|>"}, {"bos_token", "<|endoftext|>"}}.dump();
-  return dst.string();
-}
 
 class CliGgufExport : public ::testing::Test {
  protected:
@@ -409,6 +373,10 @@ struct JudgeCase {
   // fixtures' logits are near-ties everywhere, so there the ids may part only at a near
   // tie: llama.cpp's logit of its id minus its logit of ingot's id within the tolerance.
   bool exact_greedy = true;
+  // A llama.cpp file type (quantize "q4_k_m", ...): the ggml type blk.0.attn_q gets, and
+  // its general.file_type. ingot's side is then ingot reading the written file back.
+  std::string attn_q_type = "";
+  int file_type = -1;
 };
 
 class CliGgufLlamaCpp : public CliGgufExport, public ::testing::WithParamInterface<JudgeCase> {};
@@ -434,11 +402,15 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   const fs::path case_dir = tmp_ / "case";
   fs::create_directories(case_dir);
   const std::string gguf = (case_dir / "model.gguf").string();
+  // A llama.cpp file type is quantised by the GGUF writer, so ingot's side is ingot reading
+  // the file it wrote (its blocks dequantised: exact arithmetic on the file's values).
+  const bool file_type = !p.attn_q_type.empty();
   std::vector<std::string> args = {folder, "--format", "gguf", "--outtype", "f32", "-o", gguf};
-  std::vector<std::string> gen_args = {folder, "--task", "generation", "--max-cache-len", "128",
-                                       "-o", (tmp_ / "gen").string()};
+  std::vector<std::string> gen_args = {file_type ? gguf : folder, "--task", "generation",
+                                       "--max-cache-len", "128", "-o", (tmp_ / "gen").string()};
   if (!p.quantize.empty()) {
     for (auto* a : {&args, &gen_args}) {
+      if (file_type && a == &gen_args) continue;
       a->push_back("--quantize");
       a->push_back(p.quantize);
     }
@@ -448,10 +420,10 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   const std::string prompt = demo      ? "It is a truth universally acknowledged, that"
                              : smollm2 ? "The capital of France is"
                                        : "a b c d";
-  auto model = models::from_pretrained(folder);
+  auto model = models::from_pretrained(file_type ? gguf : folder);
   exporters::GgufConfig config;
   config.model_folder = folder;
-  if (!p.quantize.empty()) config.quantizer.scheme = p.quantize;
+  if (!p.quantize.empty() && !file_type) config.quantizer.scheme = p.quantize;
   json c = json::object();
   // ingot's greedy ids (`ingot generate` on a generation export of the same folder with the
   // same quantisation) and its logits of the prompt's last position (the program the GGUF
@@ -535,8 +507,12 @@ TEST_P(CliGgufLlamaCpp, LlamaCppRunsTheFileAsIngotRunsTheFolder) {
   EXPECT_EQ(s["structure"]["version"], 3);
   EXPECT_EQ(s["structure"]["alignment"], 32);
   EXPECT_TRUE(s["structure"]["offsets_aligned"].get<bool>());
-  const std::string want_q = p.quantize == "int8" ? "Q8_0" : p.quantize == "int4" ? "Q4_0" : "F32";
+  const std::string want_q = file_type            ? p.attn_q_type
+                             : p.quantize == "int8" ? "Q8_0"
+                             : p.quantize == "int4" ? "Q4_0"
+                                                    : "F32";
   EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_q.weight"], want_q);
+  if (file_type) EXPECT_EQ(s["structure"]["file_type"], p.file_type);
   EXPECT_EQ(s["structure"]["tensors"]["blk.0.attn_norm.weight"], "F32");
   EXPECT_EQ(s["structure"]["tokens"], vocab);
   // Every position of prompt + greedy ids, for the exact comparisons.
@@ -588,7 +564,16 @@ INSTANTIATE_TEST_SUITE_P(
                       JudgeCase{"qwen2_yarn_rope", "", kExactTolerance, false},
                       JudgeCase{"smollm2", "", kExactTolerance},
                       JudgeCase{"smollm2", "int8", 8e-2, false},
-                      JudgeCase{"smollm2", "int4", 0.15, false}),
+                      JudgeCase{"smollm2", "int4", 0.15, false},
+                      // llama.cpp's file types, quantised by ingot's k-quant writer: the demo
+                      // LM's Q4_K / Q6_K (rows of 256), the llama fixture's fallbacks (rows
+                      // of 64: Q5_0, Q8_0), SmolLM2's (rows of 576: Q5_0, Q8_0; 1536: Q6_K).
+                      // As written measured 0.87% / 0.41% / 0.67% / 6.6%; dequantised
+                      // 7.5e-5 / 1.1e-4 / 2.1e-4 / 5.9e-4.
+                      JudgeCase{"demo-lm", "q4_k_m", 2e-2, true, "Q4_K", 15},
+                      JudgeCase{"demo-lm", "q6_k", 2e-2, true, "Q6_K", 18},
+                      JudgeCase{"llama", "q4_k_m", 3e-2, false, "Q5_0", 15},
+                      JudgeCase{"smollm2", "q4_k_m", 0.15, false, "Q5_0", 15}),
     [](const auto& info) {
       std::string n = info.param.folder.substr(0, info.param.folder.find('-')) + "_" +
                       (info.param.quantize.empty() ? "f32" : info.param.quantize);

@@ -38,6 +38,9 @@ the last line (also written to --json-out).
 config's GGUF and its ratio to the F32 GGUF's, e.g. to check the "+imatrix" files:
   tools/bench/side_by_side --llama-only --model smollm2 --ppl-chunk 256 \
       --configs f32,q8_0,q4_0,q4_k_m,q4_0_imatrix,q4_k_m_imatrix
+--gguf LABEL=PATH (repeatable, with --llama-only) adds a GGUF written elsewhere as a row, e.g.
+ingot's own k-quant file (`ingot export FOLDER --format gguf --quantize q4_k_m`) run by
+llama.cpp next to llama.cpp's Q4_K_M of the same weights.
 """
 from __future__ import annotations
 
@@ -441,6 +444,19 @@ def llama_only(a, configs, stem, f32_source, description, eval_tokens, calib) ->
                                 "logits_max_abs_diff_to_f32_over_max_abs": err}
         print(f"{c:18} {gtype:28} {m['bytes'] / 1e6:6.0f} {m['perplexity']:10.4f} "
               f"{ratio:7.4f} {err:14.2e}")
+    # GGUF files written elsewhere (--gguf LABEL=PATH: e.g. `ingot export --format gguf
+    # --quantize q4_k_m`), run by llama.cpp against the same F32 file.
+    for spec in a.gguf:
+        label, path = spec.split("=", 1)
+        m = measure(path)
+        err = float(np.max(np.abs(m["logits"] - base["logits"]))) / scale
+        ratio = m["perplexity"] / base["perplexity"]
+        result["configs"][label] = {"gguf_type": "given", "gguf": path, "gguf_bytes": m["bytes"],
+                                    "perplexity": m["perplexity"], "perplexity_over_f32": ratio,
+                                    "tokens": m["tokens"],
+                                    "logits_max_abs_diff_to_f32_over_max_abs": err}
+        print(f"{label:18} {'(given)':28} {m['bytes'] / 1e6:6.0f} {m['perplexity']:10.4f} "
+              f"{ratio:7.4f} {err:14.2e}")
     text = json.dumps(result)
     if a.json_out:
         with open(a.json_out, "w") as f:
@@ -482,12 +498,24 @@ def main() -> None:
     ap.add_argument("--llama-only", action="store_true",
                     help="llama.cpp's side only (needs --ppl-chunk): each config's GGUF, its "
                          "perplexity and ratio to F32; no ingot driver, no timings")
+    ap.add_argument("--gguf", action="append", default=[], metavar="LABEL=PATH",
+                    help="with --llama-only: also llama.cpp's perplexity of this GGUF (e.g. one "
+                         "`ingot export --format gguf --quantize q4_k_m` wrote), as a row LABEL")
     ap.add_argument("--json-out", default="")
     a = ap.parse_args()
+    sys.path.insert(0, os.path.join(ROOT, "tools", "llamacpp"))
+    import extra_bufts
+    import llama_cpp
+    extra_bufts.apply(llama_cpp)  # INGOT_LLAMACPP_NO_EXTRA_BUFTS=1: plain CPU kernels
     if not a.driver and not a.llama_only:
         ap.error("--driver is required (unless --llama-only)")
     if a.llama_only and (not a.ppl_chunk or a.model != "smollm2"):
         ap.error("--llama-only measures perplexity: give --model smollm2 --ppl-chunk N")
+    if a.gguf and not a.llama_only:
+        ap.error("--gguf LABEL=PATH applies to --llama-only")
+    for spec in a.gguf:
+        if "=" not in spec or not os.path.exists(spec.split("=", 1)[1]):
+            ap.error(f"--gguf {spec}: give LABEL=PATH of an existing GGUF file")
     os.makedirs(a.work, exist_ok=True)
     configs = [c for c in a.configs.split(",") if c]
     for c in configs:

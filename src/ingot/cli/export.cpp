@@ -2,13 +2,14 @@
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
 //  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
-//  [--quantize int8|int4 [--group-size N] [--exclude PATTERN] [--quantize-lm-head]
-//   [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
+//  [--quantize int8|int4|q4_k_m|q4_k_s|q6_k|q8_0|q4_0 [--group-size N] [--exclude PATTERN]
+//   [--quantize-lm-head] [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
 //   [--rule PATTERN=BITS] [--preset q4_k_m] [--ratio R] [--act-order]]`:
 // traces a Hugging Face model folder through an exporter (exporters/exporter.h) and saves
 // the artifact: an .ingot archive (native), an .onnx model (onnx), an OpenVINO IR .xml +
 // .bin (openvino), an ExecuTorch .pte program (executorch), a torch.export .pt2 (pt2) or a
-// GGUF file for llama.cpp (gguf: [--outtype f32|f16|bf16]). --config
+// GGUF file for llama.cpp (gguf: [--outtype f32|f16|bf16]; --quantize also takes llama.cpp's
+// file types q4_k_m, q4_k_s, q6_k, q8_0 and q4_0, gguf only). --config
 // reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 // --task generation writes a generation directory OUT (exporters/generation_export.h):
@@ -84,14 +85,21 @@ int run_export(int argc, char** argv) {
   std::optional<std::string> outtype;
   app.add_option("--outtype", outtype, "gguf: type of the float matrices, f32, f16 (default) or bf16")
       ->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  std::optional<std::string> kquant_search;
+  app.add_option("--kquant-search", kquant_search,
+                 "gguf file types: refined (default: llama.cpp's k-quant search, then refined) "
+                 "or llamacpp (llama.cpp's search alone)")
+      ->check(CLI::IsMember({"refined", "llamacpp"}));
   app.add_option("--dtype", dtype, "compute dtype: float32 (default) or bfloat16");
   // Weight quantisation (exporters/quantizer_config.h), every format.
   std::string quantize;
   std::optional<int64_t> group_size;
   std::vector<std::string> exclude;
   bool quantize_lm_head = false, keep_lm_head_float = false;
-  app.add_option("--quantize", quantize, "weight-only quantisation: int8 or int4")
-      ->check(CLI::IsMember({"int8", "int4"}));
+  app.add_option("--quantize", quantize,
+                 "weight-only quantisation: int8 or int4 (every format); gguf also llama.cpp's "
+                 "file types q4_k_m, q4_k_s, q6_k, q8_0 and q4_0 (= int4, group 32)")
+      ->check(CLI::IsMember({"int8", "int4", "q4_k_m", "q4_k_s", "q6_k", "q8_0", "q4_0"}));
   app.add_option("--group-size", group_size, "int4: weights per scale, 32 (default), 64 or 128");
   app.add_option("--exclude", exclude, "keep linears whose weight name matches this regex float");
   app.add_flag("--quantize-lm-head", quantize_lm_head,
@@ -165,7 +173,36 @@ int run_export(int argc, char** argv) {
   auto* gguf_config = dynamic_cast<exporters::GgufConfig*>(config.get());
   INGOT_CHECK(gguf_config || !outtype, ValueError, "[ingot export] --outtype applies to --format gguf");
   if (gguf_config && outtype) gguf_config->outtype = *outtype;
-  if (!quantize.empty()) config->quantizer.scheme = quantize;
+  INGOT_CHECK(gguf_config || !kquant_search, ValueError,
+              "[ingot export] --kquant-search applies to --format gguf");
+  if (gguf_config && kquant_search) gguf_config->kquant_search = *kquant_search;
+  // llama.cpp's file types name a GGUF's block types: q4_0 is ingot's int4 in groups of 32
+  // (Q4_0 blocks of ingot's levels, any --method); the others are quantised by the GGUF
+  // writer from the float weights (exporters/gguf/gguf_file_types.h).
+  const bool file_type = quantize.starts_with("q");
+  INGOT_CHECK(!file_type || gguf_config, ValueError,
+              "[ingot export] --quantize {} is a llama.cpp GGUF file type: it needs --format gguf "
+              "(format '{}' takes --quantize int8 or int4)",
+              quantize, config->export_format());
+  INGOT_CHECK(quantize != "q4_0" || !group_size, ValueError,
+              "[ingot export] --quantize q4_0 is int4 in groups of 32 (Q4_0 blocks): --group-size "
+              "applies to --quantize int4");
+  if (quantize == "q4_0") {
+    config->quantizer.scheme = "int4";
+    config->quantizer.group_size = 32;
+  } else if (!quantize.empty()) {
+    config->quantizer.scheme = quantize;
+  }
+  INGOT_CHECK(
+      !config->quantizer.gguf_file_type() ||
+          (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
+           method.empty() && rules.empty() && preset.empty() && !ratio && !act_order),
+      ValueError,
+      "[ingot export] --quantize {}: a llama.cpp file type fixes each tensor's type and the "
+      "k-quant search; it takes --dataset (importance), --num-samples and --seq-len, not "
+      "--group-size, --exclude, --quantize-lm-head, --keep-lm-head-float, --method, --rule, "
+      "--preset, --ratio or --act-order",
+      config->quantizer.scheme);
   INGOT_CHECK(config->quantizer.enabled() ||
                   (!group_size && exclude.empty() && !quantize_lm_head && !keep_lm_head_float &&
                    method.empty() && dataset.empty() && !num_samples && !seq_len &&

@@ -331,7 +331,10 @@ std::shared_ptr<const CalibrationStats> calibrate_for(models::PretrainedModel& m
                                                       const QuantizerConfig& quantizer,
                                                       const std::string& model_folder) {
   if (!quantizer.enabled() || quantizer.dataset.empty()) return nullptr;
-  const CalibrationNeed need = make_quantizer(quantizer, "native")->calibration();
+  // A GGUF file type's k-quant search weighs each input channel by its importance.
+  const CalibrationNeed need = quantizer.gguf_file_type()
+                                   ? CalibrationNeed::Importance
+                                   : make_quantizer(quantizer, "native")->calibration();
   if (need == CalibrationNeed::Hessian) {
     INGOT_CHECK(quantizer.ratio == 1.0, NotSupportedError,
                 "[calibration] method '{}' with ratio {}: the ratio's choice needs every layer's "

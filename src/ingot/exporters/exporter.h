@@ -219,6 +219,9 @@ class Exporter {
   // (default: the folder the model was loaded from).
   void prepare_quantizer(models::PretrainedModel& model, const NativeExportConfig& config,
                          const std::string& model_folder = "");
+  // The calibration statistics prepare_quantizer collected (null: none), for backends that
+  // quantise while writing (the GGUF file types).
+  const std::shared_ptr<const CalibrationStats>& calibration() const { return calibration_; }
 
  private:
   std::shared_ptr<const CalibrationStats> calibration_;

@@ -423,6 +423,22 @@ QuantizeResult quantize_program(ExportedProgram& program, const QuantizerConfig&
                                 const std::set<std::string>* only) {
   config.validate("quantizer");
   if (!config.enabled()) return {};
+  if (config.gguf_file_type()) {
+    // llama.cpp's file types: the GGUF writer quantises the float weights into its blocks.
+    INGOT_CHECK(format == "gguf", NotSupportedError,
+                "[quantizer] scheme '{}' is a llama.cpp GGUF file type: export with format gguf "
+                "(format '{}' takes scheme int8 or int4)",
+                config.scheme, format);
+    QuantizeResult r;
+    r.notes.push_back(fmt::format(
+        "quantize {}: the weights stay float here; the GGUF writer quantises them into "
+        "llama.cpp's blocks{}",
+        config.scheme,
+        calibration ? fmt::format(", weighted by the importance of {} calibration samples of '{}'",
+                                  calibration->samples, config.dataset)
+                    : " (no dataset: llama.cpp's weighting without an importance matrix)"));
+    return r;
+  }
   return LinearRewriter(program, config, format, calibration, only).run();
 }
 

@@ -52,7 +52,9 @@ void write_quantization_report(const std::string& path,
 // ValueError naming the rule when a `rules` pattern matches none of `model`'s parameters.
 void check_quantizer_rules(models::PretrainedModel& model, const QuantizerConfig& config);
 
-// Rewrites `program` in place for export format `format`; returns the report.
+// Rewrites `program` in place for export format `format`; returns the report. A GGUF
+// file type scheme (q4_k_m, ...) rewrites nothing (the GGUF writer quantises) and is a
+// NotSupportedError for a format other than "gguf".
 // ValueError for an invalid config (validate()), NotSupportedError for a method that does
 // not support `format`. `calibration` may be null (then calibrated methods run their
 // uncalibrated form, and the report says so); weights it holds already packed (sequential

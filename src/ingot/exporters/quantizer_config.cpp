@@ -15,10 +15,43 @@ namespace ingot::exporters {
 
 using json = nlohmann::ordered_json;
 
+const std::vector<std::string>& gguf_file_type_schemes() {
+  static const std::vector<std::string> names = {"q4_k_m", "q4_k_s", "q6_k", "q8_0"};
+  return names;
+}
+
+bool QuantizerConfig::gguf_file_type() const {
+  const auto& n = gguf_file_type_schemes();
+  return std::find(n.begin(), n.end(), scheme) != n.end();
+}
+
 void QuantizerConfig::validate(const std::string& origin) const {
-  INGOT_CHECK(scheme.empty() || scheme == "int8" || scheme == "int4", ValueError,
-              "[quantizer] {}: scheme is \"int8\" or \"int4\" (or empty for none), got \"{}\"",
-              origin, scheme);
+  INGOT_CHECK(scheme.empty() || scheme == "int8" || scheme == "int4" || gguf_file_type(),
+              ValueError,
+              "[quantizer] {}: scheme is \"int8\" or \"int4\", a llama.cpp GGUF file type ({}), "
+              "or empty for none; got \"{}\"",
+              origin, fmt::join(gguf_file_type_schemes(), ", "), scheme);
+  if (gguf_file_type()) {
+    // llama.cpp's file types fix every choice but the calibration that gives importance.
+    const QuantizerConfig d;
+    std::vector<std::string> set;
+    if (group_size != d.group_size) set.push_back("group_size");
+    if (zero_point) set.push_back("zero_point");
+    if (lm_head) set.push_back("lm_head");
+    if (keep_lm_head_float) set.push_back("keep_lm_head_float");
+    if (!exclude.empty()) set.push_back("exclude");
+    if (method != d.method) set.push_back("method");
+    if (!rules.empty()) set.push_back("rules");
+    if (!preset.empty()) set.push_back("preset");
+    if (ratio != 1.0) set.push_back("ratio");
+    if (act_order) set.push_back("act_order");
+    if (damp != d.damp) set.push_back("damp");
+    INGOT_CHECK(set.empty(), ValueError,
+                "[quantizer] {}: scheme '{}' is a llama.cpp GGUF file type whose per-tensor types "
+                "and k-quant search are fixed; it takes dataset, num_samples and seq_len only, "
+                "not {}",
+                origin, scheme, fmt::join(set, ", "));
+  }
   INGOT_CHECK(scheme != "int4" || group_size == 32 || group_size == 64 || group_size == 128,
               ValueError, "[quantizer] {}: int4 group_size is 32, 64 or 128, got {}", origin,
               group_size);
@@ -102,9 +135,11 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
     q.validate(origin);
     return q;
   }
-  INGOT_CHECK(j.is_object(), ValueError,
-              "[AutoExportConfig] {}: 'quantizer' is null, \"int8\", \"int4\" or an object, got {}",
-              origin, j.dump());
+  INGOT_CHECK(
+      j.is_object(), ValueError,
+      "[AutoExportConfig] {}: 'quantizer' is null, a scheme (\"int8\", \"int4\", \"q4_k_m\", ...) "
+      "or an object, got {}",
+      origin, j.dump());
   static const std::set<std::string> keys = {
       "scheme", "group_size", "zero_point", "lm_head", "keep_lm_head_float", "exclude", "method",
       "dataset", "num_samples", "seq_len", "rules", "preset", "ratio", "act_order", "damp"};
@@ -138,7 +173,8 @@ QuantizerConfig quantizer_from_json(const json& j, const std::string& origin) {
                 origin, j.dump());
   }
   INGOT_CHECK(q.enabled(), ValueError,
-              "[AutoExportConfig] {}: 'quantizer' needs a \"scheme\" (\"int8\" or \"int4\")",
+              "[AutoExportConfig] {}: 'quantizer' needs a \"scheme\" (\"int8\", \"int4\" or a GGUF "
+              "file type such as \"q4_k_m\")",
               origin);
   q.validate(origin);
   return q;

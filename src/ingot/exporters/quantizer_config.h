@@ -14,6 +14,11 @@
 //  - int8: symmetric, one scale per output channel: w = (q - 128) * s, q in [1, 255].
 //  - int4: group-wise along the input dim: w = (q - z) * s, q in [0, 15]; z = 8 without
 //    zero points, else a per-group z in [0, 15].
+//  - "q4_k_m", "q4_k_s", "q6_k", "q8_0": llama.cpp file types, for export format "gguf"
+//    only (exporters/gguf/gguf_file_types.h). The quantize stage leaves the program's
+//    weights float and the GGUF writer quantises them into llama.cpp's blocks (k-quants),
+//    weighted by the calibration's importance when `dataset` is given; only dataset,
+//    num_samples and seq_len apply (the other fields keep their defaults).
 // Methods (registered quantisers, exporters/quantizer.h): "rtn" (round to nearest, the
 // default), "scale-search" (per-group scales that minimise the reconstruction error,
 // weighted by calibration importance when a dataset is given), "gptq" (column-by-column
@@ -68,19 +73,25 @@ struct QuantizerConfig {
   double damp = 0.01;           // gptq: diagonal damping, a fraction of the mean diagonal
 
   bool enabled() const { return !scheme.empty(); }
+  // A llama.cpp file type (gguf only): the GGUF writer quantises, not the quantize stage.
+  bool gguf_file_type() const;
   int bits() const { return scheme == "int4" ? 4 : 8; }
   // Bits of the output projection's weight: 0 (kept float), 8 or 4.
   int lm_head_bits() const {
     if (lm_head) return bits();
     return keep_lm_head_float ? 0 : 8;
   }
-  // Throws ValueError naming `origin` for an unknown scheme or method, a group size other than
+  // Throws ValueError naming `origin` for an unknown scheme or method, a GGUF file type
+  // with a field other than dataset / num_samples / seq_len set, a group size other than
   // 32/64/128, an exclude pattern that is not a valid regex, both `lm_head` and
   // `keep_lm_head_float`, a rule with bits other than 4 / 8 or an invalid pattern, an
   // unknown preset, num_samples / seq_len < 1, damp or ratio outside (0, 1].
   void validate(const std::string& origin) const;
   bool operator==(const QuantizerConfig&) const = default;
 };
+
+// The schemes that are llama.cpp file types: q4_k_m, q4_k_s, q6_k, q8_0.
+const std::vector<std::string>& gguf_file_type_schemes();
 
 // JSON form: null (no quantisation), a scheme name ("int8", "int4"), or an object with
 // the fields above ({"scheme": "int4", "group_size": 64, "exclude": ["lm_head"]}).

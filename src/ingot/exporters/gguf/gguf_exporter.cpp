@@ -9,6 +9,7 @@ std::string GgufConfig::to_json() const {
   nlohmann::ordered_json j = native_config_json(*this);
   j["outtype"] = outtype;
   j["model_folder"] = model_folder;
+  j["kquant_search"] = kquant_search;
   return j.dump(2);
 }
 
@@ -17,7 +18,12 @@ std::vector<std::string> GgufArtifact::write(const std::string& path) const {
               "[gguf] no model folder (config key 'model_folder'): the GGUF needs its "
               "config.json and tokenizer");
   std::vector<std::string> notes;
-  gguf_from_program(program, quantization, config.model_folder, config.outtype, notes)
+  GgufFileTypeOptions kquant;
+  if (config.quantizer.gguf_file_type()) kquant.file_type = config.quantizer.scheme;
+  kquant.calibration = calibration;
+  kquant.search = config.kquant_search == "llamacpp" ? formats::KQuantSearch::LlamaCpp
+                                                     : formats::KQuantSearch::Refined;
+  gguf_from_program(program, quantization, config.model_folder, config.outtype, notes, kquant)
       .write(path);
   return notes;
 }
@@ -37,6 +43,7 @@ std::unique_ptr<ExportArtifact> GgufExporter::finish(ExportedProgram program,
   a->program = std::move(program);
   a->notes = std::move(notes);
   if (const auto* g = dynamic_cast<const GgufConfig*>(&config)) a->config = *g;
+  a->calibration = calibration();  // the importance of a file type's k-quant search
   return a;
 }
 
@@ -47,12 +54,16 @@ void read_gguf_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
   auto& c = static_cast<GgufConfig&>(config);
   read_config_key(j, "outtype", c.outtype, origin);
   read_config_key(j, "model_folder", c.model_folder, origin);
+  read_config_key(j, "kquant_search", c.kquant_search, origin);
+  INGOT_CHECK(c.kquant_search == "refined" || c.kquant_search == "llamacpp", ValueError,
+              "[export config] {}: kquant_search '{}' is not refined or llamacpp", origin,
+              c.kquant_search);
   INGOT_CHECK(c.outtype == "f32" || c.outtype == "f16" || c.outtype == "bf16", ValueError,
               "[export config] {}: outtype '{}' is not f32, f16 or bf16", origin, c.outtype);
 }
 
 const bool kRegistered = [] {
-  register_config_format("gguf", {{"outtype", "model_folder"},
+  register_config_format("gguf", {{"outtype", "model_folder", "kquant_search"},
                                   [] { return std::make_unique<GgufConfig>(); },
                                   read_gguf_keys});
   register_exporter("gguf", [] { return std::make_unique<GgufExporter>(); });

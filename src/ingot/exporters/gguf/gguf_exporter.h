@@ -4,11 +4,17 @@
 // stage packs the weights (--quantize int8|int4, any --method) and the file stores ingot's
 // own integer levels (gguf_tensors.h). `export_format: "gguf"`; keys beyond the native
 // ones: "outtype" (f32 | f16 | bf16: float matrices; default f16, llama.cpp's converter's
-// default) and "model_folder" (config.json and the tokenizer; the CLI sets it).
+// default), "model_folder" (config.json and the tokenizer; the CLI sets it) and
+// "kquant_search" (refined | llamacpp, for the llama.cpp file types).
 //
 //   ingot export FOLDER --format gguf [--outtype f32] [--quantize int4] -o model.gguf
 //
-// --task generation is refused: llama.cpp needs no generation components.
+//   ingot export FOLDER --format gguf --quantize q4_k_m [--dataset calib.txt] -o model.gguf
+//
+// A llama.cpp file type as the quantizer scheme (q4_k_m, q4_k_s, q6_k, q8_0) leaves the
+// weights float through the stages; the artifact quantises them into llama.cpp's blocks
+// while writing (gguf_file_types.h), with the calibration's importance when a dataset is
+// given. --task generation is refused: llama.cpp needs no generation components.
 #pragma once
 
 #include <memory>
@@ -27,6 +33,10 @@ struct GgufConfig : NativeExportConfig {
 
   std::string outtype = "f16";
   std::string model_folder;
+  // The k-quant grids of a llama.cpp file type: "refined" (llama.cpp's search, then ingot's
+  // per-super-block refinement, formats/ggml_refine.h) or "llamacpp" (llama.cpp's search
+  // alone, the bytes llama-quantize writes from the same weights and importance).
+  std::string kquant_search = "refined";
 };
 
 class GgufArtifact final : public ExportArtifact {
@@ -41,6 +51,9 @@ class GgufArtifact final : public ExportArtifact {
   std::vector<std::string> write(const std::string& path) const;
 
   GgufConfig config;
+  // With a llama.cpp file type (quantizer.scheme q4_k_m, ...) and a dataset: the
+  // calibration statistics whose per-channel importance weighs the k-quant search.
+  std::shared_ptr<const CalibrationStats> calibration;
 };
 
 class GgufExporter final : public Exporter {

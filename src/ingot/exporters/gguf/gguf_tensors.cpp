@@ -1,11 +1,15 @@
 #include "ingot/exporters/gguf/gguf_tensors.h"
 
+#include <fmt/ranges.h>
+
 #include <cmath>
 #include <map>
 
 #include "ingot/core/error.h"
 #include "ingot/core/half.h"
+#include "ingot/exporters/gguf/gguf_file_types.h"
 #include "ingot/formats/ggml_blocks.h"
+#include "ingot/formats/ggml_quantize.h"
 #include "ingot/models/gguf_model_metadata.h"
 #include "ingot/models/gguf_tokenizer_metadata.h"
 #include "ingot/models/gguf_weights.h"
@@ -104,8 +108,15 @@ GgmlType float_type(const std::string& outtype) {
 formats::GgufWriter gguf_from_program(const ExportedProgram& program,
                                       const std::vector<WeightReport>& quantization,
                                       const std::string& model_folder, const std::string& outtype,
-                                      std::vector<std::string>& notes) {
+                                      std::vector<std::string>& notes,
+                                      const GgufFileTypeOptions& kquant) {
+  const std::string& file_type = kquant.file_type;
+  const std::shared_ptr<const CalibrationStats>& calibration = kquant.calibration;
+  const formats::KQuantSearch search = kquant.search;
   const GgmlType matrix_type = float_type(outtype);
+  const GgufFileType* ft = file_type.empty() ? nullptr : find_gguf_file_type(file_type);
+  INGOT_CHECK(file_type.empty() || ft, ValueError, "[gguf] unknown file type '{}' (known: {})",
+              file_type, fmt::join(gguf_file_type_names(), ", "));
   const models::GgufModelMetadata meta = models::gguf_model_metadata(model_folder);
   const std::string& arch = meta.arch.gguf_name;
   std::map<std::string, const WeightReport*> reports;
@@ -131,7 +142,18 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
   };
 
   formats::GgufWriter w;
-  for (const auto& [k, v] : meta.metadata) w.set(k, v);
+  int layers = 0;
+  for (const auto& [k, v] : meta.metadata) {
+    w.set(k, v);
+    if (k == arch + ".block_count") layers = int(std::get<uint64_t>(v.value));
+  }
+  // llama.cpp's tied embedding: no output.weight, token_embd.weight is the output matrix.
+  const bool tied = !program.state.contains("lm_head.weight") &&
+                    !program.state.contains("lm_head.qweight") &&
+                    !program.state.contains("model.embed_tokens.qweight");
+  std::map<std::string, int64_t> kquant_types;  // file type: matrices per ggml type
+  std::vector<std::string> fallbacks;           // file type: rows the type's block does not divide
+  int64_t calibrated = 0;
   std::map<GgmlType, int64_t> matrices;  // how many 2-D weights of each type
   int64_t vocab_rows = 0;
   for (const auto& [name, t] : program.state) {
@@ -184,6 +206,26 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
     // Rotary frequencies are recomputed by llama.cpp from rope.freq_base.
     if (name.ends_with("inv_freq")) continue;
     const std::string g = gguf_name(name);
+    if (ft && t.dim() == 2) {
+      // A llama.cpp file type: the matrix quantised into the type its rules choose.
+      std::string why;
+      const GgmlType type = gguf_matrix_type(*ft, g, t.size(1), layers, tied, &why);
+      ++kquant_types[formats::ggml_type_name(type)];
+      if (why.find("not whole") != std::string::npos) fallbacks.push_back(g + ": " + why);
+      const ActivationStats* stats = calibration ? calibration->of(name) : nullptr;
+      if (stats && stats->k == t.size(1) && type != GgmlType::Q8_0 && type != GgmlType::F16)
+        ++calibrated;
+      if (g == "token_embd.weight") vocab_rows = t.size(0);
+      w.add_tensor(g, t.sizes(), type, [t, name, type, permuted, stats, calibration, search] {
+        const Tensor f = as_f32(permuted(name, t));
+        if (type == GgmlType::F16) return float_bytes(f, GgmlType::F16);
+        const float* importance =
+            stats && stats->k == f.size(1) ? stats->mean_square.data() : nullptr;
+        return formats::quantize_rows(type, f.data<float>(), f.size(0), f.size(1), importance,
+                                      search);
+      });
+      continue;
+    }
     const GgmlType type = t.dim() == 1 ? GgmlType::F32 : matrix_type;
     if (t.dim() == 2) ++matrices[type];
     if (g == "token_embd.weight") vocab_rows = t.size(0);
@@ -199,18 +241,31 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
                  std::move(bytes));
   }
   // general.file_type: the quantised type most matrices have, else the float type.
-  uint32_t file_type = matrix_type == GgmlType::F32   ? kFileTypeF32
-                       : matrix_type == GgmlType::F16 ? kFileTypeF16
-                                                      : kFileTypeBF16;
+  uint32_t file_type_number = matrix_type == GgmlType::F32   ? kFileTypeF32
+                              : matrix_type == GgmlType::F16 ? kFileTypeF16
+                                                             : kFileTypeBF16;
   int64_t most = 0;
   for (auto [type, n] : matrices) {
-    const uint32_t ft = type == GgmlType::Q4_0   ? kFileTypeQ4_0
-                        : type == GgmlType::Q4_1 ? kFileTypeQ4_1
-                        : type == GgmlType::Q8_0 ? kFileTypeQ8_0
-                                                 : 0;
-    if (ft != 0 && n > most) most = n, file_type = ft;
+    const uint32_t number = type == GgmlType::Q4_0   ? kFileTypeQ4_0
+                            : type == GgmlType::Q4_1 ? kFileTypeQ4_1
+                            : type == GgmlType::Q8_0 ? kFileTypeQ8_0
+                                                     : 0;
+    if (number != 0 && n > most) most = n, file_type_number = number;
   }
-  w.set("general.file_type", formats::gguf_u32(file_type));
+  if (ft) {
+    file_type_number = ft->ftype;
+    most = 1;
+    std::vector<std::string> counts;
+    for (const auto& [type, n] : kquant_types) counts.push_back(fmt::format("{} {}", n, type));
+    notes.push_back(fmt::format(
+        "gguf {} (llama.cpp file type {}): matrices {}; {} search; {}", ft->name, ft->ftype,
+        fmt::join(counts, ", "),
+        search == formats::KQuantSearch::Refined ? "refined k-quant" : "llama.cpp's k-quant",
+        calibration ? fmt::format("{} weighted by calibration importance", calibrated)
+                    : std::string("no importance (no dataset)")));
+    for (const std::string& f : fallbacks) notes.push_back("gguf: " + f);
+  }
+  w.set("general.file_type", formats::gguf_u32(file_type_number));
   if (most > 0) w.set("general.quantization_version", formats::gguf_u32(2));
   for (auto& [k, v] : models::gguf_tokenizer_metadata(model_folder, vocab_rows)) w.set(k, v);
   return w;

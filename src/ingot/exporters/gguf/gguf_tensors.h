@@ -17,13 +17,21 @@
 // quantize stage packed (int8 by default) is written as output.weight beside the float
 // token_embd.weight the embedding gathers from, so llama.cpp multiplies with the same
 // weights ingot's program does.
+// With a llama.cpp file type (`file_type`: q4_k_m, q4_k_s, q6_k, q8_0; the quantize stage
+// then leaves the weights float), every float matrix is quantised here into the type
+// gguf_file_types.h chooses for it (formats/ggml_quantize.h), each input channel's error
+// weighted by `calibration`'s mean squared activations of the linear reading it (null:
+// llama.cpp's weighting without an imatrix); general.file_type is the file type's.
 // What llama.cpp cannot load is a NotSupportedError naming the weight or key.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "ingot/exporters/calibration.h"
 #include "ingot/exporters/quantize.h"
+#include "ingot/formats/ggml_quantize.h"
 #include "ingot/formats/gguf_writer.h"
 #include "ingot/ir/program.h"
 
@@ -32,9 +40,15 @@ namespace ingot::exporters {
 // The GGUF of `program`'s state; `quantization` is the quantize stage's report (which
 // weights it packed, with how many bits); `model_folder` holds config.json and the
 // tokenizer. Appends what it changed to `notes`.
+struct GgufFileTypeOptions {
+  std::string file_type;  // "" or a llama.cpp file type (ValueError naming it otherwise)
+  std::shared_ptr<const CalibrationStats> calibration;  // may be null
+  formats::KQuantSearch search = formats::KQuantSearch::Refined;
+};
 formats::GgufWriter gguf_from_program(const ExportedProgram& program,
                                       const std::vector<WeightReport>& quantization,
                                       const std::string& model_folder, const std::string& outtype,
-                                      std::vector<std::string>& notes);
+                                      std::vector<std::string>& notes,
+                                      const GgufFileTypeOptions& kquant = {});
 
 }  // namespace ingot::exporters
