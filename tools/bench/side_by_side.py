@@ -503,10 +503,6 @@ def main() -> None:
                          "`ingot export --format gguf --quantize q4_k_m` wrote), as a row LABEL")
     ap.add_argument("--json-out", default="")
     a = ap.parse_args()
-    sys.path.insert(0, os.path.join(ROOT, "tools", "llamacpp"))
-    import extra_bufts
-    import llama_cpp
-    extra_bufts.apply(llama_cpp)  # INGOT_LLAMACPP_NO_EXTRA_BUFTS=1: plain CPU kernels
     if not a.driver and not a.llama_only:
         ap.error("--driver is required (unless --llama-only)")
     if a.llama_only and (not a.ppl_chunk or a.model != "smollm2"):
@@ -537,7 +533,8 @@ def main() -> None:
     result = {"model": description, "threads": a.threads,
               "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
               "llama_cpp_python": llama_cpp.__version__,
-              "llama_cpp_build": os.environ.get("INGOT_LLAMACPP_ISA", "native"),
+              # The venv names the build: llamacpp-venv (native), -noamx- or -avx2-venv.
+              "llama_cpp_build": os.path.basename(sys.prefix),
               "machine": machine(), "configs": {}}
     ingot = IngotDriver(a.driver, model_dir, a.threads)
     result["probe"] = ingot.ask("probe")

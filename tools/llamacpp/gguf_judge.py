@@ -29,8 +29,7 @@ Prints one JSON line:
                  exact ones (ingot_sequence_exact.npy)
   tokenizer      the texts whose llama.cpp ids (tokenize: no bos, special and added tokens
                  parsed, as tokenizers matches added tokens) differ from ingot's
-Run in the venv of tools/llamacpp/setup-venv. INGOT_LLAMACPP_NO_EXTRA_BUFTS=1 runs llama.cpp
-without its extra CPU buffer types (extra_bufts.py: AMX / repacked weights).
+Run in the venv of tools/llamacpp/setup-venv.
 """
 from __future__ import annotations
 
@@ -167,9 +166,6 @@ def main() -> None:
     out = {"structure": structure(path)}
 
     import llama_cpp
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import extra_bufts
-    extra_bufts.apply(llama_cpp)  # INGOT_LLAMACPP_NO_EXTRA_BUFTS=1: plain CPU kernels
     if case.get("vocab_only"):
         m = llama_cpp.Llama(path, vocab_only=True, verbose=False)
         out["tokenizer"] = tokenizer(m, case)
