@@ -280,6 +280,17 @@ class GenAi:
         self.p.wait()
 
 
+def llama_build() -> str:
+    """The CMake flags llama.cpp was built with (the stamp of tools/llamacpp/setup-venv's venv,
+    which this script runs in)."""
+    try:
+        with open(os.path.join(sys.prefix, ".ingot-requirements")) as f:
+            flags = [line for line in f if line.startswith("# build:")]
+    except OSError:
+        return "?"
+    return flags[-1][len("# build:"):].strip() if flags else "?"
+
+
 def machine() -> dict:
     """The CPU this runs on: model, the vector ISA flags that pick kernels, load average."""
     info = {"cpu": "?", "flags": [], "load_average": list(os.getloadavg())}
@@ -328,8 +339,7 @@ class Calibration(NamedTuple):
 
 def imatrix_tool() -> str:
     """tools/llamacpp/imatrix_quantize, built for the venv this script runs in."""
-    isa = os.environ.get("INGOT_LLAMACPP_ISA") or (
-        "avx2" if os.environ.get("INGOT_ISA") == "avx2" else "native")
+    isa = "avx2" if os.environ.get("INGOT_ISA") == "avx2" else "native"
     out = subprocess.run([os.path.join(ROOT, "tools", "llamacpp", "build-imatrix-quantize"),
                           isa], check=True, stdout=subprocess.PIPE, text=True).stdout
     return out.strip().splitlines()[-1]
@@ -533,8 +543,7 @@ def main() -> None:
     result = {"model": description, "threads": a.threads,
               "reps": a.reps, "decode_prompt": 16, "decode_steps": a.decode_steps,
               "llama_cpp_python": llama_cpp.__version__,
-              # The venv names the build: llamacpp-venv (native), -noamx- or -avx2-venv.
-              "llama_cpp_build": os.path.basename(sys.prefix),
+              "llama_cpp_build": llama_build(),
               "machine": machine(), "configs": {}}
     ingot = IngotDriver(a.driver, model_dir, a.threads)
     result["probe"] = ingot.ask("probe")
