@@ -474,6 +474,17 @@ def llama_only(a, configs, stem, f32_source, description, eval_tokens, calib) ->
     print(text)
 
 
+def interleaved_best(cases, engines, reps: int) -> dict:
+    """{case: {engine: best tokens/s}} over `reps` rounds of every case on each engine, the
+    engines' order swapped every round (cases: (name, fn(engine) -> tokens/s))."""
+    best = {name: {engine: 0.0 for engine, _ in engines} for name, _ in cases}
+    for rep in range(reps):
+        for name, fn in cases:
+            for engine, e in (engines if rep % 2 == 0 else engines[::-1]):
+                best[name][engine] = max(best[name][engine], fn(e))
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="ingot vs llama.cpp side by side")
     ap.add_argument("--driver", help="path of the ingot_side_by_side binary")
@@ -593,7 +604,6 @@ def main() -> None:
         if c in prefill_configs:
             for n in prefill_lengths:
                 cases.append((f"prefill{n}", lambda e, n=n: e.prefill(n)))
-        best = {name: {"ingot": 0.0, "llama.cpp": 0.0} for name, _ in cases}
 
         class IngotSide:
             def decode(self, p, s):
@@ -602,11 +612,7 @@ def main() -> None:
             def prefill(self, n):
                 return ingot.ask(f"prefill {n}")["tok_s"]
 
-        engines = [("ingot", IngotSide()), ("llama.cpp", llama)]
-        for rep in range(a.reps):
-            for name, fn in cases:
-                for engine, e in (engines if rep % 2 == 0 else engines[::-1]):
-                    best[name][engine] = max(best[name][engine], fn(e))
+        best = interleaved_best(cases, [("ingot", IngotSide()), ("llama.cpp", llama)], a.reps)
         llama_greedy = llama.greedy(16, 8)
         llama.close()
         entry = {"ingot_dtype": dtype, "ingot_load_args": load_args.strip(),
@@ -649,12 +655,8 @@ def main() -> None:
         if precision and not a.no_genai and os.path.exists(a.genai_python):
             genai = GenAi(a.genai_python, model_dir, f"{stem}_genai_{precision}", precision,
                           a.threads, loaded["vocab"])
-            sides = [("ingot", IngotSide()), ("onnxruntime-genai", genai)]
-            g_best = {name: {engine: 0.0 for engine, _ in sides} for name, _ in cases}
-            for rep in range(a.reps):
-                for name, fn in cases:
-                    for engine, e in (sides if rep % 2 == 0 else sides[::-1]):
-                        g_best[name][engine] = max(g_best[name][engine], fn(e))
+            g_best = interleaved_best(cases, [("ingot", IngotSide()), ("onnxruntime-genai", genai)],
+                                      a.reps)
             # The same model: its greedy tokens against llama.cpp's on the same prompt (equal
             # in f32; quantised, the two quantisers may part after a few tokens).
             greedy = genai.greedy(16, 8)

@@ -16,18 +16,21 @@ float f16_round(float v) {
   return Half::to_float(Half::from_float(v));
 }
 
+// σ² of the weighting sqrt(σ² + x²): the row's mean square (summed in float, in order, as
+// the reference fixtures are).
+float row_mean_square(const float* x, int64_t cols) {
+  float sum_x2 = 0;
+  for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
+  return sum_x2 / float(cols);
+}
+
 // Q8_0: llama.cpp's quantize_row_q8_0_ref (round half away from zero; no importance).
 // Refined: the f16 scale searched around it (refine_scale_block), each weight's error
 // weighted by (importance or 1) * sqrt(σ² + x²) as Q5_0's.
 void q8_0_row(const float* x, int64_t cols, const float* importance, bool refine,
               std::vector<uint8_t>& out) {
   int8_t q[kGgmlBlock];
-  float sigma2 = 0;
-  if (refine) {
-    float sum_x2 = 0;
-    for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
-    sigma2 = sum_x2 / float(cols);
-  }
+  const float sigma2 = refine ? row_mean_square(x, cols) : 0.f;
   for (int64_t b = 0; b < cols; b += kGgmlBlock) {
     float amax = 0;
     for (int64_t j = 0; j < kGgmlBlock; ++j) amax = std::max(amax, std::fabs(x[b + j]));
@@ -51,13 +54,8 @@ void q8_0_row(const float* x, int64_t cols, const float* importance, bool refine
 void q5_0_row(const float* x, int64_t cols, const float* importance, bool refine,
               std::vector<uint8_t>& out) {
   uint8_t q[kGgmlBlock];
-  float sigma2 = 0;
   const bool search = importance || refine;
-  if (search) {
-    float sum_x2 = 0;
-    for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
-    sigma2 = sum_x2 / float(cols);
-  }
+  const float sigma2 = search ? row_mean_square(x, cols) : 0.f;
   for (int64_t b = 0; b < cols; b += kGgmlBlock) {
     const float* xb = x + b;
     if (search) {
@@ -92,13 +90,8 @@ void q5_0_row(const float* x, int64_t cols, const float* importance, bool refine
 void q5_1_row(const float* x, int64_t cols, const float* importance, bool refine,
               std::vector<uint8_t>& out) {
   uint8_t q[kGgmlBlock];
-  float sigma2 = 0;
   const bool search = importance || refine;
-  if (search) {
-    float sum_x2 = 0;
-    for (int64_t c = 0; c < cols; ++c) sum_x2 += x[c] * x[c];
-    sigma2 = sum_x2 / float(cols);
-  }
+  const float sigma2 = search ? row_mean_square(x, cols) : 0.f;
   for (int64_t b = 0; b < cols; b += kGgmlBlock) {
     const float* xb = x + b;
     if (search) {

@@ -262,23 +262,33 @@ void gemv_linear(const GemmKernels& kr, const GemmArgs& g) {
 }
 
 // The bf16 tile route (bf16_dot_applies, above).
-void gemm_bf16_dot(const GemmKernels& kr, const GemmArgs& g) {
-  constexpr int64_t kBf16Nc = 96;  // weight rows per block: 96 x 1024 x 2 B in L2
-  constexpr int64_t kUnit = 6;     // columns per split unit (the kernel's tile width)
+constexpr int64_t kBf16Nc = 96;   // weight rows per block: 96 x 1024 x 2 B in L2
+constexpr int64_t kBf16Unit = 6;  // columns per split unit (the kernel's tile width)
+
+// Columns [nb, ne) of C on the bf16 tile route; nb a multiple of kBf16Unit, so the tiles
+// are the same whatever range a thread gets.
+void gemm_bf16_dot_rows(const GemmKernels& kr, const GemmArgs& g, int64_t nb, int64_t ne) {
   const auto* a = static_cast<const uint16_t*>(g.a.data);
   const auto* w = static_cast<const uint16_t*>(g.b.data);
+  float* buf = t_pack_a.get(size_t(g.m * kBf16Nc));
+  for (int64_t n0 = nb; n0 < ne; n0 += kBf16Nc) {
+    const int64_t n1 = std::min(ne, n0 + kBf16Nc);
+    kr.gemm_bf16_dot(g.m, g.k, a, g.a.stride_row, w, g.b.stride_col, n0, n1, buf, kBf16Nc);
+    void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
+    store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, buf, kBf16Nc, g.alpha, g.beta);
+  }
+}
+
+// Small products (under 4 MFLOP) stay on one thread.
+int64_t bf16_dot_grain(double flops, int64_t units) {
+  return flops < 4e6 ? units : 1;
+}
+
+void gemm_bf16_dot(const GemmKernels& kr, const GemmArgs& g) {
   const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k);
-  const int64_t units = (g.n + kUnit - 1) / kUnit;
-  const int64_t grain = flops < 4e6 ? units : 1;
-  parallel_for(0, units, grain, [&](int64_t ub, int64_t ue) {
-    const int64_t nb = ub * kUnit, ne = std::min(g.n, ue * kUnit);
-    float* buf = t_pack_a.get(size_t(g.m * kBf16Nc));
-    for (int64_t n0 = nb; n0 < ne; n0 += kBf16Nc) {
-      const int64_t n1 = std::min(ne, n0 + kBf16Nc);
-      kr.gemm_bf16_dot(g.m, g.k, a, g.a.stride_row, w, g.b.stride_col, n0, n1, buf, kBf16Nc);
-      void* c = const_cast<char*>(detail::elem_ptr(g.c, g.c_dtype, n0));
-      store_tile(c, g.c_dtype, g.ldc, g.m, n1 - n0, buf, kBf16Nc, g.alpha, g.beta);
-    }
+  const int64_t units = (g.n + kBf16Unit - 1) / kBf16Unit;
+  parallel_for(0, units, bf16_dot_grain(flops, units), [&](int64_t ub, int64_t ue) {
+    gemm_bf16_dot_rows(kr, g, ub * kBf16Unit, std::min(g.n, ue * kBf16Unit));
   });
 }
 
@@ -577,27 +587,44 @@ void gemm_siblings(std::span<const GemmArgs> products) {
   for (const GemmArgs& g : products) check_args(g);
   const GemmArgs& g0 = products[0];
   const GemmKernels& kr = active_kernels();
-  bool shared = g0.k > 0 && gemv_linear_applies(kr, g0);
+  // The route every product takes alone: streamed (GEMV kernels) or bf16 tiles; one pool
+  // pass needs the same route and the same A for all.
+  const bool stream = gemv_linear_applies(kr, g0), tiles = bf16_dot_applies(kr, g0);
+  bool shared = g0.m > 0 && g0.k > 0 && (stream || tiles);
   for (const GemmArgs& g : products)
     shared = shared && g.m == g0.m && g.k == g0.k && g.a.data == g0.a.data &&
              g.a.dtype == g0.a.dtype && g.a.stride_row == g0.a.stride_row &&
-             g.a.stride_col == g0.a.stride_col && g.b.dtype == g0.b.dtype &&
-             gemv_linear_applies(kr, g);
-  if (!shared || g0.m == 0) {
+             g.a.stride_col == g0.a.stride_col && g.b.dtype == g0.b.dtype && g.n > 0 &&
+             gemv_linear_applies(kr, g) == stream && bf16_dot_applies(kr, g) == tiles;
+  if (!shared) {
     for (const GemmArgs& g : products) gemm(g);
     return;
   }
-  // One pass of the pool over the products' rows, concatenated: part j of a thread's
-  // range is gemv_linear_rows of product j, so every row is computed as gemm(g_j) does.
-  const GemvInput in = gemv_input(kr, g0);
-  int64_t rows = 0;
-  for (const GemmArgs& g : products) rows += g.n;
-  parallel_for(0, rows, gemv_grain(g0.k), [&](int64_t r0, int64_t r1) {
+  // One pass of the pool over the products' columns, concatenated (in units of `unit`
+  // columns): part j of a thread's range is computed by product j's own route on those
+  // columns, so every column is computed as gemm(g_j) computes it.
+  const int64_t unit = tiles ? kBf16Unit : 1;
+  int64_t units = 0;
+  double flops = 0;
+  for (const GemmArgs& g : products) {
+    units += (g.n + unit - 1) / unit;
+    flops += 2.0 * double(g.m) * double(g.n) * double(g.k);
+  }
+  GemvInput in;
+  if (stream) in = gemv_input(kr, g0);
+  const int64_t grain = tiles ? bf16_dot_grain(flops, units) : gemv_grain(g0.k);
+  parallel_for(0, units, grain, [&](int64_t u0, int64_t u1) {
     int64_t offset = 0;
     for (const GemmArgs& g : products) {
-      const int64_t lo = std::max(r0, offset), hi = std::min(r1, offset + g.n);
-      if (lo < hi) gemv_linear_rows(kr, g, in, lo - offset, hi - offset);
-      offset += g.n;
+      const int64_t own = (g.n + unit - 1) / unit;
+      const int64_t lo = std::max(u0, offset) - offset, hi = std::min(u1, offset + own) - offset;
+      offset += own;
+      if (lo >= hi) continue;
+      const int64_t nb = lo * unit, ne = std::min(g.n, hi * unit);
+      if (tiles)
+        gemm_bf16_dot_rows(kr, g, nb, ne);
+      else
+        gemv_linear_rows(kr, g, in, nb, ne);
     }
   });
 }

@@ -55,9 +55,10 @@ void gemm(const GemmArgs& args);
 
 // Several products with the same A (the q / k / v projections of one input, gate and up):
 // each C_j equal to gemm(products[j])'s, bit for bit. Where gemm streams the weights (B in
-// the linear layout, up to 16 rows of A, not the bf16 tile GEMM), the rows of all B are
-// one range the thread pool splits once (one fork / join; A converted once); otherwise
-// the products run one after the other. ValueError for an empty list.
+// the linear layout, up to 16 rows of A) or runs the bf16 tile GEMM (bf16 A and B, more
+// than 4 rows), the columns of all products are one range the thread pool splits once
+// (one fork / join; A converted once); otherwise the products run one after the other.
+// ValueError for an empty list.
 void gemm_siblings(std::span<const GemmArgs> products);
 
 // ---- weights packed once -------------------------------------------------------------
