@@ -474,6 +474,13 @@ def llama_only(a, configs, stem, f32_source, description, eval_tokens, calib) ->
     print(text)
 
 
+# Idle time before each timed call: an engine's worker threads keep spinning for a while
+# after its call returns (ONNX Runtime's intra-op pool, llama.cpp's OpenMP threads, ingot's
+# pool for 50 us), which takes the cores from whichever engine runs next; measured, ingot's
+# 16-token prefill ran 25% slower right after ONNX Runtime GenAI calls than after llama.cpp's.
+SETTLE_S = 0.2
+
+
 def interleaved_best(cases, engines, reps: int) -> dict:
     """{case: {engine: best tokens/s}} over `reps` rounds of every case on each engine, the
     engines' order swapped every round (cases: (name, fn(engine) -> tokens/s))."""
@@ -481,6 +488,7 @@ def interleaved_best(cases, engines, reps: int) -> dict:
     for rep in range(reps):
         for name, fn in cases:
             for engine, e in (engines if rep % 2 == 0 else engines[::-1]):
+                time.sleep(SETTLE_S)
                 best[name][engine] = max(best[name][engine], fn(e))
     return best
 
