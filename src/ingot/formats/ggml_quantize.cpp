@@ -24,6 +24,12 @@ float row_mean_square(const float* x, int64_t cols) {
   return sum_x2 / float(cols);
 }
 
+// The 32 error weights of the block at xb: (importance or 1) * sqrt(σ² + x²).
+void block_weights(const float* xb, const float* importance, float sigma2, float* w) {
+  for (int64_t j = 0; j < kGgmlBlock; ++j)
+    w[j] = (importance ? importance[j] : 1.f) * std::sqrt(sigma2 + xb[j] * xb[j]);
+}
+
 // Q8_0: llama.cpp's quantize_row_q8_0_ref (round half away from zero; no importance).
 // Refined: the f16 scale searched around it (refine_scale_block), each weight's error
 // weighted by (importance or 1) * sqrt(σ² + x²) as Q5_0's.
@@ -40,8 +46,7 @@ void q8_0_row(const float* x, int64_t cols, const float* importance, bool refine
     if (refine && d != 0) {
       float w[kGgmlBlock];
       int lv[kGgmlBlock];
-      for (int64_t j = 0; j < kGgmlBlock; ++j)
-        w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + x[b + j] * x[b + j]);
+      block_weights(x + b, importance ? importance + b : nullptr, sigma2, w);
       refine_scale_block(x + b, w, int(kGgmlBlock), -128, 127, d, lv);
       for (int64_t j = 0; j < kGgmlBlock; ++j) q[j] = int8_t(lv[j]);
     }
@@ -60,8 +65,7 @@ void q5_0_row(const float* x, int64_t cols, const float* importance, bool refine
     const float* xb = x + b;
     if (search) {
       float w[kGgmlBlock];
-      for (int64_t j = 0; j < kGgmlBlock; ++j)
-        w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + xb[j] * xb[j]);
+      block_weights(xb, importance ? importance + b : nullptr, sigma2, w);
       float d = fit::symmetric(int(kGgmlBlock), 16, xb, q, w);
       if (refine && d != 0) {
         int lv[kGgmlBlock];
@@ -96,8 +100,7 @@ void q5_1_row(const float* x, int64_t cols, const float* importance, bool refine
     const float* xb = x + b;
     if (search) {
       float w[kGgmlBlock], min = 0;
-      for (int64_t j = 0; j < kGgmlBlock; ++j)
-        w[j] = (importance ? importance[b + j] : 1.f) * std::sqrt(sigma2 + xb[j] * xb[j]);
+      block_weights(xb, importance ? importance + b : nullptr, sigma2, w);
       const float d = fit::affine(int(kGgmlBlock), 31, xb, w, q, &min, -0.9f, 0.05f, 36);
       put_q5_1_block(d, -min, q, out);
       continue;
