@@ -1,10 +1,13 @@
-// AVX-512 kernels: the register-blocked f32 micro-kernel, the transposing B packer for
-// the `linear` layout (W[n, k] rows contiguous along k) and the GEMV row streamer.
+// AVX-512 kernels: the register-blocked f32 micro-kernel (and its edge tiles), the
+// transposing B packer for the `linear` layout (W[n, k] rows contiguous along k), the GEMV
+// row streamer and the GEMV over weights packed once as panels.
 // Every function carries INGOT_TARGET_AVX512 and is only reached after the run-time
 // CPU check in gemm.cpp.
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "ingot/core/cpu_features.h"
 #include "ingot/ops/cpu/gemm_internal.h"
@@ -25,8 +28,10 @@ constexpr int kNr = 16 * kNv;  // columns of the C tile
 
 // ---- micro-kernel -----------------------------------------------------------------------
 
-// C[MR, 16*NV] tile: MR*NV accumulators, NV B loads and MR broadcasts per k step.
-template <int MR, int NV>
+// C[MR, 16*NV] tile: MR*NV accumulators, NV B loads and MR broadcasts per k step. The A
+// panel holds AS >= MR rows per k step (an edge tile of MR < kMr rows reads the first MR
+// rows of a full-height panel).
+template <int MR, int NV, int AS = MR>
 INGOT_TARGET_AVX512 void micro_avx512(int64_t kc, const float* ap, const float* bp, float* c,
                                       int64_t ldc, float alpha, float beta) {
   constexpr int NR = 16 * NV;
@@ -49,7 +54,7 @@ INGOT_TARGET_AVX512 void micro_avx512(int64_t kc, const float* ap, const float* 
 #pragma GCC unroll 4
       for (int j = 0; j < NV; ++j) acc[i][j] = _mm512_fmadd_ps(a, b[j], acc[i][j]);
     }
-    ap += MR;
+    ap += AS;
     bp += NR;
   }
 
@@ -428,6 +433,73 @@ void gemv_bf16_avx512(int64_t m, int64_t k, const uint16_t* xh, const uint16_t* 
   }
 }
 
+// ---- weights packed once as panels (gemm.h PanelWeight: [k][kNr] per panel) -------------
+
+// acc[i] += x[i, p] * panel row p (kNr floats), i < M.
+template <int M>
+INGOT_TARGET_AVX512 __attribute__((always_inline)) inline void panel_step(const float* panel,
+                                                                          const float* x,
+                                                                          int64_t ldx, int64_t p,
+                                                                          __m512 (&acc)[M][kNv]) {
+  __m512 b[kNv];
+  for (int j = 0; j < kNv; ++j) b[j] = _mm512_load_ps(panel + p * kNr + j * 16);
+  for (int i = 0; i < M; ++i) {
+    const __m512 xv = _mm512_set1_ps(x[i * ldx + p]);
+    for (int j = 0; j < kNv; ++j) acc[i][j] = _mm512_fmadd_ps(xv, b[j], acc[i][j]);
+  }
+}
+
+// M rows of x against one panel; see GemvPanelFn. Unrolled U times along k so every
+// output vector has U independent sums (at m = 1 a plain loop would wait on the FMA
+// latency, not on the panel's stream), and the panel prefetched kGemvPrefetchBytes ahead
+// (past its end: the next panel, which gemv_panels reads next).
+template <int M>
+INGOT_TARGET_AVX512 void gemv_panel_t(int64_t k, const float* x, int64_t ldx, const float* panel,
+                                      float* out) {
+  constexpr int U = M == 1 ? 4 : M == 2 ? 2 : 1;
+  constexpr int64_t kRowBytes = kNr * int64_t(sizeof(float));
+  const char* bytes = reinterpret_cast<const char*>(panel);
+  __m512 acc[U][M][kNv];
+  for (int u = 0; u < U; ++u)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < kNv; ++j) acc[u][i][j] = _mm512_setzero_ps();
+  int64_t p = 0;
+  for (; p + U <= k; p += U) {
+    for (int64_t line = 0; line < U * kRowBytes; line += 64)
+      _mm_prefetch(bytes + p * kRowBytes + line + kGemvPrefetchBytes, _MM_HINT_T0);
+    for (int u = 0; u < U; ++u) panel_step<M>(panel, x, ldx, p + u, acc[u]);
+  }
+  for (; p < k; ++p) panel_step<M>(panel, x, ldx, p, acc[0]);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < kNv; ++j) {
+      __m512 s = acc[0][i][j];
+      for (int u = 1; u < U; ++u) s = _mm512_add_ps(s, acc[u][i][j]);
+      _mm512_storeu_ps(out + i * kNr + j * 16, s);
+    }
+}
+
+void gemv_panel_avx512(int64_t m, int64_t k, const float* x, int64_t ldx, const float* panel,
+                       float* out) {
+  switch (m) {
+    case 1:
+      return gemv_panel_t<1>(k, x, ldx, panel, out);
+    case 2:
+      return gemv_panel_t<2>(k, x, ldx, panel, out);
+    case 3:
+      return gemv_panel_t<3>(k, x, ldx, panel, out);
+    default:
+      return gemv_panel_t<4>(k, x, ldx, panel, out);
+  }
+}
+
+// Edge tiles of 1 .. kMr - 1 rows (a 16-row prefill is 14 + 2 rows, not 28).
+template <size_t... R>
+constexpr std::array<MicroKernelFn, sizeof...(R)> make_edge_tiles(std::index_sequence<R...>) {
+  return {micro_avx512<int(R) + 1, kNv, kMr>...};
+}
+constexpr std::array<MicroKernelFn, kMr - 1> kEdgeTiles =
+    make_edge_tiles(std::make_index_sequence<kMr - 1>());
+
 }  // namespace
 
 const GemmKernels& avx512_kernels() {
@@ -445,7 +517,11 @@ const GemmKernels& avx512_kernels() {
                                  pack_b_avx512,
                                  gemv_dot_avx512,
                                  cpu_features().avx512bf16 ? gemv_bf16_avx512 : nullptr,
-                                 cpu_features().avx512bf16 ? gemm_bf16_dot_avx512 : nullptr};
+                                 cpu_features().avx512bf16 ? gemm_bf16_dot_avx512 : nullptr,
+                                 gemv_panel_avx512,
+                                 /*gemv_panel_streams=*/nullptr,
+                                 /*gemv_row_streams=*/nullptr,
+                                 kEdgeTiles.data()};
   return table;
 }
 

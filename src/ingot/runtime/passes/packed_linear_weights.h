@@ -9,7 +9,7 @@
 // equal `linear`'s up to rounding (the sums over k run in another order). A weight that
 // something other than a linear's weight argument reads (an lm_head tied to the
 // embedding table) is left alone, and every weight is when the active GEMM kernels have
-// no packed path (packed_linear_width() == 0; the AVX2 table has one). Like the
+// no packed path (packed_linear_width() == 0; the AVX2 and AVX-512 tables have one). Like the
 // Generator's other rewrites, only the copies the runtime runs change; the exported
 // programs keep `linear` and their weights (an original is freed once nothing holds it).
 // Until then both are in memory: packing stops short of the memory available (a model
