@@ -37,7 +37,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -275,42 +274,24 @@ INGOT_GEMM_YMM_KERNEL void gemm_rows(const PanelActivations& a, const PackedWeig
   }
 }
 
-// Tile shapes (measured: docs/quantization.md, "Kernel tables"): one panel (m <= 8) takes
-// kOneNR rows x 1 panel, more take kNR rows x 2 panels.
+// Tile shapes, measured on Zen 4 under INGOT_ISA=avx2 (docs/quantization.md, "Kernel
+// tables"): one panel (m <= 8) takes 4 rows x 1 panel (2, 6 and 8 rows were level or
+// slower); more panels take 4 rows x 2 (8 int16 / int32 accumulators; 2x2, 3x2, 2x3 and 4x1
+// were 5-35% slower for int4 at m = 128), except 8-bit weights without VNNI: 2 x 2, since
+// the sign trick's temporaries (w - 128, |w - 128|, the signed x) and its two constants do
+// not fit next to 8 accumulators in 16 ymm registers (4x2 was 8% slower, 3x2 and 4x1
+// 10-20%). The AVX-VNNI compile takes 4 x 2 for every mode (not measured: no AVX-VNNI CPU
+// here; its registers are those of the int4 maddubs case).
 template <Mode kMode>
 void gemm_mode(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy) {
-  // TEMPORARY tile selection for measurement
-  static const int t1 =
-      std::getenv("INGOT_YMM_TILE1") ? std::atoi(std::getenv("INGOT_YMM_TILE1")) : 4;
-  static const int t2 =
-      std::getenv("INGOT_YMM_TILE") ? std::atoi(std::getenv("INGOT_YMM_TILE")) : 22;
+  constexpr bool kSignTrick = !kVnni && kMode == Mode::Int8;
   parallel_for(0, w.n, 32, [&](int64_t r0, int64_t r1) {
-    if (a.panels == 1) {
-      switch (t1) {
-        case 2:
-          return gemm_rows<2, 1, kMode>(a, w, r0, r1, y, ldy);
-        case 6:
-          return gemm_rows<6, 1, kMode>(a, w, r0, r1, y, ldy);
-        case 8:
-          return gemm_rows<8, 1, kMode>(a, w, r0, r1, y, ldy);
-        default:
-          return gemm_rows<4, 1, kMode>(a, w, r0, r1, y, ldy);
-      }
-    }
-    switch (t2) {
-      case 32:
-        return gemm_rows<3, 2, kMode>(a, w, r0, r1, y, ldy);
-      case 42:
-        return gemm_rows<4, 2, kMode>(a, w, r0, r1, y, ldy);
-      case 41:
-        return gemm_rows<4, 1, kMode>(a, w, r0, r1, y, ldy);
-      case 61:
-        return gemm_rows<6, 1, kMode>(a, w, r0, r1, y, ldy);
-      case 23:
-        return gemm_rows<2, 3, kMode>(a, w, r0, r1, y, ldy);
-      default:
-        return gemm_rows<2, 2, kMode>(a, w, r0, r1, y, ldy);
-    }
+    if (a.panels == 1)
+      gemm_rows<4, 1, kMode>(a, w, r0, r1, y, ldy);
+    else if constexpr (kSignTrick)
+      gemm_rows<2, 2, kMode>(a, w, r0, r1, y, ldy);
+    else
+      gemm_rows<4, 2, kMode>(a, w, r0, r1, y, ldy);
   });
 }
 

@@ -32,8 +32,10 @@ constexpr int64_t kInt8BlockRows = 4;
 // per-row kernel (the crossover measured with BM_QuantizedGemv, docs/quantization.md).
 constexpr int64_t kPanelMinRows = 5;
 // The same for the ymm kernels (quantized_gemm_ymm.h: 8 x rows per ymm) against the ymm row
-// kernels, measured with BM_QuantizedGemvPrefillYmm under INGOT_ISA=avx2.
-constexpr int64_t kYmmPanelMinRows = 5;
+// kernels, measured with BM_QuantizedGemvPrefillYmm under INGOT_ISA=avx2 on Zen 4 (int8 and
+// int4, four shapes, best of 5): the panel GEMM was slower at m = 5 (1.09-1.29x the row
+// kernels' time), mixed at 6 (0.93-1.10x), faster from 7 (0.68-0.91x).
+constexpr int64_t kYmmPanelMinRows = 7;
 
 // Int8 unless INGOT_QUANT_ACTIVATIONS=float (the opt-out, for A/B runs and exact results).
 QuantActivations initial_activations() {
