@@ -30,6 +30,7 @@
 // The including file defines, before the include:
 //   INGOT_GEMM_YMM_TARGET  the target attribute string ("avx2,fma,f16c"[",avxvnni"])
 //   INGOT_GEMM_YMM_VNNI    1: vpdpbusd, 0: vpmaddubsw + vpmaddwd
+//   (optionally) INGOT_GEMM_YMM_DPBUSD  the vpdpbusd intrinsic (default: the VEX form)
 // and gets gemm_ymm(a, w, y, ldy) (in an unnamed namespace: one copy per including file).
 // Only reached after the run-time CPU check.
 #pragma once
@@ -50,6 +51,13 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// The vpdpbusd of the VNNI compile: the VEX form (AVX-VNNI). A test
+// (tests/ops/quantized_gemm_ymm_evex_test.cpp) compiles the same kernel with the EVEX form
+// (AVX512-VNNI + VL, the same operation on ymm) to run this path on CPUs without AVX-VNNI.
+#ifndef INGOT_GEMM_YMM_DPBUSD
+#define INGOT_GEMM_YMM_DPBUSD _mm256_dpbusd_avx_epi32
 #endif
 
 #define INGOT_GEMM_YMM_STEP __attribute__((target(INGOT_GEMM_YMM_TARGET), always_inline)) inline
@@ -163,7 +171,7 @@ INGOT_GEMM_YMM_KERNEL void tile(const PanelActivations& a, int64_t p0, int64_t b
         if constexpr (kVnni) {
 #if INGOT_GEMM_YMM_VNNI
 #pragma GCC unroll 16
-          for (int p = 0; p < MP; ++p) dp[n][p] = _mm256_dpbusd_avx_epi32(dp[n][p], wv, xv[p]);
+          for (int p = 0; p < MP; ++p) dp[n][p] = INGOT_GEMM_YMM_DPBUSD(dp[n][p], wv, xv[p]);
 #endif
         } else if constexpr (kInt16) {
 #pragma GCC unroll 16
