@@ -282,14 +282,14 @@ INGOT_GEMM_YMM_KERNEL void gemm_rows(const PanelActivations& a, const PackedWeig
   }
 }
 
-// Tile shapes, measured on Zen 4 under INGOT_ISA=avx2 (docs/quantization.md, "Kernel
-// tables"): one panel (m <= 8) takes 4 rows x 1 panel (2, 6 and 8 rows were level or
-// slower); more panels take 4 rows x 2 (8 int16 / int32 accumulators; 2x2, 3x2, 2x3 and 4x1
-// were 5-35% slower for int4 at m = 128), except 8-bit weights without VNNI: 2 x 2, since
-// the sign trick's temporaries (w - 128, |w - 128|, the signed x) and its two constants do
-// not fit next to 8 accumulators in 16 ymm registers (4x2 was 8% slower, 3x2 and 4x1
-// 10-20%). The AVX-VNNI compile takes 4 x 2 for every mode (not measured: no AVX-VNNI CPU
-// here; its registers are those of the int4 maddubs case).
+// Tile shapes, measured on Zen 4 under INGOT_ISA=avx2 (docs/quantization.md, "Prefill GEMM
+// on the ymm tables"): one panel (m <= 8) takes 4 rows x 1 panel (6 rows level, 2 and 8 up
+// to 30% slower); more panels take 4 rows x 2 (8 int16 / int32 accumulators; 2x2, 2x3 and
+// 4x1 were 5-38% slower for int4 at m = 128), except 8-bit weights without VNNI: 2 x 2,
+// since the sign trick's temporaries (w - 128, |w - 128|, the signed x) and its two
+// constants do not fit next to 8 accumulators in 16 ymm registers (4x2 level to 8% slower,
+// 3x2 and 4x1 9-21%). The AVX-VNNI compile takes 4 x 2 for every mode (not timed: no
+// AVX-VNNI CPU here; its registers are those of the int4 maddubs case).
 template <Mode kMode>
 void gemm_mode(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy) {
   constexpr bool kSignTrick = !kVnni && kMode == Mode::Int8;
