@@ -60,7 +60,6 @@
 #define INGOT_GEMM_YMM_DPBUSD _mm256_dpbusd_avx_epi32
 #endif
 
-#define INGOT_GEMM_YMM_STEP __attribute__((target(INGOT_GEMM_YMM_TARGET), always_inline)) inline
 #define INGOT_GEMM_YMM_KERNEL __attribute__((target(INGOT_GEMM_YMM_TARGET)))
 
 namespace ingot::cpu::detail {
@@ -135,7 +134,7 @@ INGOT_GEMM_YMM_KERNEL void tile(const PanelActivations& a, int64_t p0, int64_t b
       for (int p = 0; p < MP; ++p)
         _mm256_storeu_ps(acc_out + p * ldp + n * kLanes, _mm256_setzero_ps());
   }
-  // maddubs, bits 4: the block's products in int16 (acc16), widened at its end.
+  // maddubs, bits 4: the block's products in int16 (dp), widened at its end.
   constexpr bool kInt16 = !kVnni && kMode != Mode::Int8;
   const __m256i ones = _mm256_set1_epi16(1);
   for (int64_t b = b0; b < b1; ++b) {
