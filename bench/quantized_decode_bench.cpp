@@ -175,7 +175,8 @@ BENCHMARK_CAPTURE(BM_QuantizedPrefillQwen3_0_6B, int4_g32_f32act, "int4_f32act")
 
 // m x rows against a packed [N, K] weight: the decode GEMV (m = 1) and prefill.
 // Args: bits (0 = f32 gemm), N, K, activations (0 float, 1 int8: the kernel the crossover
-// picks, 2 int8 with the per-row kernel forced, the one before the panel GEMM), m.
+// picks, 2 int8 with the per-row kernel forced, the one before the panel GEMM, 3 int8 with
+// the ymm panel GEMM forced from m = 1), m.
 // Counters: GB_per_s of packed bytes, GOP_per_s = 2 m N K / time.
 void BM_QuantizedGemv(benchmark::State& state) {
   const int bits = int(state.range(0));
@@ -184,6 +185,10 @@ void BM_QuantizedGemv(benchmark::State& state) {
                                                         : ingot::cpu::QuantActivations::Float);
   const int64_t min_rows = ingot::cpu::set_quant_panel_min_rows(
       state.range(3) == 2 ? int64_t(1) << 40 : ingot::cpu::quant_panel_min_rows());
+  const int64_t ymm_min_rows = ingot::cpu::set_quant_ymm_panel_min_rows(
+      state.range(3) == 2   ? int64_t(1) << 40
+      : state.range(3) == 3 ? int64_t(1)
+                            : ingot::cpu::quant_ymm_panel_min_rows());
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> w(static_cast<size_t>(n * k)), x(static_cast<size_t>(m * k)),
@@ -212,6 +217,7 @@ void BM_QuantizedGemv(benchmark::State& state) {
   }
   const double bytes = bits ? double(p.q.size() + p.scales.size() * 4) : double(w.size() * 4);
   ingot::cpu::set_quant_panel_min_rows(min_rows);
+  ingot::cpu::set_quant_ymm_panel_min_rows(ymm_min_rows);
   state.counters["GB_per_s"] =
       benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   state.counters["GOP_per_s"] = benchmark::Counter(
@@ -229,10 +235,23 @@ BENCHMARK(BM_QuantizedGemv)
 void BM_QuantizedGemvPrefill(benchmark::State& state) {
   BM_QuantizedGemv(state);
 }
+void BM_QuantizedGemvPrefillYmm(benchmark::State& state) {
+  BM_QuantizedGemv(state);
+}
 BENCHMARK(BM_QuantizedGemvPrefill)
     ->ArgsProduct({{8, 4}, {3072}, {1024}, {2, 1}, {16, 64, 128}})
     ->ArgsProduct({{8, 4}, {1024}, {3072}, {2, 1}, {16, 64, 128}})
     ->ArgsProduct({{8, 4}, {151936}, {1024}, {2, 1}, {16}})
+    ->UseRealTime();
+// The ymm tables' prefill (run with INGOT_ISA=avx2, or avxvnni): the ymm row kernels (2)
+// against the 8-row panel GEMM (3) from m = 5, on SmolLM2-135M's MLP shapes ([576 -> 1536],
+// [1536 -> 576]) and Qwen3-0.6B's ([1024 -> 3072], [3072 -> 1024]): the crossover and the
+// prefill ratio (docs/quantization.md, "Kernel tables").
+BENCHMARK(BM_QuantizedGemvPrefillYmm)
+    ->ArgsProduct({{8, 4}, {1536}, {576}, {2, 3}, {5, 6, 7, 8, 12, 16, 128}})
+    ->ArgsProduct({{8, 4}, {576}, {1536}, {2, 3}, {5, 6, 7, 8, 12, 16, 128}})
+    ->ArgsProduct({{8, 4}, {3072}, {1024}, {2, 3}, {5, 6, 7, 8, 12, 16, 128}})
+    ->ArgsProduct({{8, 4}, {1024}, {3072}, {2, 3}, {5, 6, 7, 8, 12, 16, 128}})
     ->UseRealTime();
 
 }  // namespace

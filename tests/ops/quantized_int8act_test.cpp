@@ -1,6 +1,7 @@
 // quantized_matmul with int8 activations (cpu::QuantActivations::Int8, the default): every
-// table's integer kernel (avx2-maddubs, avxvnni-ymm, avx512vnni-zmm per-row and panel
-// GEMM; tables this CPU cannot run are skipped with the reason) against the portable int8
+// table's integer kernel (avx2-maddubs, avxvnni-ymm: row kernels and the 8-row panel GEMM;
+// avx512vnni-zmm per-row and panel GEMM; tables this CPU cannot run are skipped with the
+// reason) against the portable int8
 // kernel (their reference: the same integer sums, so they differ by f32 summation order
 // only), the portable kernel against a double-precision reference of the scheme's
 // definition and against the exact product within the activations' rounding bound, the
@@ -146,10 +147,10 @@ const char* isa_name(QuantIsa isa) {
 class Int8Activations : public ::testing::TestWithParam<std::tuple<Case, int64_t, QuantIsa>> {};
 
 // The portable kernel computes the scheme's definition and stays within the activations'
-// rounding bound of the exact product; every vector kernel (avx2-maddubs, avxvnni-ymm,
-// avx512vnni-zmm: the per-row kernel below 5 rows, the panel GEMM from 5) equals it up to
-// f32 summation order, and the two ymm kernels (same integer sums, same order) equal each
-// other bit for bit.
+// rounding bound of the exact product; every vector kernel (avx2-maddubs, avxvnni-ymm: the
+// row kernels below 7 rows, the 8-row panel GEMM from 7; avx512vnni-zmm: the per-row kernel
+// below 5 rows, the panel GEMM from 5) equals it up to f32 summation order, and the two ymm
+// kernels (same integer sums, same order) equal each other bit for bit.
 TEST_P(Int8Activations, KernelsMatchReference) {
   const auto [c, m, isa] = GetParam();
   SKIP_UNLESS_SUPPORTED(isa);
@@ -187,10 +188,11 @@ INSTANTIATE_TEST_SUITE_P(
                           // then one step (576); with zero points and a
                           // short last step (544)
                           Case{4, 32, false, 576}, Case{4, 32, true, 544}),
-        // m < 5: the per-row kernel; from 5 the panel GEMM (one panel up to
-        // 16 rows, pairs of panels and a padded last panel beyond)
-        ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5), int64_t(16), int64_t(17),
-                          int64_t(64), int64_t(130)),
+        // zmm: m < 5 the per-row kernel, from 5 the panel GEMM (one panel up
+        // to 16 rows, pairs of panels and a padded last panel beyond); ymm:
+        // m < 7 the row kernels, from 7 the 8-row panel GEMM
+        ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5), int64_t(7), int64_t(16),
+                          int64_t(17), int64_t(64), int64_t(130)),
         ::testing::Values(QuantIsa::Scalar, QuantIsa::Avx2, QuantIsa::AvxVnni, QuantIsa::Avx512)));
 
 // Each table runs its own integer kernel; a request above what the CPU runs lands on the
@@ -267,39 +269,141 @@ TEST(Int8ActivationsPanel, ThresholdSelectsKernelSameSums) {
     }
 }
 
-// The panel layout holds quantize_activations' values bit for bit: every q at its (panel,
-// step, lane, byte) position (4-bit: each 32-block in even-odd order), zeros in the
-// padding, the block scales, and the zero-point terms.
+// The panel layout holds quantize_activations' values bit for bit, for both lane widths
+// (16: AVX512-VNNI, 8: the ymm tables): every q at its (panel, step, lane, byte) position
+// (4-bit: each 32-block in even-odd order), zeros in the padding, the block scales, and the
+// zero-point terms.
 TEST(Int8ActivationsPanel, LayoutHoldsPortableValues) {
-  if (!has_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
-  for (const Case& c : {Case{8, 0, false, 200}, Case{4, 32, false, 96}, Case{4, 64, true, 128}}) {
-    const int64_t m = 19;
-    const Problem pr = make(c, m, 3);
-    detail::Int8Activations ref;
-    detail::quantize_activations(pr.x.data(), pr.k, m, pr.k, c.bits, false, ref);
-    detail::PanelActivations pa;
-    detail::quantize_activation_panels(pr.x.data(), pr.k, m, pr.pw, pa);
-    ASSERT_EQ(pa.panels, 2);
-    ASSERT_EQ(pa.blocks, (c.k + 31) / 32);
-    const int32_t factor = c.zeros ? -1 : -(1 << (c.bits - 1));
-    for (int64_t i = 0; i < 32; ++i)
-      for (int64_t b = 0; b < pa.blocks; ++b) {
-        int32_t sum = 0;
-        for (int64_t j = 0; j < 32; ++j) {
-          const int64_t e = c.bits == 4 ? (j < 16 ? 2 * j : 2 * (j - 16) + 1) : j;
-          const int64_t col = 32 * b + e;
-          const int8_t want = i < m && col < pr.k ? ref.q[size_t(i * pr.k + col)] : int8_t(0);
-          const int64_t t = 8 * b + j / 4;
-          const int8_t got =
-              pa.q[size_t((i / 16) * pa.panel_bytes() + (t * 16 + i % 16) * 4 + j % 4)];
-          ASSERT_EQ(got, want) << "row " << i << " block " << b << " position " << j;
-          sum += want;
+  for (const int lanes : {16, 8}) {
+    if (lanes == 16 && !has_vnni()) {
+      GTEST_LOG_(INFO) << "this CPU has no AVX512-VNNI: the 16-lane layout is not tested";
+      continue;
+    }
+    if (lanes == 8 && !cpu_features().avx2_kernels()) {
+      GTEST_LOG_(INFO) << "this CPU has no AVX2: the 8-lane layout is not tested";
+      continue;
+    }
+    for (const Case& c : {Case{8, 0, false, 200}, Case{4, 32, false, 96}, Case{4, 64, true, 128}}) {
+      const int64_t m = 19;
+      const Problem pr = make(c, m, 3);
+      detail::Int8Activations ref;
+      detail::quantize_activations(pr.x.data(), pr.k, m, pr.k, c.bits, false, ref);
+      detail::PanelActivations pa;
+      if (lanes == 16)
+        detail::quantize_activation_panels(pr.x.data(), pr.k, m, pr.pw, pa);
+      else
+        detail::quantize_activation_panels_ymm(pr.x.data(), pr.k, m, pr.pw, pa);
+      ASSERT_EQ(pa.lanes, lanes);
+      ASSERT_EQ(pa.panels, (m + lanes - 1) / lanes);
+      ASSERT_EQ(pa.blocks, (c.k + 31) / 32);
+      const int32_t factor = c.zeros ? -1 : -(1 << (c.bits - 1));
+      for (int64_t i = 0; i < pa.panels * lanes; ++i)
+        for (int64_t b = 0; b < pa.blocks; ++b) {
+          int32_t sum = 0;
+          for (int64_t j = 0; j < 32; ++j) {
+            const int64_t e = c.bits == 4 ? (j < 16 ? 2 * j : 2 * (j - 16) + 1) : j;
+            const int64_t col = 32 * b + e;
+            const int8_t want = i < m && col < pr.k ? ref.q[size_t(i * pr.k + col)] : int8_t(0);
+            const int64_t t = 8 * b + j / 4;
+            const int8_t got =
+                pa.q[size_t((i / lanes) * pa.panel_bytes() + (t * lanes + i % lanes) * 4 + j % 4)];
+            ASSERT_EQ(got, want) << lanes << " lanes, row " << i << " block " << b << " position "
+                                 << j;
+            sum += want;
+          }
+          const size_t at = size_t(((i / lanes) * pa.blocks + b) * lanes + i % lanes);
+          EXPECT_EQ(pa.scales[at], i < m ? ref.block_scales[size_t(i * pa.blocks + b)] : 0.0f)
+              << lanes << " lanes, row " << i << " block " << b;
+          EXPECT_EQ(pa.corr[at], factor * sum) << lanes << " lanes, row " << i << " block " << b;
         }
-        const size_t at = size_t(((i / 16) * pa.blocks + b) * 16 + i % 16);
-        EXPECT_EQ(pa.scales[at], i < m ? ref.block_scales[size_t(i * pa.blocks + b)] : 0.0f);
-        EXPECT_EQ(pa.corr[at], factor * sum);
-      }
+    }
   }
+}
+
+// The ymm tables' panel GEMM (quantized_gemm_ymm.h: avx2-maddubs, avxvnni-ymm; 8 x rows per
+// ymm), forced from m = 1 (set_quant_ymm_panel_min_rows), against the portable kernel on
+// every mode (int8 per row with k % 32 != 0 and k < 32, int4 G 32 / 64 / 128 with and
+// without zero points) and m around the panel boundaries (1..40: one partly filled panel,
+// whole panels, pairs of panels and a last single one); the two compiles sum the same
+// integers in the same f32 order, so they give the same bits. A table this CPU cannot run
+// is skipped with the reason (on a CPU without AVX-VNNI the avxvnni compile is built, not
+// run).
+TEST(Int8ActivationsYmmPanel, MatchesPortableAcrossPanelBoundaries) {
+  for (const QuantIsa isa : {QuantIsa::Avx2, QuantIsa::AvxVnni}) {
+    if (!quant_isa_supported(isa)) {
+      GTEST_LOG_(INFO) << "this CPU (after INGOT_ISA) cannot run the " << isa_name(isa)
+                       << " table (" << int8_dot_kernel_name(int8_dot_kernel(isa))
+                       << "): its panel GEMM is not tested here";
+      continue;
+    }
+    const int64_t before = set_quant_ymm_panel_min_rows(1);
+    for (const Case& c : {Case{8, 0, false, 200}, Case{8, 0, false, 30}, Case{8, 0, false, 1024},
+                          Case{4, 32, false, 224}, Case{4, 32, true, 544}, Case{4, 64, true, 192},
+                          Case{4, 128, false, 384}})
+      for (int64_t m : {1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40}) {
+        const Problem pr = make(c, m, uint32_t(c.k * 3 + m));
+        const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+        const std::vector<float> got = run(pr, QuantActivations::Int8, isa);
+        double scale = 0;
+        for (float v : scalar) scale = std::max(scale, double(std::abs(v)));
+        for (size_t j = 0; j < got.size(); ++j)
+          ASSERT_NEAR(got[j], scalar[j], 2e-6 * scale)
+              << isa_name(isa) << " bits " << c.bits << " group " << c.group << " zeros " << c.zeros
+              << " k " << c.k << " m " << m << " output " << j;
+        if (isa == QuantIsa::AvxVnni) {
+          ASSERT_EQ(got, run(pr, QuantActivations::Int8, QuantIsa::Avx2))
+              << "the avxvnni and avx2 panel GEMMs sum the same integers in the same order";
+        }
+      }
+    set_quant_ymm_panel_min_rows(before);
+  }
+}
+
+// The ymm panel GEMM over many W rows: split over the pool's threads, 32-row blocks and
+// 4 / 2-row tiles with remainders (301 rows), k in several 1024-weight passes with a short
+// last one (int8 k 2100, also not a multiple of 32; int4 k 1152), against the portable
+// kernel.
+TEST(Int8ActivationsYmmPanel, ThreadedMatchesPortable) {
+  if (!quant_isa_supported(QuantIsa::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
+  for (const Case& c :
+       {Case{8, 0, false, 2100}, Case{4, 32, true, 1152}, Case{4, 128, false, 1152}})
+    for (int64_t m : {int64_t(7), int64_t(16), int64_t(41)}) {
+      const Problem pr = make(c, m, uint32_t(m), 301);
+      const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+      const std::vector<float> got = run(pr, QuantActivations::Int8, QuantIsa::Avx2);
+      double scale = 0;
+      for (float v : scalar) scale = std::max(scale, double(std::abs(v)));
+      for (size_t j = 0; j < got.size(); ++j)
+        ASSERT_NEAR(got[j], scalar[j], 2e-6 * scale)
+            << "bits " << c.bits << " k " << c.k << " m " << m << " output " << j;
+    }
+  if (num_threads() < 2) GTEST_LOG_(INFO) << "one thread: the split over threads was not run";
+}
+
+// The ymm threshold: the measured crossover by default (7 rows), at least 1; below it the
+// row kernels run, from it the panel GEMM, with the same sums up to f32 order.
+TEST(Int8ActivationsYmmPanel, ThresholdSelectsKernelSameSums) {
+  EXPECT_THROW(set_quant_ymm_panel_min_rows(0), ValueError);
+  const char* env = std::getenv("INGOT_QUANT_YMM_PANEL_MIN_ROWS");
+  if (!env || !*env) {
+    EXPECT_EQ(quant_ymm_panel_min_rows(), 7);
+  }
+  if (!quant_isa_supported(QuantIsa::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
+  for (const Case& c : {Case{8, 0, false, 200}, Case{4, 64, true, 192}})
+    for (int64_t m : {int64_t(3), int64_t(7), int64_t(16)}) {
+      const Problem pr = make(c, m, uint32_t(5 * m));
+      const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
+      double scale = 0;
+      for (float v : scalar) scale = std::max(scale, double(std::abs(v)));
+      for (int64_t threshold : {int64_t(1), int64_t(1) << 40}) {
+        const int64_t before = set_quant_ymm_panel_min_rows(threshold);
+        const std::vector<float> got = run(pr, QuantActivations::Int8, QuantIsa::Avx2);
+        EXPECT_EQ(set_quant_ymm_panel_min_rows(before), threshold);
+        for (size_t j = 0; j < got.size(); ++j)
+          ASSERT_NEAR(got[j], scalar[j], 2e-6 * scale)
+              << "bits " << c.bits << " m " << m << " threshold " << threshold << " output " << j;
+      }
+    }
 }
 
 // The AVX2 activation quantiser gives the scalar one's q and scales bit for bit: random

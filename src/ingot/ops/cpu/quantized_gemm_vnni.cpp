@@ -298,6 +298,7 @@ void quantize_activation_panels(const float* x, int64_t ldx, int64_t m, const Pa
                                 PanelActivations& a) {
   a.m = m;
   a.k = w.k;
+  a.lanes = kLanes;
   a.blocks = (w.k + kBlock - 1) / kBlock;
   a.panels = (m + kLanes - 1) / kLanes;
   a.even_odd = w.bits == 4;

@@ -31,6 +31,11 @@ constexpr int64_t kInt8BlockRows = 4;
 // (quantized_gemm_vnni.cpp: 16 x rows per zmm, W read once per panel tile) replaces the
 // per-row kernel (the crossover measured with BM_QuantizedGemv, docs/quantization.md).
 constexpr int64_t kPanelMinRows = 5;
+// The same for the ymm kernels (quantized_gemm_ymm.h: 8 x rows per ymm) against the ymm row
+// kernels, measured with BM_QuantizedGemvPrefillYmm under INGOT_ISA=avx2 on Zen 4 (int8 and
+// int4, four shapes, best of 5): the panel GEMM was slower at m = 5 (1.09-1.29x the row
+// kernels' time), mixed at 6 (0.93-1.10x), faster from 7 (0.68-0.91x).
+constexpr int64_t kYmmPanelMinRows = 7;
 
 // Int8 unless INGOT_QUANT_ACTIVATIONS=float (the opt-out, for A/B runs and exact results).
 QuantActivations initial_activations() {
@@ -47,18 +52,24 @@ std::atomic<QuantActivations>& active_activations() {
   return a;
 }
 
-int64_t initial_panel_min_rows() {
-  const char* env = std::getenv("INGOT_QUANT_PANEL_MIN_ROWS");
-  if (!env || !*env) return kPanelMinRows;
+// The start value of a panel threshold: `var` from the environment, else `fallback`.
+int64_t initial_min_rows(const char* var, int64_t fallback) {
+  const char* env = std::getenv(var);
+  if (!env || !*env) return fallback;
   char* end = nullptr;
   const long long v = std::strtoll(env, &end, 10);
-  INGOT_CHECK(*end == 0 && v >= 1, ValueError,
-              "INGOT_QUANT_PANEL_MIN_ROWS must be a positive integer, got '{}'", env);
+  INGOT_CHECK(*end == 0 && v >= 1, ValueError, "{} must be a positive integer, got '{}'", var, env);
   return int64_t(v);
 }
 
 std::atomic<int64_t>& panel_min_rows() {
-  static std::atomic<int64_t> rows{initial_panel_min_rows()};
+  static std::atomic<int64_t> rows{initial_min_rows("INGOT_QUANT_PANEL_MIN_ROWS", kPanelMinRows)};
+  return rows;
+}
+
+std::atomic<int64_t>& ymm_panel_min_rows() {
+  static std::atomic<int64_t> rows{
+      initial_min_rows("INGOT_QUANT_YMM_PANEL_MIN_ROWS", kYmmPanelMinRows)};
   return rows;
 }
 
@@ -169,6 +180,16 @@ int64_t set_quant_panel_min_rows(int64_t rows) {
   return panel_min_rows().exchange(rows);
 }
 
+int64_t quant_ymm_panel_min_rows() {
+  return ymm_panel_min_rows().load();
+}
+
+int64_t set_quant_ymm_panel_min_rows(int64_t rows) {
+  INGOT_CHECK(rows >= 1, ValueError, "[set_quant_ymm_panel_min_rows] rows must be >= 1, got {}",
+              rows);
+  return ymm_panel_min_rows().exchange(rows);
+}
+
 bool int8_activations_apply(const PackedWeight& w) {
   return detail::int8_activation_layout(w);
 }
@@ -214,12 +235,24 @@ struct Targets {
 void int8_activation_matmul(const float* x, int64_t ldx, int64_t m, const Targets& t) {
   const Int8DotKernel kernel = int8_dot_kernel(quant_isa());
   const bool zmm = kernel == Int8DotKernel::Avx512VnniZmm;
+  const bool ymm = kernel == Int8DotKernel::Avx2Maddubs || kernel == Int8DotKernel::AvxVnniYmm;
   const PackedWeight& w0 = t.w[0];
-  if (zmm && m >= quant_panel_min_rows()) {
+  // Prefill: the panel GEMM. The siblings share bits and zero points or their absence, so
+  // one quantisation of x serves them all.
+  if ((zmm && m >= quant_panel_min_rows()) || (ymm && m >= quant_ymm_panel_min_rows())) {
+    thread_local detail::PanelActivations reused_panels;
+    detail::PanelActivations& pa = reused_panels;
+    if (zmm)
+      detail::quantize_activation_panels(x, ldx, m, w0, pa);
+    else
+      detail::quantize_activation_panels_ymm(x, ldx, m, w0, pa);
     for (size_t j = 0; j < t.w.size(); ++j) {
-      detail::PanelActivations pa;
-      detail::quantize_activation_panels(x, ldx, m, t.w[j], pa);
-      detail::int8act_gemm_vnni(pa, t.w[j], t.y[j], t.ldy[j]);
+      if (zmm)
+        detail::int8act_gemm_vnni(pa, t.w[j], t.y[j], t.ldy[j]);
+      else if (kernel == Int8DotKernel::Avx2Maddubs)
+        detail::int8act_gemm_avx2(pa, t.w[j], t.y[j], t.ldy[j]);
+      else
+        detail::int8act_gemm_avxvnni(pa, t.w[j], t.y[j], t.ldy[j]);
     }
     return;
   }

@@ -88,13 +88,13 @@ const char* int8_dot_kernel_name(Int8DotKernel k);
 //    with integer dot products (int8_dot_kernel of the table); per 32-block the int32
 //    sum is scaled by s_x * s_w. Up to a few x rows (decode) a per-row kernel streams W;
 //    on AVX512-VNNI, from quant_panel_min_rows() rows (prefill) a GEMM with 16 x rows per
-//    register reads W once per 16-32 x rows (the ymm kernels run the per-row kernel over
-//    blocks of W rows that stay in L1). Off the exact result by the activations' rounding
-//    (at most sum |W| * s_x / 2 per output; docs/quantization.md has the perplexity).
-//    Layouts it covers: bits 8 with one group per row (G == k) and no zero points (what
-//    the export packs), bits 4 with G in {32, 64} or a multiple of 128, with or without
-//    zero points; other layouts run the Float path. QuantIsa::Scalar runs the portable
-//    int8 kernel (the reference the vector kernels are tested against).
+//    register reads W once per 16-32 x rows; the ymm kernels (AVX2, AVX-VNNI) take their
+//    GEMM with 8 x rows per register from quant_ymm_panel_min_rows() rows. Off the exact result by
+//    the activations' rounding (at most sum |W| * s_x / 2 per output; docs/quantization.md has the
+//    perplexity). Layouts it covers: bits 8 with one group per row (G == k) and no zero points
+//    (what the export packs), bits 4 with G in {32, 64} or a multiple of 128, with or without zero
+//    points; other layouts run the Float path. QuantIsa::Scalar runs the portable int8 kernel (the
+//    reference the vector kernels are tested against).
 //  - Float (opt-out, exact): x stays f32 and the weights are dequantised in registers;
 //    results equal the dequantise + matmul reference to f32 rounding (what conformance
 //    checks against other runtimes at 1e-3 pin).
@@ -110,6 +110,12 @@ bool int8_activations_apply(const PackedWeight& w);
 // high to time the per-row kernel. Returns the previous value; rows >= 1.
 int64_t quant_panel_min_rows();
 int64_t set_quant_panel_min_rows(int64_t rows);
+// The same for the ymm kernel tables (Avx2, AvxVnni, and Avx512 without AVX512-VNNI): from
+// this many x rows (default: the measured crossover, docs/quantization.md;
+// INGOT_QUANT_YMM_PANEL_MIN_ROWS sets the start value) the 8-row panel GEMM runs instead of
+// the ymm row kernels.
+int64_t quant_ymm_panel_min_rows();
+int64_t set_quant_ymm_panel_min_rows(int64_t rows);
 
 // Sets the activation mode for a scope (tests, benchmarks), restoring the previous one.
 class ScopedQuantActivations {

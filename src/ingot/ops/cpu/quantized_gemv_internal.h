@@ -83,36 +83,44 @@ void int8act_rows_avx2(const Int8Activations& a, const PackedWeight& w, int64_t 
 void int8act_rows_avxvnni(const Int8Activations& a, const PackedWeight& w, int64_t r0, int64_t r1,
                           float* y, int64_t ldy);
 
-// --- Prefill GEMM with int8 activations (quantized_gemm_vnni.cpp) ---------------------
+// --- Prefill GEMM with int8 activations (quantized_gemm_vnni.cpp, quantized_gemm_ymm.h) --
 //
 // The same quantised x (values of quantize_activations, bit for bit) in a panel layout
-// where the 16 int32 lanes of a zmm are 16 x rows: rows are grouped into panels of 16
-// (the last one padded with zero rows), k into blocks of 32 (the last one padded with
-// zeros) and steps of 4, so that one vpdpbusd multiplies a broadcast dword of 4 weights
-// of one W row with 4 activations of each of the panel's 16 rows:
-//  - q [panels, steps = 8 * blocks, 16 lanes, 4 bytes]: q[P][t][L][j] = q_x[16P + L, 4t + j]
+// where the `lanes` int32 lanes of a vector (16: zmm, 8: ymm) are that many x rows: rows are
+// grouped into panels of `lanes` (the last one padded with zero rows), k into blocks of 32
+// (the last one padded with zeros) and steps of 4, so that one dot product (vpdpbusd, or
+// vpmaddubsw + vpmaddwd) multiplies a broadcast dword of 4 weights of one W row with 4
+// activations of each of the panel's rows:
+//  - q [panels, steps = 8 * blocks, lanes, 4 bytes]: q[P][t][L][j] = q_x[lanes P + L, 4t + j]
 //    (even_odd, for 4-bit weights: within each 32-block, positions 0..15 hold the block's
-//    even elements and 16..31 its odd ones, the order the kernel unpacks nibbles in).
-//  - scales [panels, blocks, 16]: the block scale of row 16P + L (0 for padding rows).
-//  - corr [panels, blocks, 16]: the block's zero-point term: -2^(bits-1) * sum q_x for
+//    even elements and 16..31 its odd ones, the order the kernels unpack nibbles in).
+//  - scales [panels, blocks, lanes]: the block scale of row lanes P + L (0 for padding rows).
+//  - corr [panels, blocks, lanes]: the block's zero-point term: -2^(bits-1) * sum q_x for
 //    weights with the fixed zero point, -sum q_x for weights with zero points (the kernel
 //    multiplies it by the group's z), so a lane that starts from it sums (w - z) * q_x.
 struct PanelActivations {
   int64_t m = 0, k = 0, blocks = 0, panels = 0;
+  int lanes = 16;  // x rows per panel: 16 (zmm) or 8 (ymm)
   bool even_odd = false;
   std::vector<int8_t> q;
   std::vector<float> scales;
   std::vector<int32_t> corr;
   int64_t steps() const { return 8 * blocks; }
-  int64_t panel_bytes() const { return steps() * 64; }
+  int64_t panel_bytes() const { return steps() * lanes * 4; }
 };
 
 // Quantises x rows (ldx apart) into the panel layout for weights `w` (its bits and whether
-// it has zero points), threaded over panels.
+// it has zero points), threaded over panels: 16 lanes (AVX-512) or 8 (AVX2).
 void quantize_activation_panels(const float* x, int64_t ldx, int64_t m, const PackedWeight& w,
                                 PanelActivations& out);
+void quantize_activation_panels_ymm(const float* x, int64_t ldx, int64_t m, const PackedWeight& w,
+                                    PanelActivations& out);
 // y[i, r] (rows ldy apart) for every x row i < a.m and W row r: the same sums as
 // int8act_rows_scalar, in int32 per 32-block and f32 across blocks. Threaded over W rows.
+// vnni: AVX512-VNNI on 16-lane panels; avx2 (vpmaddubsw + vpmaddwd) and avxvnni (VEX
+// vpdpbusd) on 8-lane panels, the same integer sums in the same f32 order, so the same bits.
 void int8act_gemm_vnni(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy);
+void int8act_gemm_avx2(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy);
+void int8act_gemm_avxvnni(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy);
 
 }  // namespace ingot::cpu::detail
