@@ -48,3 +48,58 @@ TEST(Pt2Exporter, ArtifactSavesAnArchiveThatReadsBackToTheSameProgram) {
 
 }  // namespace
 }  // namespace ingot::exporters
+
+namespace ingot::exporters {
+namespace {
+
+// The archive takes the inputs transformers' own export does (input_ids, attention_mask):
+// position_ids and token_type_ids are computed in the graph (arange, zeros), so torch's
+// module(input_ids=..., attention_mask=...) matches the archive's keyword arguments.
+// The "inputs" key brings them back as keyword arguments.
+TEST(Pt2Exporter, TakesOnlyInputIdsAndAttentionMaskByDefault) {
+  for (const char* name : {"models/gpt2", "models/bert"}) {
+    auto model = models::from_pretrained(testing::fixture_path(name));
+    Pt2Config config;
+    config.dynamic = true;
+    std::unique_ptr<ExportArtifact> a = AutoExporter::from_config(config)->export_(*model, config);
+    const fs::path path = fs::temp_directory_path() / ("ingot_pt2_in_" + std::to_string(::getpid()));
+    a->save(path.string());
+    const ExportedProgram back = pt2::load_pt2(path.string());
+    fs::remove(path);
+    ASSERT_EQ(back.in_spec.children.size(), 1u) << name;
+    EXPECT_EQ(back.in_spec.children[0].keys,
+              (std::vector<std::string>{"input_ids", "attention_mask"}))
+        << name;
+    // token_type_ids left out equals token_type_ids of zeros given.
+    const Tensor ids = Tensor::from_vector(std::vector<int64_t>{3, 17, 42, 5, 9, 1}, {2, 3});
+    const Tensor mask = Tensor::from_vector(std::vector<int64_t>{1, 1, 1, 0, 1, 1}, {2, 3});
+    models::ModelInputs in;
+    in.input_ids = ids;
+    in.attention_mask = mask;
+    if (std::string(name) == "models/bert") in.token_type_ids = zeros({2, 3}, DType::I64);
+    const auto want = model->forward(in).named();
+    const auto got = runtime::ProgramModule(back).run({ids, mask});
+    testing::expect_close(got.at(0), testing::values(want.begin()->second), 1e-5, 1e-5, name);
+  }
+  auto config = AutoExportConfig::from_json(
+      R"({"export_format": "pt2", "inputs": ["input_ids", "attention_mask", "token_type_ids"]})");
+  EXPECT_EQ(static_cast<Pt2Config&>(*config).inputs.size(), 3u);
+  EXPECT_EQ(AutoExportConfig::from_json(config->to_json())->to_json(), config->to_json());
+  auto bert = models::from_pretrained(testing::fixture_path("models/bert"));
+  std::unique_ptr<ExportArtifact> a = AutoExporter::from_config(*config)->export_(*bert, *config);
+  const fs::path path = fs::temp_directory_path() / ("ingot_pt2_tt_" + std::to_string(::getpid()));
+  a->save(path.string());
+  const ExportedProgram back = pt2::load_pt2(path.string());
+  fs::remove(path);
+  EXPECT_EQ(back.in_spec.children.at(0).keys,
+            (std::vector<std::string>{"input_ids", "attention_mask", "token_type_ids"}));
+  try {
+    AutoExportConfig::from_json(R"({"export_format": "pt2", "inputs": ["input_ids", "pixels"]})");
+    FAIL() << "an unknown input was accepted";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'inputs' names 'pixels'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ingot::exporters

@@ -307,15 +307,12 @@ std::vector<PValue> adapter_native_layer_norm(const Args& a) {
   return {PValue{Value(y), {}, {}}, PValue{Value(mean), {}, {}}, PValue{Value(rstd), {}, {}}};
 }
 
-std::vector<PValue> adapter_bool_and(const Args& a) {
-  const Tensor& x = a.tensor("self");
+// The Python operators on tensors: the bitwise registry ops (logical on bool).
+std::vector<PValue> adapter_bitwise(const Args& a, const char* op) {
   const Value& other = a.get("other");
-  Tensor y = other.is(Value::Kind::Tensor) ? other.tensor()
-                                           : Tensor::scalar<bool>(to_scalar(other).to_int() != 0);
-  if (x.dtype() != DType::Bool || y.dtype() != DType::Bool)
-    throw NotSupportedError(fmt::format("[pt2] {}: only bool tensors are supported (got {} and {})",
-                                        a.op().display, x.dtype(), y.dtype()));
-  return one(op1("logical_and", {x, y}));
+  const std::string name = std::string("bitwise_") + op +
+                           (other.is(Value::Kind::Tensor) ? ".Tensor" : ".Scalar");
+  return one(op1(name.c_str(), {a.tensor("self"), other}));
 }
 
 std::vector<PValue> adapter_any_dim(const Args& a) {
@@ -383,9 +380,11 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
       {"diff", adapter_diff},
       {"index.Tensor", adapter_index},
       {"native_layer_norm", adapter_native_layer_norm},
-      {"__and__.Tensor", adapter_bool_and},
-      {"bitwise_and.Tensor", adapter_bool_and},
-      {"logical_and_", adapter_bool_and},
+      {"__and__.Tensor", [](const Args& a) { return adapter_bitwise(a, "and"); }},
+      {"__or__.Tensor", [](const Args& a) { return adapter_bitwise(a, "or"); }},
+      {"__xor__.Tensor", [](const Args& a) { return adapter_bitwise(a, "xor"); }},
+      {"logical_and_",
+       [](const Args& a) { return one(op1("logical_and", {a.tensor("self"), a.tensor("other")})); }},
       {"any.dim", adapter_any_dim},
       {"any.dims", adapter_any_dim},
       {"new_ones", [](const Args& a) { return adapter_new_filled(a, 1); }},

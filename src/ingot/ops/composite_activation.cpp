@@ -1,0 +1,48 @@
+// Activations of torch's core ATen opset that ingot composes from other ops (no kernel of
+// their own): hardtanh (clamp), leaky_relu and elu (where over the sign). The runtime
+// runs the decomposition and exporters see its ops (composite_shape.cpp says how).
+#include "ingot/ops/registry.h"
+
+namespace ingot {
+namespace {
+
+const OpHandle kClamp("clamp"), kGt("gt.Scalar"), kWhere("where.self"), kMulS("mul.Scalar"),
+    kExp("exp"), kSubS("sub.Scalar");
+
+std::vector<OutputMeta> floating_same(const OpArgs& a) {
+  const Tensor& x = a.tensor(0);
+  INGOT_CHECK(is_floating(x.dtype()) || a.op().schema.name == "hardtanh", DTypeError,
+              "[{}] 'self' must be floating, got {}", a.name(), x.dtype());
+  INGOT_CHECK(x.dtype() != DType::Bool, DTypeError, "[{}] bool tensors are not supported",
+              a.name());
+  return {{x.dtype(), x.sym_sizes()}};
+}
+
+const OpRegistrar kHardtanh(
+    define_op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor")
+        .shape(floating_same)
+        .decompose([](const OpArgs& a) { return kClamp({a.tensor(0), a[1], a[2]}); }));
+
+// x > 0 ? x : x * negative_slope
+const OpRegistrar kLeakyRelu(
+    define_op("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor")
+        .shape(floating_same)
+        .decompose([](const OpArgs& a) {
+          const Tensor& x = a.tensor(0);
+          return kWhere({kGt({x, Scalar(int64_t(0))})[0], x, kMulS({x, a[1]})[0]});
+        }));
+
+// x > 0 ? scale * x : scale * alpha * (exp(x * input_scale) - 1)
+const OpRegistrar kElu(
+    define_op("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor")
+        .shape(floating_same)
+        .decompose([](const OpArgs& a) {
+          const Tensor& x = a.tensor(0);
+          const Tensor neg = kMulS(
+              {kMulS({kSubS({kExp({kMulS({x, a[3]})[0]})[0], Scalar(int64_t(1))})[0], a[1]})[0],
+               a[2]});
+          return kWhere({kGt({x, Scalar(int64_t(0))})[0], kMulS({x, a[2]})[0], neg});
+        }));
+
+}  // namespace
+}  // namespace ingot
