@@ -121,10 +121,36 @@ const OpRegistrar kAsinh(float_math_op("asinh(Tensor self) -> Tensor", [](auto v
 const OpRegistrar kAcosh(float_math_op("acosh(Tensor self) -> Tensor", [](auto v) { return std::acosh(v); }));
 const OpRegistrar kAtanh(float_math_op("atanh(Tensor self) -> Tensor", [](auto v) { return std::atanh(v); }));
 const OpRegistrar kErf(float_math_op("erf(Tensor self) -> Tensor", [](auto v) { return std::erf(v); }));
-const OpRegistrar kExpm1(float_math_op("expm1(Tensor self) -> Tensor", [](auto v) { return std::expm1(v); }));
-const OpRegistrar kLog1p(float_math_op("log1p(Tensor self) -> Tensor", [](auto v) { return std::log1p(v); }));
-const OpRegistrar kLog2(float_math_op("log2(Tensor self) -> Tensor", [](auto v) { return std::log2(v); }));
-const OpRegistrar kLog10(float_math_op("log10(Tensor self) -> Tensor", [](auto v) { return std::log10(v); }));
+
+// For exporters without these ops: exp / log with a constant (exact to float rounding;
+// the kernels keep expm1 / log1p's accuracy near 0).
+const OpHandle kExpH("exp"), kLogH("log"), kSubSH("sub.Scalar"), kAddSH("add.Scalar"),
+    kMulSH("mul.Scalar"), kToCopyH("_to_copy");
+
+Tensor as_float(const Tensor& x) {
+  return is_floating(x.dtype()) ? x : kToCopyH({x, DType::F32})[0];
+}
+
+const OpRegistrar kExpm1(
+    float_math_op("expm1(Tensor self) -> Tensor", [](auto v) { return std::expm1(v); })
+        .decompose([](const OpArgs& a) {
+          return kSubSH({kExpH({as_float(a.tensor(0))})[0], Scalar(int64_t(1))});
+        }));
+const OpRegistrar kLog1p(
+    float_math_op("log1p(Tensor self) -> Tensor", [](auto v) { return std::log1p(v); })
+        .decompose([](const OpArgs& a) {
+          return kLogH({kAddSH({as_float(a.tensor(0)), Scalar(int64_t(1))})[0]});
+        }));
+const OpRegistrar kLog2(
+    float_math_op("log2(Tensor self) -> Tensor", [](auto v) { return std::log2(v); })
+        .decompose([](const OpArgs& a) {
+          return kMulSH({kLogH({a.tensor(0)})[0], Scalar(1.0 / std::numbers::ln2)});
+        }));
+const OpRegistrar kLog10(
+    float_math_op("log10(Tensor self) -> Tensor", [](auto v) { return std::log10(v); })
+        .decompose([](const OpArgs& a) {
+          return kMulSH({kLogH({a.tensor(0)})[0], Scalar(1.0 / std::numbers::ln10)});
+        }));
 
 // --- rounding, sign, bitwise_not: the dtype is kept -------------------------------------
 
@@ -147,7 +173,16 @@ OpDef rounding_op(std::string_view schema, F f) {
 
 const OpRegistrar kCeil(rounding_op("ceil(Tensor self) -> Tensor", [](auto v) { return std::ceil(v); }));
 const OpRegistrar kFloor(rounding_op("floor(Tensor self) -> Tensor", [](auto v) { return std::floor(v); }));
-const OpRegistrar kTrunc(rounding_op("trunc(Tensor self) -> Tensor", [](auto v) { return std::trunc(v); }));
+// For exporters: trunc(x) = sign(x) * floor(|x|) (integers: the identity).
+const OpRegistrar kTrunc(
+    rounding_op("trunc(Tensor self) -> Tensor", [](auto v) { return std::trunc(v); })
+        .decompose([](const OpArgs& a) {
+          static const OpHandle kSignH("sign"), kFloorH("floor"), kAbsH("abs"), kMulH("mul.Tensor"),
+              kCloneH("clone");
+          const Tensor& x = a.tensor(0);
+          if (!is_floating(x.dtype())) return kCloneH({x});
+          return kMulH({kSignH({x})[0], kFloorH({kAbsH({x})[0]})[0]});
+        }));
 const OpRegistrar kRound(rounding_op("round(Tensor self) -> Tensor", [](auto v) { return std::nearbyint(v); }));
 
 // sign: -1, 0 or 1 in the input's dtype (NaN stays NaN); bool is the identity.
