@@ -43,7 +43,7 @@ class Remainder(torch.nn.Module):
             "remainder_tensor_i64": torch.remainder(i, j),            # negatives both sides
             "remainder_negative_scalar_i64": torch.remainder(i, -3),
             "remainder_i64_by_float_promotes": torch.remainder(i, 2.5),
-            "remainder_i32_i64_promotes": torch.remainder(j.to(torch.int32), i),
+            "remainder_i32_i64_promotes": torch.remainder(i.to(torch.int32), j),
             "mod_operator_f32": x % y,
             "fmod_tensor_f32": torch.fmod(x, y),
             "fmod_scalar_f32": torch.fmod(x, -1.5),
@@ -134,20 +134,20 @@ class Scatter(torch.nn.Module):
                 out[f"scatter_reduce_{reduce}_{'self' if include else 'noself'}"] = \
                     x.scatter_reduce(-1, idx, src, reduce, include_self=include)
         out["scatter_reduce_mean_int_floor"] = i.scatter_reduce(1, idx, (src * 10).long(), "mean")
-        out["scatter_reduce_amax_dim0"] = x.scatter_reduce(0, idx[:2], src[:2], "amax", include_self=False)
+        out["scatter_reduce_amax_dim0"] = x.scatter_reduce(0, idx[:2] % 3, src[:2], "amax", include_self=False)
         out["scatter_add"] = torch.scatter_add(x, 1, idx, src)
         out["scatter_add_int"] = torch.scatter_add(i, -1, idx, (src * 10).long())
         out["scatter_src"] = torch.scatter(x, 1, idx[:, :1], src[:, :1])
         out["scatter_value"] = torch.scatter(x, -1, idx[:, 1:2], -7.0)
         out["gather_dim_neg"] = torch.gather(x, -1, idx)
-        out["index_select"] = torch.index_select(x, 0, idx[0])
+        out["index_select"] = torch.index_select(x, 1, idx[0])
         return out
 
 
 class Shapes(torch.nn.Module):
     def forward(self, x, v, w, i):
         a, b, c = torch.unbind(x[:3], 0)
-        first, *_ = torch.unbind(x, -1)
+        first, _ = torch.unbind(x[:, :2], -1)
         return {
             "outer_f32": torch.outer(v, w), "outer_int_float_promotes": torch.outer(i[0], w),
             "outer_empty": torch.outer(v[:0], w),
@@ -160,6 +160,33 @@ class Shapes(torch.nn.Module):
             "pad_negative_crops": F.pad(x, (-1, 1, 0, -2)), "pad_int": F.pad(i, (2, 0), value=7),
             "permute_neg_dims": x[None].permute(-1, 0, -2), "expand_minus_one": v[:, None].expand(-1, 3),
             "fill": torch.fill(x, 2.5),
+        }
+
+
+class Vision(torch.nn.Module):
+    """Normalisations and paddings of vision models (eval mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.gn = torch.nn.GroupNorm(2, 4)
+        with torch.no_grad():
+            self.bn.running_mean.copy_(torch.linspace(-1, 1, 4))
+            self.bn.running_var.copy_(torch.linspace(0.5, 2, 4))
+            self.bn.weight.copy_(torch.linspace(0.5, 1.5, 4))
+            self.bn.bias.copy_(torch.linspace(-0.2, 0.2, 4))
+            self.gn.weight.copy_(torch.linspace(1.5, 0.5, 4))
+            self.gn.bias.copy_(torch.linspace(0.1, -0.1, 4))
+        self.eval()
+
+    def forward(self, x, s):
+        return {
+            "batch_norm_eval": self.bn(x), "group_norm": self.gn(x),
+            "reflection_pad1d": F.pad(s, (2, 1), mode="reflect"),
+            "reflection_pad2d": F.pad(x, (1, 2, 2, 0), mode="reflect"),
+            "replication_pad1d": F.pad(s, (3, 0), mode="replicate"),
+            "replication_pad2d": F.pad(x, (0, 2, 1, 1), mode="replicate"),
+            "upsample_bilinear_size": F.interpolate(x, size=(6, 9), mode="bilinear"),
         }
 
 
@@ -208,6 +235,8 @@ def families():
         "scatter": (Scatter(), ["x", "idx", "src", "i"],
                     [(r(3, 6, g=g), idx(3, 4, 6), r(3, 4, g=g), ints(3, 6)) for _ in range(2)],
                     None),
+        "vision": (Vision(), ["x", "s"],
+                   [(r(2, 4, 3, 5, g=g), r(2, 3, 6, g=g)) for _ in range(2)], None),
         "shapes": (Shapes(), ["x", "v", "w", "i"],
                    [(r(4, n, g=g), r(4, g=g), r(3, g=g), ints(4, 3)) for n in (5, 7)],
                    ({1: seq}, None, None, None)),

@@ -3,6 +3,8 @@
 // computes it in one Welford pass — equal within float rounding) and max.dim / min.dim
 // (amax / amin with argmax / argmin: the first index of the extreme, NaN winning). Like
 // composite_shape.cpp, the runtime runs the decomposition and exporters see its ops.
+#include <algorithm>
+
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 

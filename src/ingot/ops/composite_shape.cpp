@@ -1,10 +1,13 @@
 // Shape ops of torch's API that ingot composes from other ops (no kernel of their own):
-// outer, unbind, flip, roll, repeat, constant_pad_nd, fill.Scalar. Each is a registry op
+// outer, unbind, flip, roll, repeat, constant_pad_nd, reflection / replication padding,
+// fill.Scalar. Each is a registry op
 // with a shape function and a decomposition: the runtime runs the decomposition, and
 // decompose_to_core replaces the node by it before an exporter translates the graph, so
 // every backend has them. Invariant: a decomposition never returns a view of its input
 // (the runtime plans the input's memory as free after its last use), which is why some
 // end in clone.
+#include <algorithm>
+
 #include "ingot/ops/registry.h"
 #include "ingot/ops/shape_utils.h"
 
@@ -13,7 +16,8 @@ namespace {
 
 const OpHandle kMul("mul.Tensor"), kUnsqueeze("unsqueeze"), kSelect("select.int"),
     kClone("clone"), kIndexSelect("index_select"), kArange("arange.start_step"),
-    kSlice("slice.Tensor"), kCat("cat"), kReshape("reshape"), kExpand("expand"), kFull("full");
+    kSlice("slice.Tensor"), kCat("cat"), kReshape("reshape"), kExpand("expand"), kFull("full"),
+    kAbs("abs"), kSubS("sub.Scalar"), kAddS("add.Scalar"), kNeg("neg"), kClamp("clamp");
 
 Tensor call1(const OpHandle& op, std::vector<Value> values) {
   return op(std::move(values)).at(0);
@@ -58,7 +62,7 @@ const OpRegistrar kUnbind(
           const int64_t dim = wrap_dim(a.int_(1), x.dim(), a.name());
           Shape rest = x.sym_sizes();
           rest.erase(rest.begin() + dim);
-          return std::vector<OutputMeta>(size_t(unbind_count(a, dim)), {x.dtype(), rest});
+          return std::vector<OutputMeta>(size_t(unbind_count(a, dim)), OutputMeta{x.dtype(), rest});
         })
         .decompose([](const OpArgs& a) {
           const Tensor& x = a.tensor(0);
@@ -225,6 +229,101 @@ const OpRegistrar kConstantPad(
             if (parts.size() > 1) x = call1(kCat, {parts, d});
           }
           return std::vector<Tensor>{call1(kClone, {x})};
+        }));
+
+// --- reflection_pad{1,2,3}d / replication_pad{1,2,3}d(self, padding) --------------------
+// Each padded dim (pairs from the last dim back) gathers its source index from
+// i in [-left, n + right): reflected, (n - 1) - |(n - 1) - |i||; replicated, i clamped
+// to [0, n - 1]. Symbolic sizes work (the index is computed in the graph).
+
+template <bool kReflect>
+OpDef index_pad_op(std::string_view schema, size_t dims) {
+  return define_op(schema)
+      .shape([dims](const OpArgs& a) {
+        const Tensor& x = a.tensor(0);
+        const SymIntList& pad = a.sym_int_list(1);
+        INGOT_CHECK(pad.size() == 2 * dims && x.dim() >= int64_t(dims), ValueError,
+                    "[{}] padding must have {} values and self at least {} dims, got {} values "
+                    "and {}",
+                    a.name(), 2 * dims, dims, pad.size(), x.shape_string());
+        Shape s = x.sym_sizes();
+        for (size_t k = 0; k < dims; ++k) {
+          SymInt& d = s[size_t(x.dim()) - 1 - k];
+          if (kReflect) {
+            for (const SymInt& p : {pad[2 * k], pad[2 * k + 1]}) {
+              INGOT_CHECK(!p.maybe_int() || !d.maybe_int() || *p.maybe_int() < *d.maybe_int(),
+                          ValueError, "[{}] padding {} must be smaller than the dim's size {}",
+                          a.name(), p.str(), d.str());
+            }
+          }
+          d = d + pad[2 * k] + pad[2 * k + 1];
+        }
+        return std::vector<OutputMeta>{{x.dtype(), std::move(s)}};
+      })
+      .decompose([dims](const OpArgs& a) {
+        Tensor x = a.tensor(0);
+        const SymIntList& pad = a.sym_int_list(1);
+        for (size_t k = 0; k < dims; ++k) {
+          const int64_t d = x.dim() - 1 - int64_t(k);
+          const SymInt n = x.sym_size(d), last = n - 1;
+          Tensor i = call1(kArange, {Value(-pad[2 * k]), Value(n + pad[2 * k + 1]), int64_t(1),
+                                     DType::I64});
+          if (kReflect) {
+            i = call1(kSubS, {call1(kAbs, {i}), Value(last)});
+            i = call1(kAddS, {call1(kNeg, {call1(kAbs, {i})}), Value(last)});
+          } else {
+            i = call1(kClamp, {i, Scalar(int64_t(0)), Value(last)});
+          }
+          x = call1(kIndexSelect, {x, d, i});
+        }
+        return std::vector<Tensor>{x};
+      });
+}
+
+const OpRegistrar kReflect1(index_pad_op<true>("reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 1));
+const OpRegistrar kReflect2(index_pad_op<true>("reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 2));
+const OpRegistrar kReflect3(index_pad_op<true>("reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 3));
+const OpRegistrar kReplicate1(index_pad_op<false>("replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 1));
+const OpRegistrar kReplicate2(index_pad_op<false>("replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 2));
+const OpRegistrar kReplicate3(index_pad_op<false>("replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 3));
+
+// --- pad(self, pad, mode, value): F.pad in the training dialect -------------------------
+
+const OpHandle kConstantPadOp("constant_pad_nd");
+
+const OpRegistrar kPad(
+    define_op("pad(Tensor self, SymInt[] pad, str mode='constant', float? value=None) -> Tensor")
+        .shape([](const OpArgs& a) {
+          const Tensor& x = a.tensor(0);
+          const std::string& mode = a.string(2);
+          const size_t n = a.sym_int_list(1).size();
+          INGOT_CHECK(mode == "constant" || ((mode == "reflect" || mode == "replicate") &&
+                                             n % 2 == 0 && n >= 2 && n <= 6),
+                      NotSupportedError,
+                      "[{}] mode '{}' with {} pad values is not supported (constant; reflect and "
+                      "replicate over 1 to 3 dims)",
+                      a.name(), mode, n);
+          Shape s = x.sym_sizes();
+          const SymIntList& pad = a.sym_int_list(1);
+          INGOT_CHECK(n % 2 == 0 && int64_t(n) <= 2 * x.dim(), ValueError,
+                      "[{}] pad must have an even length of at most 2 * {}, got {}", a.name(),
+                      x.dim(), n);
+          for (size_t k = 0; k < n / 2; ++k) {
+            SymInt& d = s[size_t(x.dim()) - 1 - k];
+            d = d + pad[2 * k] + pad[2 * k + 1];
+          }
+          return std::vector<OutputMeta>{{x.dtype(), std::move(s)}};
+        })
+        .decompose([](const OpArgs& a) {
+          const std::string& mode = a.string(2);
+          const SymIntList& pad = a.sym_int_list(1);
+          if (mode == "constant") {
+            const Value fill = a[3].is_none() ? Value(Scalar(int64_t(0))) : Value(Scalar(a.f64(3)));
+            return kConstantPadOp({a[0], a[1], fill});
+          }
+          const std::string op = fmt::format("{}_pad{}d", mode == "reflect" ? "reflection" : "replication",
+                                             pad.size() / 2);
+          return call_op(OpRegistry::instance().get(op), {a[0], a[1]});
         }));
 
 // --- fill.Scalar(self, value): a tensor of self's shape and dtype holding value -----------

@@ -6,6 +6,7 @@
 // does. amax / amin propagate NaN. Duplicate indices combine in index order, serially,
 // so the result is deterministic.
 #include <cmath>
+#include <cstdint>
 
 #include "ingot/ops/cpu/copy.h"
 #include "ingot/ops/functional/views.h"
@@ -67,11 +68,12 @@ void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
   const Tensor self_c = contiguous(self);
   INGOT_DISPATCH_ALL_TYPES(self.dtype(), a.name(), [&]<typename T>() {
     using M = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;
+    using S = std::conditional_t<std::is_same_v<T, bool>, uint8_t, M>;  // not vector<bool>
     const int64_t n = self_c.numel();
     const T* ps = self_c.data<T>();
     const T* pv = src.data<T>();
-    std::vector<M> acc(size_t(n));
-    for (int64_t i = 0; i < n; ++i) acc[size_t(i)] = M(ps[i]);
+    std::vector<S> acc(size_t(n));
+    for (int64_t i = 0; i < n; ++i) acc[size_t(i)] = S(M(ps[i]));
     std::vector<int64_t> count(size_t(n), include_self ? 1 : 0);
     std::vector<int64_t> coord(index_sizes.size(), 0);
     for (size_t k = 0; k < idx.size(); ++k) {
@@ -81,7 +83,7 @@ void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
         s += coord[d] * src_strides[d];
       }
       const M v = M(pv[s]);
-      M& slot = acc[size_t(o)];
+      S& slot = acc[size_t(o)];
       if constexpr (std::is_same_v<M, bool>) {
         // bool: sum / mean / amax are or, prod / amin are and.
         const bool is_or = r == Reduce::Sum || r == Reduce::Mean || r == Reduce::Amax;
@@ -95,9 +97,10 @@ void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
         coord[d] = 0;
       }
     }
-    std::vector<T> result(size_t(n));
+    const Tensor result = Tensor::empty(self.sizes(), self.dtype());
+    T* pr = result.data<T>();
     for (int64_t i = 0; i < n; ++i) {
-      M v = acc[size_t(i)];
+      M v = M(acc[size_t(i)]);
       if constexpr (!std::is_same_v<M, bool>) {
         const int64_t c = count[size_t(i)];
         if (r == Reduce::Mean && c > 1) {
@@ -110,9 +113,9 @@ void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
           }
         }
       }
-      result[size_t(i)] = T(v);
+      pr[i] = T(v);
     }
-    cpu::copy_cast(out[0], Tensor::from_vector<T>(result, self.sizes()));
+    cpu::copy_cast(out[0], result);
   });
 }
 

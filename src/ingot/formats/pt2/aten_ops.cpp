@@ -347,6 +347,15 @@ std::vector<PValue> adapter_floor_divide(const Args& a) {
   return one(op1("div.Tensor_mode", {a.tensor("self"), o, std::string("floor")}));
 }
 
+// upsample_bilinear2d.vec with its output size (F.interpolate(size=...)); scale factors
+// come as a float list, which the reader does not take (docs/pt2.md, Not covered).
+std::vector<PValue> adapter_upsample_bilinear_vec(const Args& a) {
+  const Value size = a.get_or("output_size", Value());
+  if (size.is_none()) a.fail("needs output_size (scale_factors are not supported)");
+  return one(op1("upsample_bilinear2d",
+                 {a.tensor("input"), size_list(size), a.flag("align_corners", false)}));
+}
+
 // item() / _local_scalar_dense: an integer tensor's value as a SymInt (under export an
 // unbacked symbol bound at run time), a bool tensor's as a SymBool. torch's SymFloat has
 // no ingot counterpart.
@@ -447,6 +456,7 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
          return one(full_of(Shape(size.begin(), size.end()), Value(int64_t(0)),
                             a.dtype("dtype").value_or(DType::F32)));
        }},
+      {"upsample_bilinear2d.vec", adapter_upsample_bilinear_vec},
       {"floor_divide", adapter_floor_divide},
       {"floor_divide.Scalar", adapter_floor_divide},
       {"item", adapter_item},

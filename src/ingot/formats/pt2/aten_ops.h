@@ -14,8 +14,9 @@
 //    op's `.Scalar` overload, or a 0-d tensor of the number when there is none;
 //  * ops ingot has no registry entry for are adapters written with registry ops:
 //    `to.*`, `alias`, `dropout` (eval), `diff`, `new_ones` / `new_zeros`, `full_like`,
-//    `scalar_tensor`, `index.Tensor` (integer indices), `any.dim`, `bitwise_and` /
-//    `__and__` on bool, `native_layer_norm`, `_assert_tensor_metadata` (no-op);
+//    `scalar_tensor`, `index.Tensor` (integer indices), `any.dim`, `__and__` / `__or__` /
+//    `__xor__` (the bitwise registry ops), `native_layer_norm`, `_assert_tensor_metadata`
+//    (no-op);
 //  * SymInt arithmetic (`_operator.add`, `aten.sym_size.int`, ...) and `_assert_scalar`
 //    work on ingot SymInt / SymBool.
 //
