@@ -12,6 +12,7 @@
 #include "ingot/ops/functional/views.h"
 #include "ingot/ops/index_utils.h"
 #include "ingot/ops/registry.h"
+#include "ingot/ops/shape_utils.h"
 
 namespace ingot {
 namespace {
@@ -72,7 +73,7 @@ void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
     const int64_t n = self_c.numel();
     const T* ps = self_c.data<T>();
     const T* pv = src.data<T>();
-    std::vector<S> acc(size_t(n));
+    std::vector<S> acc(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) acc[size_t(i)] = S(M(ps[i]));
     std::vector<int64_t> count(size_t(n), include_self ? 1 : 0);
     std::vector<int64_t> coord(index_sizes.size(), 0);

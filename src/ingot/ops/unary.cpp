@@ -127,19 +127,19 @@ const OpRegistrar kErf(float_math_op("erf(Tensor self) -> Tensor", [](auto v) { 
 const OpHandle kExpH("exp"), kLogH("log"), kSubSH("sub.Scalar"), kAddSH("add.Scalar"),
     kMulSH("mul.Scalar"), kToCopyH("_to_copy");
 
-Tensor as_float(const Tensor& x) {
+Tensor float_operand(const Tensor& x) {
   return is_floating(x.dtype()) ? x : kToCopyH({x, DType::F32})[0];
 }
 
 const OpRegistrar kExpm1(
     float_math_op("expm1(Tensor self) -> Tensor", [](auto v) { return std::expm1(v); })
         .decompose([](const OpArgs& a) {
-          return kSubSH({kExpH({as_float(a.tensor(0))})[0], Scalar(int64_t(1))});
+          return kSubSH({kExpH({float_operand(a.tensor(0))})[0], Scalar(int64_t(1))});
         }));
 const OpRegistrar kLog1p(
     float_math_op("log1p(Tensor self) -> Tensor", [](auto v) { return std::log1p(v); })
         .decompose([](const OpArgs& a) {
-          return kLogH({kAddSH({as_float(a.tensor(0)), Scalar(int64_t(1))})[0]});
+          return kLogH({kAddSH({float_operand(a.tensor(0)), Scalar(int64_t(1))})[0]});
         }));
 const OpRegistrar kLog2(
     float_math_op("log2(Tensor self) -> Tensor", [](auto v) { return std::log2(v); })

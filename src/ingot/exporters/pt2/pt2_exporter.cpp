@@ -36,7 +36,7 @@ models::ModelInputs Pt2Exporter::example_inputs(const models::PretrainedModel& m
   else if (!in.token_type_ids.defined()) in.token_type_ids = zeros({batch, seq}, DType::I64);
   if (takes("position_ids"))
     in.position_ids =
-        contiguous(expand(unsqueeze(arange(Scalar(seq), DType::I64), 0), SymIntList{batch, seq}));
+        contiguous(expand(unsqueeze(arange(Scalar(seq), DType::I64), 0), SymIntList{SymInt(batch), SymInt(seq)}));
   return in;
 }
 
