@@ -261,6 +261,12 @@ def write_family(name, module, names, cases, dyn, out_dir):
     with torch.no_grad():
         ep = torch.export.export(module, cases[0], dynamic_shapes=dyn)
         ep_aten = ep.run_decompositions()
+    # The per-node provenance (stack traces, from_node, torch_fn) is most of model.json
+    # and the op tests do not read it: dropped to keep the archives small.
+    for prog in (ep, ep_aten):
+        for node in prog.graph.nodes:
+            for key in ("stack_trace", "from_node", "torch_fn"):
+                node.meta.pop(key, None)
     torch.export.save(ep, os.path.join(d, "model.pt2"))
     torch.export.save(ep_aten, os.path.join(d, "model_aten.pt2"))
     manifest = {"inputs": names, "labels": [], "ops": sorted(aten_ops(ep) | aten_ops(ep_aten)),

@@ -38,9 +38,8 @@ const OpRegistrar kElu(
         .shape(floating_same)
         .decompose([](const OpArgs& a) {
           const Tensor& x = a.tensor(0);
-          const Tensor neg = kMulS(
-              {kMulS({kSubS({kExp({kMulS({x, a[3]})[0]})[0], Scalar(int64_t(1))})[0], a[1]})[0],
-               a[2]});
+          const Tensor expm1 = kSubS({kExp({kMulS({x, a[3]})[0]})[0], Scalar(int64_t(1))})[0];
+          const Tensor neg = kMulS({kMulS({expm1, a[1]})[0], a[2]})[0];
           return kWhere({kGt({x, Scalar(int64_t(0))})[0], kMulS({x, a[2]})[0], neg});
         }));
 

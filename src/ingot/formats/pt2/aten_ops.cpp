@@ -147,7 +147,16 @@ std::vector<PValue> call_registry(const OpDef& def, const Args& a) {
   }
   const OpDef* target = &def;
   if (numbers && def.schema.overload == "Tensor") {
-    if (const OpDef* s = OpRegistry::instance().find(def.schema.name + ".Scalar")) {
+    // Only when the .Scalar overload takes each number as a Scalar (sub.Tensor(5, x)
+    // has no .Scalar form: 5 becomes a 0-d tensor below).
+    const OpDef* s = OpRegistry::instance().find(def.schema.name + ".Scalar");
+    for (size_t i = 0; s && i < params.size(); ++i) {
+      if (params[i].type.base != BaseType::Tensor || params[i].type.is_list || !is_number(values[i]))
+        continue;
+      if (i >= s->schema.arguments.size() || s->schema.arguments[i].type.base == BaseType::Tensor)
+        s = nullptr;
+    }
+    if (s) {
       target = s;
       values = bind(*s, a);
     }
@@ -392,6 +401,9 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
       {"__and__.Tensor", [](const Args& a) { return adapter_bitwise(a, "and"); }},
       {"__or__.Tensor", [](const Args& a) { return adapter_bitwise(a, "or"); }},
       {"__xor__.Tensor", [](const Args& a) { return adapter_bitwise(a, "xor"); }},
+      {"__and__.Scalar", [](const Args& a) { return adapter_bitwise(a, "and"); }},
+      {"__or__.Scalar", [](const Args& a) { return adapter_bitwise(a, "or"); }},
+      {"__xor__.Scalar", [](const Args& a) { return adapter_bitwise(a, "xor"); }},
       {"logical_and_",
        [](const Args& a) { return one(op1("logical_and", {a.tensor("self"), a.tensor("other")})); }},
       {"any.dim", adapter_any_dim},
