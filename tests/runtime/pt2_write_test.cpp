@@ -75,8 +75,8 @@ TEST(Pt2Write, NoneKeywordInputsAreLeftOut) {
   const std::string bytes = pt2::save_pt2_to_bytes(ep);
   const ExportedProgram back = pt2::load_pt2_from_bytes(
       reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), nullptr, "llama written");
-  EXPECT_EQ(back.in_spec.children.at(0).keys,
-            (std::vector<std::string>{"input_ids", "attention_mask"}));
+  // Read back, torch's keyword arguments are the program's named top-level inputs.
+  EXPECT_EQ(back.input_names, (std::vector<std::string>{"input_ids", "attention_mask"}));
   const Tensor ids = Tensor::from_vector(std::vector<int64_t>{3, 17, 42, 5}, {1, 4});
   const Tensor mask = Tensor::from_vector(std::vector<int64_t>{1, 1, 1, 1}, {1, 4});
   EXPECT_LE(max_diff(runtime::ProgramModule(back).run({ids, mask}).at(0),

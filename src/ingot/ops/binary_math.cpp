@@ -51,14 +51,18 @@ CpuKernel modulo_kernel() {
   };
 }
 
-const OpHandle kDivMode("div.Tensor_mode"), kMulT("mul.Tensor"), kSubT("sub.Tensor"),
+const OpHandle kDivMode("div.Tensor_mode"), kMulT("mul.Tensor"), kSubT("sub.Tensor"), kAddS("add.Scalar"),
     kFullOp("full"), kToCopy("_to_copy"), kNeT("ne.Tensor"), kLogicalAnd("logical_and"),
     kLogicalOr("logical_or");
 
-// Operand i as a tensor of dtype t (a number as a 0-d tensor made by `full`, so a trace
-// records it as an op, not as a captured constant).
+// Operand i as a tensor of dtype t: a number as a 0-d tensor made by ops (`full`, plus
+// add.Scalar for a symbolic size), so a trace records it, not a captured constant.
 Tensor operand_tensor(const OpArgs& a, size_t i, DType t) {
   if (a[i].is(Value::Kind::Tensor)) return kToCopy({a.tensor(i), t})[0];
+  if (a[i].is(Value::Kind::Int) && !a[i].sym_int().maybe_int()) {
+    const Tensor zero = kFullOp({SymIntList{}, Scalar(int64_t(0)), t})[0];
+    return kAddS({zero, a[i]})[0];
+  }
   return kFullOp({SymIntList{}, a[i], t})[0];
 }
 
@@ -247,7 +251,7 @@ const OpRegistrar kDivScalarMode(
         })
         .decompose([](const OpArgs& a) {
           if (a[2].is_none()) return kDivScalar({a.tensor(0), a[1]});
-          const Tensor other = kFullOp({SymIntList{}, a[1], promoted(a)})[0];
+          const Tensor other = operand_tensor(a, 1, promoted(a));
           return kDivMode({a.tensor(0), other, a[2]});
         }));
 

@@ -50,10 +50,11 @@ void translate_logical_not(TranslationContext& cx) {
   cx.set_output(0, cx.op("LogicalNot", {cx.as(0, DType::Bool)}));
 }
 
-// ceil / floor / round on floats; integers are already whole (identity).
+// ceil / floor / round on floats; integers are already whole (an Identity node: a Result
+// fed straight by a Parameter would take over the input's tensor name).
 Translation rounding(const char* type, Attributes attrs = {}) {
   return [type, attrs](TranslationContext& cx) {
-    if (!is_floating(cx.out_dtype())) return cx.set_output(0, cx.in(0));
+    if (!is_floating(cx.out_dtype())) return cx.set_output(0, cx.op("Identity", {cx.in(0)}));
     unary_opmath(type, attrs)(cx);
   };
 }
@@ -99,6 +100,10 @@ void translate_div_mode(TranslationContext& cx) {
   if (*mode != "floor" && *mode != "trunc") cx.unsupported("rounding_mode '" + *mode + "'");
   const bool floor = *mode == "floor";
   if (!is_floating(t)) {
+    // Floor: (a - FloorMod(a, b)) / b, an exact division. OpenVINO's CPU plugin truncates
+    // an integer Divide even with m_pythondiv (remainder fixtures with negative operands,
+    // openvino 2026.4).
+    if (floor) a = cx.binary("Subtract", a, cx.binary("FloorMod", a, b));
     cx.set_output(0, cx.op("Divide", {a, b}, {{"m_pythondiv", floor ? "true" : "false"}}));
     return;
   }
