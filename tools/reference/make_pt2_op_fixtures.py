@@ -163,6 +163,25 @@ class Shapes(torch.nn.Module):
         }
 
 
+class Extras(torch.nn.Module):
+    """Training-dialect ops that run_decompositions() replaces (and cumprod)."""
+
+    def forward(self, x, i, idx, src):
+        xi = torch.where(x > 1.5, torch.full_like(x, float("-inf")), x)
+        var, mean = torch.var_mean(x, -1, correction=0)
+        return {
+            "cumprod_f32": torch.cumprod(x, -1), "cumprod_int": torch.cumprod(i, 0),
+            "clamp_min": torch.clamp_min(x, -0.5), "clamp_max_tensor": torch.clamp_max(x, x.flip(0)),
+            "logsumexp": torch.logsumexp(x, -1), "logsumexp_inf_keepdim": torch.logsumexp(xi, 0, keepdim=True),
+            "var_mean_var": var, "var_mean_mean": mean,
+            "index_add_duplicates": x.index_add(0, idx, src, alpha=2.0),
+            "index_add_int_dim1": i.index_add(1, idx[:2], i[:, :2]),
+            "repeat_interleave_flat": torch.repeat_interleave(i[0], 2),
+            "repeat_interleave_dim": x.repeat_interleave(3, dim=-1),
+            "expand_as": x[:1].expand_as(x), "flatten": x[None].flatten(0, 1),
+        }
+
+
 class Vision(torch.nn.Module):
     """Normalisations and paddings of vision models (eval mode)."""
 
@@ -236,6 +255,9 @@ def families():
         "scatter": (Scatter(), ["x", "idx", "src", "i"],
                     [(r(3, 6, g=g), idx(3, 4, 6), r(3, 4, g=g), ints(3, 6))],
                     None),
+        "extras": (Extras(), ["x", "i", "idx", "src"],
+                   [(r(3, 4, lo=-2, hi=2, g=g), ints(3, 4, lo=-3, hi=4), torch.tensor([2, 0, 2]),
+                     r(3, 4, g=g))], None),
         "vision": (Vision(), ["x", "s"],
                    [(r(2, 4, 3, 5, g=g), r(2, 3, 6, g=g))], None),
         "shapes": (Shapes(), ["x", "v", "w", "i"],

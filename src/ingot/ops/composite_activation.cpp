@@ -1,5 +1,6 @@
 // Activations of torch's core ATen opset that ingot composes from other ops (no kernel of
-// their own): hardtanh (clamp), leaky_relu and elu (where over the sign). The runtime
+// their own): hardtanh (clamp), leaky_relu and elu (where over the sign); and the one-sided
+// clamps of the training dialect (clamp_min / clamp_max, Scalar and Tensor bounds). The runtime
 // runs the decomposition and exporters see its ops (composite_shape.cpp says how).
 #include "ingot/ops/registry.h"
 
@@ -42,6 +43,29 @@ const OpRegistrar kElu(
           const Tensor neg = kMulS({kMulS({expm1, a[1]})[0], a[2]})[0];
           return kWhere({kGt({x, Scalar(int64_t(0))})[0], kMulS({x, a[2]})[0], neg});
         }));
+
+const OpHandle kClampT("clamp.Tensor");
+
+// clamp_min / clamp_max: clamp with one bound (its shape function checks the dtypes).
+OpDef one_sided_clamp(std::string_view schema, bool is_min, bool tensor_bound) {
+  const OpHandle& clamp = tensor_bound ? kClampT : kClamp;
+  return define_op(schema)
+      .shape([&clamp, is_min](const OpArgs& a) {
+        const Value none;
+        return clamp.def().shape_fn(
+            normalize_args(clamp.def(), {a[0], is_min ? a[1] : none, is_min ? none : a[1]}));
+      })
+      .decompose([&clamp, is_min](const OpArgs& a) {
+        return clamp({a[0], is_min ? a[1] : Value(), is_min ? Value() : a[1]});
+      });
+}
+
+const OpRegistrar kClampMin(one_sided_clamp("clamp_min(Tensor self, Scalar min) -> Tensor", true, false));
+const OpRegistrar kClampMax(one_sided_clamp("clamp_max(Tensor self, Scalar max) -> Tensor", false, false));
+const OpRegistrar kClampMinT(
+    one_sided_clamp("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", true, true));
+const OpRegistrar kClampMaxT(
+    one_sided_clamp("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", false, true));
 
 }  // namespace
 }  // namespace ingot

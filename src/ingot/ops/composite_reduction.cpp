@@ -1,7 +1,8 @@
-// Reductions ingot composes from other ops (no kernel of their own): var / std (two
-// passes: the mean, then the mean square of the deviations, as torch's CPU kernel
-// computes it in one Welford pass — equal within float rounding) and max.dim / min.dim
-// (amax / amin with argmax / argmin: the first index of the extreme, NaN winning). Like
+// Reductions ingot composes from other ops (no kernel of their own): var / std / var_mean
+// (two passes: the mean, then the mean square of the deviations, as torch's CPU kernel
+// computes it in one Welford pass — equal within float rounding), max.dim / min.dim
+// (amax / amin with argmax / argmin: the first index of the extreme, NaN winning) and
+// logsumexp (shifted by the max, an infinite max shifted by 0 as torch does). Like
 // composite_shape.cpp, the runtime runs the decomposition and exporters see its ops.
 #include <algorithm>
 
@@ -13,7 +14,9 @@ namespace {
 
 const OpHandle kMeanDim("mean.dim"), kSub("sub.Tensor"), kMul("mul.Tensor"),
     kSumDim("sum.dim_IntList"), kDivScalar("div.Scalar"), kSqrt("sqrt"), kAmax("amax"),
-    kAmin("amin"), kArgmax("argmax"), kArgmin("argmin"), kToCopy("_to_copy");
+    kAmin("amin"), kArgmax("argmax"), kArgmin("argmin"), kToCopy("_to_copy"), kExp("exp"),
+    kLog("log"), kAdd("add.Tensor"), kWhere("where.self"), kIsinf("isinf"), kFull("full"),
+    kSqueezeDims("squeeze.dims");
 
 Tensor call1(const OpHandle& op, std::vector<Value> values) {
   return op(std::move(values)).at(0);
@@ -97,6 +100,49 @@ const OpRegistrar kStdDim(
     define_op("std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor")
         .shape(var_shape)
         .decompose([](const OpArgs& a) { return kSqrt({variance(a)}); }));
+
+const OpRegistrar kVarMean(
+    define_op("var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+              "bool keepdim=False) -> (Tensor, Tensor)")
+        .shape([](const OpArgs& a) {
+          const std::vector<OutputMeta> v = var_shape(a);
+          return std::vector<OutputMeta>{v[0], v[0]};
+        })
+        .decompose([](const OpArgs& a) {
+          const VarArgs v = var_args(a);
+          return std::vector<Tensor>{variance(a), call1(kMeanDim, {a.tensor(0), v.dims, v.keepdim})};
+        }));
+
+// --- logsumexp(self, dim, keepdim) ---------------------------------------------------------
+
+const OpRegistrar kLogsumexp(
+    define_op("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor")
+        .shape([](const OpArgs& a) {
+          const Tensor& x = a.tensor(0);
+          const IntShape dims = a.int_list(1);
+          Shape out;
+          std::vector<bool> reduced(size_t(x.dim()), dims.empty());
+          for (int64_t d : dims) reduced[size_t(wrap_dim(d, x.dim(), a.name()))] = true;
+          for (int64_t d = 0; d < x.dim(); ++d) {
+            if (!reduced[size_t(d)]) out.push_back(x.sym_size(d));
+            else if (a.boolean(2)) out.push_back(1);
+          }
+          return std::vector<OutputMeta>{{is_floating(x.dtype()) ? x.dtype() : DType::F32, out}};
+        })
+        .decompose([](const OpArgs& a) {
+          Tensor x = a.tensor(0);
+          if (!is_floating(x.dtype())) x = call1(kToCopy, {x, DType::F32});
+          IntShape dims = a.int_list(1);
+          if (dims.empty())
+            for (int64_t d = 0; d < x.dim(); ++d) dims.push_back(d);
+          const bool keepdim = a.boolean(2);
+          Tensor m = call1(kAmax, {x, dims, true});
+          const Tensor zero = call1(kFull, {SymIntList{}, Scalar(int64_t(0)), x.dtype()});
+          m = call1(kWhere, {call1(kIsinf, {m}), zero, m});
+          const Tensor s = call1(kSumDim, {call1(kExp, {call1(kSub, {x, m})}), dims, keepdim});
+          const Tensor shift = keepdim ? m : call1(kSqueezeDims, {m, dims});
+          return std::vector<Tensor>{call1(kAdd, {call1(kLog, {s}), shift})};
+        }));
 
 // --- max.dim / min.dim: (values, indices) ----------------------------------------------
 

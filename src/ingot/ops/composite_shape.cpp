@@ -1,6 +1,6 @@
 // Shape ops of torch's API that ingot composes from other ops (no kernel of their own):
-// outer, unbind, flip, roll, repeat, constant_pad_nd, reflection / replication padding,
-// fill.Scalar. Each is a registry op
+// outer, unbind, flip, roll, repeat, repeat_interleave, constant_pad_nd, reflection /
+// replication padding, fill.Scalar, and index_add (a scatter_add). Each is a registry op
 // with a shape function and a decomposition: the runtime runs the decomposition, and
 // decompose_to_core replaces the node by it before an exporter translates the graph, so
 // every backend has them. Invariant: a decomposition never returns a view of its input
@@ -17,7 +17,8 @@ namespace {
 const OpHandle kMul("mul.Tensor"), kUnsqueeze("unsqueeze"), kSelect("select.int"),
     kClone("clone"), kIndexSelect("index_select"), kArange("arange.start_step"),
     kSlice("slice.Tensor"), kCat("cat"), kReshape("reshape"), kExpand("expand"), kFull("full"),
-    kAbs("abs"), kSubS("sub.Scalar"), kAddS("add.Scalar"), kNeg("neg"), kClamp("clamp");
+    kAbs("abs"), kSubS("sub.Scalar"), kAddS("add.Scalar"), kNeg("neg"), kClamp("clamp"),
+    kScatterAdd("scatter_add"), kMulS("mul.Scalar"), kToCopy("_to_copy");
 
 Tensor call1(const OpHandle& op, std::vector<Value> values) {
   return op(std::move(values)).at(0);
@@ -324,6 +325,74 @@ const OpRegistrar kPad(
           const std::string op = fmt::format("{}_pad{}d", mode == "reflect" ? "reflection" : "replication",
                                              pad.size() / 2);
           return call_op(OpRegistry::instance().get(op), {a[0], a[1]});
+        }));
+
+// --- repeat_interleave(self, repeats: int, dim, output_size): each element `repeats` times
+// along dim (the flattened input when dim is None): [.., n, 1, ..] expanded to r, then
+// merged. -----------------------------------------------------------------------------------
+
+const OpRegistrar kRepeatInterleave(
+    define_op("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+              "SymInt? output_size=None) -> Tensor")
+        .shape([](const OpArgs& a) {
+          const Tensor& x = a.tensor(0);
+          const SymInt& r = a.sym_int(1);
+          INGOT_CHECK(!r.maybe_int() || *r.maybe_int() >= 0, ValueError,
+                      "[{}] repeats must be >= 0, got {}", a.name(), r.str());
+          if (a[2].is_none()) return std::vector<OutputMeta>{{x.dtype(), Shape{x.sym_numel() * r}}};
+          const int64_t d = wrap_dim(a.int_(2), std::max<int64_t>(x.dim(), 1), a.name());
+          Shape s = x.sym_sizes();
+          if (s.empty()) s = {SymInt(1)};
+          s[size_t(d)] = s[size_t(d)] * r;
+          return std::vector<OutputMeta>{{x.dtype(), std::move(s)}};
+        })
+        .decompose([](const OpArgs& a) {
+          Tensor x = a.tensor(0);
+          const SymInt& r = a.sym_int(1);
+          int64_t d = 0;
+          if (a[2].is_none()) x = call1(kReshape, {x, SymIntList{SymInt(-1)}});
+          else d = wrap_dim(a.int_(2), std::max<int64_t>(x.dim(), 1), a.name());
+          if (x.dim() == 0) x = call1(kReshape, {x, SymIntList{SymInt(1)}});
+          const Shape& s = x.sym_sizes();
+          SymIntList expanded(s.begin(), s.end()), merged(s.begin(), s.end());
+          expanded.insert(expanded.begin() + d + 1, r);
+          merged[size_t(d)] = merged[size_t(d)] * r;
+          const Tensor y = call1(kExpand, {call1(kUnsqueeze, {x, d + 1}), expanded});
+          return std::vector<Tensor>{call1(kClone, {call1(kReshape, {y, merged})})};
+        }));
+
+// --- index_add(self, dim, index [k], source, alpha): source's slices added at index ------
+// along dim, as scatter_add with the index broadcast over source's other dims.
+
+const OpRegistrar kIndexAdd(
+    define_op("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) "
+              "-> Tensor")
+        .shape([](const OpArgs& a) {
+          const Tensor &x = a.tensor(0), &index = a.tensor(2), &src = a.tensor(3);
+          const int64_t d = wrap_dim(a.int_(1), std::max<int64_t>(x.dim(), 1), a.name());
+          INGOT_CHECK(index.dim() <= 1 && src.dim() == x.dim() && src.dtype() == x.dtype(), ShapeError,
+                      "[{}] index must be 1-D and source of self's rank and dtype, got index {}, "
+                      "source {} {}, self {} {}",
+                      a.name(), index.shape_string(), src.shape_string(), src.dtype(),
+                      x.shape_string(), x.dtype());
+          INGOT_CHECK(x.dim() == 0 || bool(src.sym_size(d) == index.sym_numel()), ShapeError,
+                      "[{}] source has {} slices along dim {}, index {}", a.name(),
+                      src.sym_size(d).str(), d, index.sym_numel().str());
+          return std::vector<OutputMeta>{{x.dtype(), x.sym_sizes()}};
+        })
+        .decompose([](const OpArgs& a) {
+          const Tensor& x = a.tensor(0);
+          Tensor src = a.tensor(3);
+          const int64_t d = wrap_dim(a.int_(1), std::max<int64_t>(x.dim(), 1), a.name());
+          SymIntList view(size_t(std::max<int64_t>(src.dim(), 1)), SymInt(1));
+          view[size_t(d)] = SymInt(-1);
+          const Shape& ss = src.sym_sizes();
+          Tensor idx = call1(kReshape, {call1(kToCopy, {a.tensor(2), DType::I64}), view});
+          idx = call1(kExpand, {idx, SymIntList(ss.begin(), ss.end())});
+          const std::optional<Scalar> alpha = a.optional_scalar(4);
+          if (!(alpha && alpha->is_integral() && alpha->to_int() == 1))
+            src = call1(kMulS, {src, a[4]});
+          return kScatterAdd({x, d, idx, src});
         }));
 
 // --- fill.Scalar(self, value): a tensor of self's shape and dtype holding value -----------

@@ -469,6 +469,26 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
                             a.dtype("dtype").value_or(DType::F32)));
        }},
       {"upsample_bilinear2d.vec", adapter_upsample_bilinear_vec},
+      // Views of the training dialect: the registry's view ops.
+      {"expand_as",
+       [](const Args& a) {
+         const Shape& s = a.tensor("other").sym_sizes();
+         return one(op1("expand", {a.tensor("self"), SymIntList(s.begin(), s.end())}));
+       }},
+      {"flatten.using_ints",
+       [](const Args& a) {
+         const Tensor& x = a.tensor("self");
+         if (x.dim() == 0) return one(op1("reshape", {x, SymIntList{SymInt(1)}}));
+         const int64_t start = x.wrap_dim(a.get_or("start_dim", Value(int64_t(0))).sym_int().expect_int());
+         const int64_t end = x.wrap_dim(a.get_or("end_dim", Value(int64_t(-1))).sym_int().expect_int());
+         if (start > end) a.fail("start_dim must not come after end_dim");
+         SymIntList sizes(x.sym_sizes().begin(), x.sym_sizes().begin() + start);
+         SymInt merged = 1;
+         for (int64_t d = start; d <= end; ++d) merged = merged * x.sym_size(d);
+         sizes.push_back(merged);
+         sizes.insert(sizes.end(), x.sym_sizes().begin() + end + 1, x.sym_sizes().end());
+         return one(op1("reshape", {x, sizes}));
+       }},
       {"floor_divide", adapter_floor_divide},
       {"floor_divide.Scalar", adapter_floor_divide},
       {"item", adapter_item},
