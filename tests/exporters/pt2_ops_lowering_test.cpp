@@ -1,6 +1,6 @@
 // The ATen op fixtures (tests/fixtures/pt2_ops) whose every op has a lowering — the
-// families of remainder / fmod, unary float math and rounding, and the composite shape
-// ops — re-exported through ingot to ONNX (run by ONNX Runtime, tools/onnx/setup-venv)
+// families of remainder / fmod, unary float math and rounding, the composite shape ops
+// and pooling — re-exported through ingot to ONNX (run by ONNX Runtime, tools/onnx/setup-venv)
 // and OpenVINO IR (its CPU plugin, tools/openvino/setup-venv), both dialects, every
 // recorded case: equal to torch's outputs within 1e-4. The other families use ops with
 // no lowering yet (docs/pt2.md). SKIPs with the reason when a venv is absent.
@@ -104,7 +104,7 @@ TEST_P(Pt2OpsLowering, OpenVINOEqualsTorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, Pt2OpsLowering,
-                         ::testing::Values("remainder", "unary_float", "shapes"),
+                         ::testing::Values("remainder", "unary_float", "shapes", "pooling"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

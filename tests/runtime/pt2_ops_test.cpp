@@ -26,7 +26,7 @@ const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2_ops";
 
 std::vector<std::string> families() {
   return {"remainder", "bitwise", "unary_float", "binary_float",
-          "reductions", "scatter", "shapes", "vision", "extras"};
+          "reductions", "scatter", "shapes", "vision", "extras", "pooling"};
 }
 
 nlohmann::json manifest(const std::string& family) {
@@ -143,7 +143,9 @@ TEST(Pt2Ops, FixturesCoverTheNewOps) {
         "_native_batch_norm_legit_no_training.default", "native_group_norm.default",
         "pad.default", "upsample_bilinear2d.vec", "cumprod.default", "clamp_min.default",
         "clamp_max.Tensor", "logsumexp.default", "var_mean.correction", "index_add.default",
-        "repeat_interleave.self_int", "expand_as.default", "flatten.using_ints"})
+        "repeat_interleave.self_int", "expand_as.default", "flatten.using_ints",
+        "max_pool2d_with_indices.default", "avg_pool2d.default", "_adaptive_avg_pool2d.default",
+        "upsample_nearest2d.vec"})
     EXPECT_TRUE(seen.contains(op)) << op << " is in no op fixture";
 }
 

@@ -182,6 +182,22 @@ class Extras(torch.nn.Module):
         }
 
 
+class Pooling(torch.nn.Module):
+    def forward(self, x):
+        values, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+        return {
+            "max_pool_indices_values": values, "max_pool_indices": indices,
+            "max_pool_dilated": F.max_pool2d(x, 2, 1, 0, dilation=2),
+            "avg_pool": F.avg_pool2d(x, 2), "avg_pool_pad_counted": F.avg_pool2d(x, 3, 2, 1),
+            "avg_pool_pad_not_counted": F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+            "avg_pool_divisor": F.avg_pool2d(x, (2, 3), (1, 2), divisor_override=4),
+            "adaptive_avg_divisible": F.adaptive_avg_pool2d(x, (3, 2)),
+            "adaptive_avg_overlapping": F.adaptive_avg_pool2d(x, (4, 3)),
+            "nearest_up": F.interpolate(x, size=(9, 7), mode="nearest"),
+            "nearest_down": F.interpolate(x, size=(4, 3), mode="nearest"),
+        }
+
+
 class Vision(torch.nn.Module):
     """Normalisations and paddings of vision models (eval mode)."""
 
@@ -258,6 +274,7 @@ def families():
         "extras": (Extras(), ["x", "i", "idx", "src"],
                    [(r(3, 4, lo=-2, hi=2, g=g), ints(3, 4, lo=-3, hi=4), torch.tensor([2, 0, 2]),
                      r(3, 4, g=g))], None),
+        "pooling": (Pooling(), ["x"], [(r(2, 3, 6, 8, g=g),)], None),
         "vision": (Vision(), ["x", "s"],
                    [(r(2, 4, 3, 5, g=g), r(2, 3, 6, g=g))], None),
         "shapes": (Shapes(), ["x", "v", "w", "i"],

@@ -469,6 +469,12 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
                             a.dtype("dtype").value_or(DType::F32)));
        }},
       {"upsample_bilinear2d.vec", adapter_upsample_bilinear_vec},
+      {"upsample_nearest2d.vec",
+       [](const Args& a) {
+         const Value size = a.get_or("output_size", Value());
+         if (size.is_none()) a.fail("needs output_size (scale_factors are not supported)");
+         return one(op1("upsample_nearest2d", {a.tensor("input"), size_list(size)}));
+       }},
       // Views of the training dialect: the registry's view ops.
       {"expand_as",
        [](const Args& a) {
