@@ -49,13 +49,19 @@ WHY_MISSING = {
     "backward": "a backward op (training); ingot runs inference programs",
     "random": "random numbers: no seeded equivalent of torch's generator",
     "strided": "takes explicit strides: ingot tensors in programs are logically contiguous",
-    "pool": "pooling / padding modes of vision models: not implemented yet",
+    "pool": "3-d pooling and other vision / distance ops: not implemented yet",
     "fft": "FFT: not implemented yet",
 }
 
 
 def why(op):
-    name = op.split(".")[0]
+    name, overload = op.split(".")
+    if overload == "out":
+        return "an out= variant: exported programs are functional and never call it"
+    if name == "_native_batch_norm_legit":
+        return "batch norm in training mode (updates the running statistics); export in eval mode"
+    if name == "masked_scatter":
+        return "not implemented yet (the number of source elements read depends on the mask)"
     if "backward" in name:
         return WHY_MISSING["backward"]
     if name in ("rand", "randn", "randperm", "native_dropout"):
