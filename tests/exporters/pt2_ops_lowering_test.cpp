@@ -104,7 +104,8 @@ TEST_P(Pt2OpsLowering, OpenVINOEqualsTorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, Pt2OpsLowering,
-                         ::testing::Values("remainder", "unary_float", "shapes", "pooling"),
+                         ::testing::Values("remainder", "unary_float", "binary_float",
+                                           "shapes", "pooling"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -3,6 +3,7 @@
 // number and a rounding mode. Operands are broadcast and promoted by torch's rules
 // (result_type); each kernel computes in opmath_t of the result dtype.
 #include <cmath>
+#include <numbers>
 
 #include "ingot/ops/elementwise_common.h"
 #include "ingot/ops/registry.h"
@@ -121,18 +122,35 @@ void extreme_kernel(const OpArgs& a, std::span<const Tensor> out) {
   });
 }
 
+const OpHandle kWhere("where.self"), kIsnan("isnan"), kLtT("lt.Tensor"), kGtT("gt.Tensor"),
+    kLogicalNot("logical_not");
+
+// For exporters: where(isnan(other), other, where(self < other, other, self)) (max; > for
+// min), so NaN on either side wins as in the kernel; bool: or / and.
+template <bool kMax>
+std::vector<Tensor> extreme_decomposition(const OpArgs& a) {
+  const DType t = promoted(a);
+  const Tensor x = operand_tensor(a, 0, t), y = operand_tensor(a, 1, t);
+  if (t == DType::Bool) return (kMax ? kLogicalOr : kLogicalAnd)({x, y});
+  const Tensor pick = kWhere({(kMax ? kLtT : kGtT)({x, y})[0], y, x})[0];
+  if (!is_floating(t)) return {pick};
+  return kWhere({kIsnan({y})[0], y, pick});
+}
+
 const OpRegistrar kMaximum(
     define_op("maximum(Tensor self, Tensor other) -> Tensor")
         .shape([](const OpArgs& a) {
           return std::vector<OutputMeta>{{promoted(a), broadcast_args(a)}};
         })
-        .cpu(extreme_kernel<true>));
+        .cpu(extreme_kernel<true>)
+        .decompose(extreme_decomposition<true>));
 const OpRegistrar kMinimum(
     define_op("minimum(Tensor self, Tensor other) -> Tensor")
         .shape([](const OpArgs& a) {
           return std::vector<OutputMeta>{{promoted(a), broadcast_args(a)}};
         })
-        .cpu(extreme_kernel<false>));
+        .cpu(extreme_kernel<false>)
+        .decompose(extreme_decomposition<false>));
 
 // --- atan2 / hypot ---------------------------------------------------------------------
 
@@ -149,6 +167,24 @@ const OpRegistrar kAtan2(
           INGOT_DISPATCH_FLOATING_TYPES(t, a.name(), [&]<typename T>() {
             binary_loop<T>(out[0], x, y, [](auto u, auto v) { return std::atan2(u, v); });
           });
+        })
+        // For exporters (ONNX has no Atan2): atan(self / other), moved by +-pi when other
+        // < 0, and 0 for 0 / 0 (equal to the kernel except for the signs of zeros).
+        .decompose([](const OpArgs& a) {
+          static const OpHandle kAtan("atan"), kDiv("div.Tensor"), kLtS("lt.Scalar"),
+              kGeS("ge.Scalar"), kEqS("eq.Scalar"), kAddT("add.Tensor");
+          const DType t = is_floating(promoted(a)) ? promoted(a) : DType::F32;
+          const Tensor y = operand_tensor(a, 0, t), x = operand_tensor(a, 1, t);
+          const Tensor base = kAtan({kDiv({y, x})[0]})[0];
+          const Tensor pi = kFullOp({SymIntList{}, Scalar(std::numbers::pi), t})[0];
+          const Tensor minus_pi = kFullOp({SymIntList{}, Scalar(-std::numbers::pi), t})[0];
+          const Tensor zero = kFullOp({SymIntList{}, Scalar(int64_t(0)), t})[0];
+          const Tensor shift = kWhere({kGeS({y, Scalar(int64_t(0))})[0], pi, minus_pi})[0];
+          const Tensor moved = kWhere({kLtS({x, Scalar(int64_t(0))})[0],
+                                       kAddT({base, shift})[0], base})[0];
+          const Tensor origin = kLogicalAnd({kEqS({x, Scalar(int64_t(0))})[0],
+                                             kEqS({y, Scalar(int64_t(0))})[0]})[0];
+          return kWhere({origin, zero, moved});
         }));
 const OpRegistrar kHypot(
     define_op("hypot(Tensor self, Tensor other) -> Tensor")
@@ -164,6 +200,13 @@ const OpRegistrar kHypot(
           INGOT_DISPATCH_FLOATING_TYPES(t, a.name(), [&]<typename T>() {
             binary_loop<T>(out[0], x, y, [](auto u, auto v) { return std::hypot(u, v); });
           });
+        })
+        // For exporters: sqrt(x^2 + y^2) (the kernel avoids overflow for huge values).
+        .decompose([](const OpArgs& a) {
+          static const OpHandle kSqrt("sqrt"), kAddT("add.Tensor");
+          const DType t = promoted(a);
+          const Tensor x = operand_tensor(a, 0, t), y = operand_tensor(a, 1, t);
+          return kSqrt({kAddT({kMulT({x, x})[0], kMulT({y, y})[0]})[0]});
         }));
 
 // --- bitwise and / or / xor, logical_xor -------------------------------------------------

@@ -74,7 +74,7 @@ const OpRegistrar kUnbind(
           return out;
         }));
 
-// --- flip(self, dims): index_select with a reversed arange per dim -------------------------
+// --- flip(self, dims): index_select with a reversed index per dim -------------------------
 
 IntShape wrapped_unique_dims(const OpArgs& a, const IntShape& dims, int64_t rank) {
   IntShape out;
@@ -100,7 +100,10 @@ const OpRegistrar kFlip(
           if (dims.empty() || x.dim() == 0) return std::vector<Tensor>{call1(kClone, {x})};
           for (int64_t d : dims) {
             const SymInt n = x.sym_size(d);
-            Tensor idx = call1(kArange, {Value(n - 1), int64_t(-1), int64_t(-1), DType::I64});
+            // (n - 1) - arange(n): an arange of length n keeps the size symbol plain
+            // (a descending arange's length is a floordiv expression of it).
+            Tensor idx = call1(kArange, {int64_t(0), Value(n), int64_t(1), DType::I64});
+            idx = call1(kAddS, {call1(kMulS, {idx, Scalar(int64_t(-1))}), Value(n - 1)});
             x = call1(kIndexSelect, {x, d, idx});
           }
           return std::vector<Tensor>{x};
