@@ -62,7 +62,8 @@ TEST(Pt2Exporter, TakesOnlyInputIdsAndAttentionMaskByDefault) {
     Pt2Config config;
     config.dynamic = true;
     std::unique_ptr<ExportArtifact> a = AutoExporter::from_config(config)->export_(*model, config);
-    const fs::path path = fs::temp_directory_path() / ("ingot_pt2_in_" + std::to_string(::getpid()));
+    const fs::path path =
+        fs::temp_directory_path() / ("ingot_pt2_in_" + std::to_string(::getpid()));
     a->save(path.string());
     const ExportedProgram back = pt2::load_pt2(path.string());
     fs::remove(path);

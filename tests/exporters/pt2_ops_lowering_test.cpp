@@ -95,7 +95,8 @@ TEST_P(Pt2OpsLowering, OpenVINOEqualsTorch) {
       ASSERT_EQ(inputs.size(), ov->input_names.size());
       for (size_t k = 0; k < inputs.size(); ++k) in[ov->input_names[k]] = inputs[k];
       ASSERT_EQ(c["outputs"].size(), out_names.size());
-      for (size_t j = 0; j < out_names.size(); ++j) want[out_names[j]] = load(family, c["outputs"][j]);
+      for (size_t j = 0; j < out_names.size(); ++j)
+        want[out_names[j]] = load(family, c["outputs"][j]);
       cases.add(in, want);
     }
     const nlohmann::json summary = cases.run(model, kAtol);
@@ -104,8 +105,8 @@ TEST_P(Pt2OpsLowering, OpenVINOEqualsTorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, Pt2OpsLowering,
-                         ::testing::Values("remainder", "unary_float", "binary_float",
-                                           "shapes", "pooling"),
+                         ::testing::Values("remainder", "unary_float", "binary_float", "shapes",
+                                           "pooling"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

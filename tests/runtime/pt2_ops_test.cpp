@@ -25,8 +25,8 @@ namespace fs = std::filesystem;
 const fs::path kDir = fs::path(INGOT_FIXTURES_DIR) / "pt2_ops";
 
 std::vector<std::string> families() {
-  return {"remainder", "bitwise", "unary_float", "binary_float",
-          "reductions", "scatter", "shapes", "vision", "extras", "pooling"};
+  return {"remainder", "bitwise", "unary_float", "binary_float", "reductions",
+          "scatter",   "shapes",  "vision",      "extras",       "pooling"};
 }
 
 nlohmann::json manifest(const std::string& family) {
@@ -80,8 +80,8 @@ TEST_P(Pt2OpsTest, OutputsEqualTorch) {
   for (const auto& c : m["cases"]) {
     std::vector<Tensor> inputs;
     for (const auto& name : m["inputs"])
-      inputs.push_back(
-          formats::load_npy((dir / c["inputs"][name.get<std::string>()].get<std::string>()).string()));
+      inputs.push_back(formats::load_npy(
+          (dir / c["inputs"][name.get<std::string>()].get<std::string>()).string()));
     runtime::ProgramModule mod(ep);
     const std::vector<Tensor> out = mod.run(inputs);
     ASSERT_EQ(out.size(), labels.size());
@@ -131,21 +131,60 @@ TEST(Pt2Ops, FixturesCoverTheNewOps) {
     const nlohmann::json m = manifest(f);
     for (const auto& op : m["ops"]) seen.insert(op.get<std::string>());
   }
-  for (const char* op :
-       {"remainder.Tensor", "remainder.Scalar", "fmod.Tensor", "fmod.Scalar", "bitwise_not.default",
-        "bitwise_and.Tensor", "bitwise_or.Scalar", "bitwise_xor.Tensor", "logical_xor.default",
-        "outer.default", "unbind.int", "scatter_reduce.two", "scatter_add.default", "flip.default",
-        "roll.default", "repeat.default", "constant_pad_nd.default", "var.correction",
-        "std.dim", "prod.default", "prod.dim_int", "max.dim", "min.dim", "atan2.default",
-        "hypot.default", "maximum.default", "minimum.default", "round.default", "sign.default",
-        "trunc.default", "log1p.default", "expm1.default", "isinf.default", "elu.default",
-        "leaky_relu.default", "hardtanh.default", "fill.Scalar",
-        "_native_batch_norm_legit_no_training.default", "native_group_norm.default",
-        "pad.default", "upsample_bilinear2d.vec", "cumprod.default", "clamp_min.default",
-        "clamp_max.Tensor", "logsumexp.default", "var_mean.correction", "index_add.default",
-        "repeat_interleave.self_int", "expand_as.default", "flatten.using_ints",
-        "max_pool2d_with_indices.default", "avg_pool2d.default", "_adaptive_avg_pool2d.default",
-        "upsample_nearest2d.vec"})
+  for (const char* op : {"remainder.Tensor",
+                         "remainder.Scalar",
+                         "fmod.Tensor",
+                         "fmod.Scalar",
+                         "bitwise_not.default",
+                         "bitwise_and.Tensor",
+                         "bitwise_or.Scalar",
+                         "bitwise_xor.Tensor",
+                         "logical_xor.default",
+                         "outer.default",
+                         "unbind.int",
+                         "scatter_reduce.two",
+                         "scatter_add.default",
+                         "flip.default",
+                         "roll.default",
+                         "repeat.default",
+                         "constant_pad_nd.default",
+                         "var.correction",
+                         "std.dim",
+                         "prod.default",
+                         "prod.dim_int",
+                         "max.dim",
+                         "min.dim",
+                         "atan2.default",
+                         "hypot.default",
+                         "maximum.default",
+                         "minimum.default",
+                         "round.default",
+                         "sign.default",
+                         "trunc.default",
+                         "log1p.default",
+                         "expm1.default",
+                         "isinf.default",
+                         "elu.default",
+                         "leaky_relu.default",
+                         "hardtanh.default",
+                         "fill.Scalar",
+                         "_native_batch_norm_legit_no_training.default",
+                         "native_group_norm.default",
+                         "pad.default",
+                         "upsample_bilinear2d.vec",
+                         "cumprod.default",
+                         "clamp_min.default",
+                         "clamp_max.Tensor",
+                         "logsumexp.default",
+                         "var_mean.correction",
+                         "index_add.default",
+                         "repeat_interleave.self_int",
+                         "expand_as.default",
+                         "flatten.using_ints",
+                         "max_pool2d_with_indices.default",
+                         "avg_pool2d.default",
+                         "_adaptive_avg_pool2d.default",
+                         "upsample_nearest2d.vec"})
     EXPECT_TRUE(seen.contains(op)) << op << " is in no op fixture";
 }
 
@@ -166,32 +205,54 @@ TEST(Pt2Ops, BadArgumentsAreNamedErrors) {
   const Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
   const Tensor i = Tensor::from_vector<int64_t>({1, 2, 3, 4}, {2, 2});
   const Tensor zero = Tensor::from_vector<int64_t>({0, 1}, {2});
-  EXPECT_NE(error_of([&] { call1("remainder.Tensor", {i, zero}); }).find("integer division by zero"),
+  EXPECT_NE(error_of([&] {
+              call1("remainder.Tensor", {i, zero});
+            }).find("integer division by zero"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("bitwise_and.Tensor", {x, x}); }).find("[bitwise_and.Tensor] integer or bool"),
+  EXPECT_NE(error_of([&] {
+              call1("bitwise_and.Tensor", {x, x});
+            }).find("[bitwise_and.Tensor] integer or bool"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("bitwise_not", {x}); }).find("[bitwise_not] 'self' must be an integer"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { call1("bitwise_not", {x}); }).find("[bitwise_not] 'self' must be an integer"),
+      std::string::npos);
   const Tensor idx = Tensor::from_vector<int64_t>({0, 1, 1, 0}, {2, 2});
-  EXPECT_NE(error_of([&] { call1("scatter_reduce.two", {x, int64_t(1), idx, x, std::string("max")}); })
-                .find("reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got 'max'"),
+  EXPECT_NE(error_of([&] {
+              call1("scatter_reduce.two", {x, int64_t(1), idx, x, std::string("max")});
+            }).find("reduce must be 'sum', 'prod', 'mean', 'amax' or 'amin', got 'max'"),
             std::string::npos);
   const Tensor far = Tensor::from_vector<int64_t>({0, 5, 1, 0}, {2, 2});
-  EXPECT_NE(error_of([&] { call1("scatter_add", {x, int64_t(1), far, x}); }).find("scatter_add"),
+  EXPECT_NE(error_of([&] {
+              call1("scatter_add", {x, int64_t(1), far, x});
+            }).find("scatter_add"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("outer", {x, x}); }).find("[outer] 'self' and 'vec2' must be 1-D"),
+  EXPECT_NE(error_of([&] {
+              call1("outer", {x, x});
+            }).find("[outer] 'self' and 'vec2' must be 1-D"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("repeat", {x, IntShape{2}}); }).find("[repeat] repeats has 1 values"),
+  EXPECT_NE(error_of([&] {
+              call1("repeat", {x, IntShape{2}});
+            }).find("[repeat] repeats has 1 values"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("constant_pad_nd", {x, IntShape{1}}); }).find("[constant_pad_nd] pad must have an even length"),
+  EXPECT_NE(error_of([&] {
+              call1("constant_pad_nd", {x, IntShape{1}});
+            }).find("[constant_pad_nd] pad must have an even length"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("constant_pad_nd", {x, IntShape{-2, -1}}); }).find("leaves a negative size"),
+  EXPECT_NE(error_of([&] {
+              call1("constant_pad_nd", {x, IntShape{-2, -1}});
+            }).find("leaves a negative size"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("roll", {x, IntShape{1, 2}, IntShape{0}}); }).find("[roll] shifts (2 values) and dims (1 values)"),
+  EXPECT_NE(error_of([&] {
+              call1("roll", {x, IntShape{1, 2}, IntShape{0}});
+            }).find("[roll] shifts (2 values) and dims (1 values)"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("flip", {x, IntShape{0, -2}}); }).find("[flip] dim 0 appears more than once"),
+  EXPECT_NE(error_of([&] {
+              call1("flip", {x, IntShape{0, -2}});
+            }).find("[flip] dim 0 appears more than once"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { call1("var.correction", {i}); }).find("[var.correction] 'self' must be floating"),
+  EXPECT_NE(error_of([&] {
+              call1("var.correction", {i});
+            }).find("[var.correction] 'self' must be floating"),
             std::string::npos);
 }
 
@@ -208,8 +269,10 @@ TEST(Pt2Ops, RemainderAndScatterReduceByHand) {
   const Tensor self = Tensor::from_vector<float>({10, 20, 30}, {3});
   const Tensor idx = Tensor::from_vector<int64_t>({0, 0, 2}, {3});
   const Tensor src = Tensor::from_vector<float>({1, 2, 3}, {3});
-  const Tensor s = call1("scatter_reduce.two", {self, int64_t(0), idx, src, std::string("sum"), false});
-  EXPECT_EQ(std::vector<float>(s.data<float>(), s.data<float>() + 3), (std::vector<float>{3, 20, 3}));
+  const Tensor s =
+      call1("scatter_reduce.two", {self, int64_t(0), idx, src, std::string("sum"), false});
+  EXPECT_EQ(std::vector<float>(s.data<float>(), s.data<float>() + 3),
+            (std::vector<float>{3, 20, 3}));
   const Tensor mn =
       call1("scatter_reduce.two", {self, int64_t(0), idx, src, std::string("mean"), true});
   EXPECT_EQ(std::vector<float>(mn.data<float>(), mn.data<float>() + 3),

@@ -40,9 +40,12 @@ CpuKernel modulo_kernel() {
         using M = decltype(u);
         check_divisor(v, name);
         M r;
-        if constexpr (std::is_floating_point_v<M>) r = std::fmod(u, v);
-        else if constexpr (std::is_signed_v<M>) r = (v == M(-1)) ? M(0) : M(u % v);  // INT_MIN % -1
-        else r = M(u % v);
+        if constexpr (std::is_floating_point_v<M>)
+          r = std::fmod(u, v);
+        else if constexpr (std::is_signed_v<M>)
+          r = (v == M(-1)) ? M(0) : M(u % v);  // INT_MIN % -1
+        else
+          r = M(u % v);
         if constexpr (kPython && !std::is_unsigned_v<M>) {
           if (r != M(0) && ((r < M(0)) != (v < M(0)))) r = M(r + v);
         }
@@ -52,9 +55,9 @@ CpuKernel modulo_kernel() {
   };
 }
 
-const OpHandle kDivMode("div.Tensor_mode"), kMulT("mul.Tensor"), kSubT("sub.Tensor"), kAddS("add.Scalar"),
-    kFullOp("full"), kToCopy("_to_copy"), kNeT("ne.Tensor"), kLogicalAnd("logical_and"),
-    kLogicalOr("logical_or");
+const OpHandle kDivMode("div.Tensor_mode"), kMulT("mul.Tensor"), kSubT("sub.Tensor"),
+    kAddS("add.Scalar"), kFullOp("full"), kToCopy("_to_copy"), kNeT("ne.Tensor"),
+    kLogicalAnd("logical_and"), kLogicalOr("logical_or");
 
 // Operand i as a tensor of dtype t: a number as a 0-d tensor made by ops (`full`, plus
 // add.Scalar for a symbolic size), so a trace records it, not a captured constant.
@@ -137,20 +140,18 @@ std::vector<Tensor> extreme_decomposition(const OpArgs& a) {
   return kWhere({kIsnan({y})[0], y, pick});
 }
 
-const OpRegistrar kMaximum(
-    define_op("maximum(Tensor self, Tensor other) -> Tensor")
-        .shape([](const OpArgs& a) {
-          return std::vector<OutputMeta>{{promoted(a), broadcast_args(a)}};
-        })
-        .cpu(extreme_kernel<true>)
-        .decompose(extreme_decomposition<true>));
-const OpRegistrar kMinimum(
-    define_op("minimum(Tensor self, Tensor other) -> Tensor")
-        .shape([](const OpArgs& a) {
-          return std::vector<OutputMeta>{{promoted(a), broadcast_args(a)}};
-        })
-        .cpu(extreme_kernel<false>)
-        .decompose(extreme_decomposition<false>));
+const OpRegistrar kMaximum(define_op("maximum(Tensor self, Tensor other) -> Tensor")
+                               .shape([](const OpArgs& a) {
+                                 return std::vector<OutputMeta>{{promoted(a), broadcast_args(a)}};
+                               })
+                               .cpu(extreme_kernel<true>)
+                               .decompose(extreme_decomposition<true>));
+const OpRegistrar kMinimum(define_op("minimum(Tensor self, Tensor other) -> Tensor")
+                               .shape([](const OpArgs& a) {
+                                 return std::vector<OutputMeta>{{promoted(a), broadcast_args(a)}};
+                               })
+                               .cpu(extreme_kernel<false>)
+                               .decompose(extreme_decomposition<false>));
 
 // --- atan2 / hypot ---------------------------------------------------------------------
 
@@ -180,18 +181,18 @@ const OpRegistrar kAtan2(
           const Tensor minus_pi = kFullOp({SymIntList{}, Scalar(-std::numbers::pi), t})[0];
           const Tensor zero = kFullOp({SymIntList{}, Scalar(int64_t(0)), t})[0];
           const Tensor shift = kWhere({kGeS({y, Scalar(int64_t(0))})[0], pi, minus_pi})[0];
-          const Tensor moved = kWhere({kLtS({x, Scalar(int64_t(0))})[0],
-                                       kAddT({base, shift})[0], base})[0];
-          const Tensor origin = kLogicalAnd({kEqS({x, Scalar(int64_t(0))})[0],
-                                             kEqS({y, Scalar(int64_t(0))})[0]})[0];
+          const Tensor moved =
+              kWhere({kLtS({x, Scalar(int64_t(0))})[0], kAddT({base, shift})[0], base})[0];
+          const Tensor origin =
+              kLogicalAnd({kEqS({x, Scalar(int64_t(0))})[0], kEqS({y, Scalar(int64_t(0))})[0]})[0];
           return kWhere({origin, zero, moved});
         }));
 const OpRegistrar kHypot(
     define_op("hypot(Tensor self, Tensor other) -> Tensor")
         .shape([](const OpArgs& a) {
           const DType t = promoted(a);
-          INGOT_CHECK(is_floating(t), DTypeError,
-                      "[{}] floating operands are required, got {}", a.name(), t);
+          INGOT_CHECK(is_floating(t), DTypeError, "[{}] floating operands are required, got {}",
+                      a.name(), t);
           return std::vector<OutputMeta>{{t, broadcast_args(a)}};
         })
         .cpu([](const OpArgs& a, std::span<const Tensor> out) {
@@ -260,9 +261,12 @@ void register_bitwise(const char* name, F f, const OpHandle& logical) {
 }
 
 const bool kBitwiseRegistered = [] {
-  register_bitwise("and", [](auto u, auto v) { return u & v; }, kLogicalAnd);
-  register_bitwise("or", [](auto u, auto v) { return u | v; }, kLogicalOr);
-  register_bitwise("xor", [](auto u, auto v) { return u ^ v; }, kNeT);
+  register_bitwise(
+      "and", [](auto u, auto v) { return u & v; }, kLogicalAnd);
+  register_bitwise(
+      "or", [](auto u, auto v) { return u | v; }, kLogicalOr);
+  register_bitwise(
+      "xor", [](auto u, auto v) { return u ^ v; }, kNeT);
   return true;
 }();
 
@@ -273,10 +277,12 @@ const OpRegistrar kLogicalXor(
         })
         .cpu([](const OpArgs& a, std::span<const Tensor> out) {
           const Tensor x = to(a.tensor(0), DType::Bool), y = to(a.tensor(1), DType::Bool);
-          cpu::elementwise<bool, bool, bool>(out[0], {&x, &y}, [](bool u, bool v) { return u != v; });
+          cpu::elementwise<bool, bool, bool>(out[0], {&x, &y},
+                                             [](bool u, bool v) { return u != v; });
         })
         .decompose([](const OpArgs& a) {
-          return kNeT({kToCopy({a.tensor(0), DType::Bool})[0], kToCopy({a.tensor(1), DType::Bool})[0]});
+          return kNeT(
+              {kToCopy({a.tensor(0), DType::Bool})[0], kToCopy({a.tensor(1), DType::Bool})[0]});
         }));
 
 // --- div.Scalar_mode: div.Tensor_mode with the number as a 0-d tensor (div.Scalar without

@@ -22,7 +22,9 @@ std::vector<OutputMeta> floating_same(const OpArgs& a) {
 const OpRegistrar kHardtanh(
     define_op("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor")
         .shape(floating_same)
-        .decompose([](const OpArgs& a) { return kClamp({a.tensor(0), a[1], a[2]}); }));
+        .decompose([](const OpArgs& a) {
+          return kClamp({a.tensor(0), a[1], a[2]});
+        }));
 
 // x > 0 ? x : x * negative_slope
 const OpRegistrar kLeakyRelu(
@@ -60,12 +62,14 @@ OpDef one_sided_clamp(std::string_view schema, bool is_min, bool tensor_bound) {
       });
 }
 
-const OpRegistrar kClampMin(one_sided_clamp("clamp_min(Tensor self, Scalar min) -> Tensor", true, false));
-const OpRegistrar kClampMax(one_sided_clamp("clamp_max(Tensor self, Scalar max) -> Tensor", false, false));
-const OpRegistrar kClampMinT(
-    one_sided_clamp("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor", true, true));
-const OpRegistrar kClampMaxT(
-    one_sided_clamp("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor", false, true));
+const OpRegistrar kClampMin(one_sided_clamp("clamp_min(Tensor self, Scalar min) -> Tensor", true,
+                                            false));
+const OpRegistrar kClampMax(one_sided_clamp("clamp_max(Tensor self, Scalar max) -> Tensor", false,
+                                            false));
+const OpRegistrar kClampMinT(one_sided_clamp("clamp_min.Tensor(Tensor self, Tensor min) -> Tensor",
+                                             true, true));
+const OpRegistrar kClampMaxT(one_sided_clamp("clamp_max.Tensor(Tensor self, Tensor max) -> Tensor",
+                                             false, true));
 
 }  // namespace
 }  // namespace ingot

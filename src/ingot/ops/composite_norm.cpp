@@ -13,7 +13,8 @@ namespace ingot {
 namespace {
 
 const OpHandle kReshape("reshape"), kSub("sub.Tensor"), kMul("mul.Tensor"), kAdd("add.Tensor"),
-    kAddS("add.Scalar"), kRsqrt("rsqrt"), kMeanDim("mean.dim"), kFull("full"), kSqueeze("squeeze.dims");
+    kAddS("add.Scalar"), kRsqrt("rsqrt"), kMeanDim("mean.dim"), kFull("full"),
+    kSqueeze("squeeze.dims");
 
 Tensor call1(const OpHandle& op, std::vector<Value> values) {
   return op(std::move(values)).at(0);
@@ -29,8 +30,8 @@ Tensor per_channel(const Tensor& v, int64_t rank) {
 void check_rank(const OpArgs& a, const Tensor& x) {
   INGOT_CHECK(x.dim() >= 2, ShapeError, "[{}] 'input' must be [N, C, ...], got {}", a.name(),
               x.shape_string());
-  INGOT_CHECK(is_floating(x.dtype()), DTypeError, "[{}] 'input' must be floating, got {}",
-              a.name(), x.dtype());
+  INGOT_CHECK(is_floating(x.dtype()), DTypeError, "[{}] 'input' must be floating, got {}", a.name(),
+              x.dtype());
 }
 
 const OpRegistrar kBatchNormEval(
@@ -70,11 +71,13 @@ const OpRegistrar kGroupNorm(
           const Tensor& x = a.tensor(0);
           check_rank(a, x);
           const int64_t group = a.int_(6);
-          INGOT_CHECK(group > 0 && (!x.sym_size(1).maybe_int() || *x.sym_size(1).maybe_int() % group == 0),
-                      ValueError, "[{}] group {} must divide the {} channels", a.name(), group,
-                      x.sym_size(1).str());
+          INGOT_CHECK(
+              group > 0 && (!x.sym_size(1).maybe_int() || *x.sym_size(1).maybe_int() % group == 0),
+              ValueError, "[{}] group {} must divide the {} channels", a.name(), group,
+              x.sym_size(1).str());
           const Shape stats{x.sym_size(0), SymInt(group)};
-          return std::vector<OutputMeta>{{x.dtype(), x.sym_sizes()}, {x.dtype(), stats}, {x.dtype(), stats}};
+          return std::vector<OutputMeta>{
+              {x.dtype(), x.sym_sizes()}, {x.dtype(), stats}, {x.dtype(), stats}};
         })
         .decompose([](const OpArgs& a) {
           const Tensor& x = a.tensor(0);

@@ -68,7 +68,8 @@ SymInt pooled(const Window& w, int i, const SymInt& n) {
   return floordiv(n + 2 * w.p[i] - w.d[i] * (w.k[i] - 1) - 1, SymInt(w.s[i])) + 1;
 }
 
-std::vector<OutputMeta> pool_shape(const OpArgs& a, bool has_dilation, size_t ceil_at, int outputs) {
+std::vector<OutputMeta> pool_shape(const OpArgs& a, bool has_dilation, size_t ceil_at,
+                                   int outputs) {
   const Tensor& x = a.tensor(0);
   check_spatial(a, x);
   const Window w = window(a, has_dilation);
@@ -117,15 +118,18 @@ const OpRegistrar kAvgPool(
         .decompose([](const OpArgs& a) {
           const Tensor& x = a.tensor(0);
           const Window w = window(a, false);
-          const Tensor sum = call1(kSumDim, {windows(x, w, Scalar(int64_t(0))), IntShape{0}, false});
-          if (auto div = a.optional_int(6)) return std::vector<Tensor>{call1(kDivS, {sum, Scalar(*div)})};
+          const Tensor sum =
+              call1(kSumDim, {windows(x, w, Scalar(int64_t(0))), IntShape{0}, false});
+          if (auto div = a.optional_int(6))
+            return std::vector<Tensor>{call1(kDivS, {sum, Scalar(*div)})};
           if (a.boolean(5) || (w.p[0] == 0 && w.p[1] == 0))
             return std::vector<Tensor>{call1(kDivS, {sum, Scalar(w.k[0] * w.k[1])})};
           // Padding not counted: the number of real elements under each window.
           const Shape& s = x.sym_sizes();
-          const Tensor ones = call1(kFull, {SymIntList{s[s.size() - 2], s[s.size() - 1]},
-                                            Scalar(int64_t(1)), x.dtype()});
-          const Tensor count = call1(kSumDim, {windows(ones, w, Scalar(int64_t(0))), IntShape{0}, false});
+          const Tensor ones = call1(
+              kFull, {SymIntList{s[s.size() - 2], s[s.size() - 1]}, Scalar(int64_t(1)), x.dtype()});
+          const Tensor count =
+              call1(kSumDim, {windows(ones, w, Scalar(int64_t(0))), IntShape{0}, false});
           return std::vector<Tensor>{call1(kDivT, {sum, count})};
         }));
 
@@ -148,10 +152,12 @@ std::vector<Tensor> max_pool(const OpArgs& a, bool with_indices) {
   // Row r = oh * sh - ph + di * dh, column c = ow * sw - pw + dj * dw; index r * W + c.
   const int64_t h = x.dim() - 2;
   const SymInt oh = pooled(w, 0, x.sym_size(h)), ow = pooled(w, 1, x.sym_size(h + 1));
-  const Tensor rows = call1(kUnsqueeze, {call1(kArange, {int64_t(-w.p[0]), Value(oh * w.s[0] - w.p[0]),
-                                                         w.s[0], DType::I64}),
-                                         int64_t(1)});  // [OH, 1]
-  const Tensor cols = call1(kArange, {int64_t(-w.p[1]), Value(ow * w.s[1] - w.p[1]), w.s[1], DType::I64});
+  const Tensor rows =
+      call1(kUnsqueeze,
+            {call1(kArange, {int64_t(-w.p[0]), Value(oh * w.s[0] - w.p[0]), w.s[0], DType::I64}),
+             int64_t(1)});  // [OH, 1]
+  const Tensor cols =
+      call1(kArange, {int64_t(-w.p[1]), Value(ow * w.s[1] - w.p[1]), w.s[1], DType::I64});
   const Tensor r = call1(kAddT, {call1(kMulS, {di, Scalar(w.d[0])}), rows});
   const Tensor c = call1(kAddT, {call1(kMulS, {dj, Scalar(w.d[1])}), cols});
   const Tensor index = call1(kAddT, {call1(kMulS, {r, Value(x.sym_size(h + 1))}), c});
@@ -182,7 +188,8 @@ Tensor averaging_matrix(const SymInt& in, const SymInt& out, DType dtype) {
                                Value(out - 1)}),
                  n_out, std::string("floor")});
   const Tensor j = call1(kArange, {int64_t(0), Value(in), int64_t(1), DType::I64});
-  const Tensor s1 = call1(kUnsqueeze, {start, int64_t(1)}), e1 = call1(kUnsqueeze, {end, int64_t(1)});
+  const Tensor s1 = call1(kUnsqueeze, {start, int64_t(1)}),
+               e1 = call1(kUnsqueeze, {end, int64_t(1)});
   const Tensor inside = call1(kLogicalAnd, {call1(kGe, {j, s1}), call1(kLt, {j, e1})});
   const Tensor len = call1(kToCopy, {call1(kSubT, {e1, s1}), dtype});
   return call1(kDivT, {call1(kToCopy, {inside, dtype}), len});
@@ -194,8 +201,8 @@ std::vector<OutputMeta> adaptive_shape(const OpArgs& a) {
   INGOT_CHECK(is_floating(x.dtype()), DTypeError, "[{}] 'self' must be floating, got {}", a.name(),
               x.dtype());
   const SymIntList& size = a.sym_int_list(1);
-  INGOT_CHECK(size.size() == 2, ValueError, "[{}] output_size must have 2 values, got {}",
-              a.name(), size.size());
+  INGOT_CHECK(size.size() == 2, ValueError, "[{}] output_size must have 2 values, got {}", a.name(),
+              size.size());
   Shape s = x.sym_sizes();
   s[s.size() - 2] = size[0];
   s[s.size() - 1] = size[1];
@@ -206,9 +213,9 @@ std::vector<Tensor> adaptive_avg(const OpArgs& a) {
   const Tensor& x = a.tensor(0);
   const SymIntList& size = a.sym_int_list(1);
   const int64_t h = x.dim() - 2;
-  const Tensor ah = averaging_matrix(x.sym_size(h), size[0], x.dtype());       // [OH, H]
-  const Tensor aw = averaging_matrix(x.sym_size(h + 1), size[1], x.dtype());   // [OW, W]
-  const Tensor y = call1(kMatmul, {ah, x});                                    // [.., OH, W]
+  const Tensor ah = averaging_matrix(x.sym_size(h), size[0], x.dtype());          // [OH, H]
+  const Tensor aw = averaging_matrix(x.sym_size(h + 1), size[1], x.dtype());      // [OW, W]
+  const Tensor y = call1(kMatmul, {ah, x});                                       // [.., OH, W]
   return {call1(kMatmul, {y, call1(kTranspose, {aw, int64_t(0), int64_t(1)})})};  // [.., OH, OW]
 }
 
@@ -227,8 +234,8 @@ std::vector<OutputMeta> nearest_shape(const OpArgs& a) {
   const Tensor& x = a.tensor(0);
   check_spatial(a, x);
   const SymIntList& size = a.sym_int_list(1);
-  INGOT_CHECK(size.size() == 2, ValueError, "[{}] output_size must have 2 values, got {}",
-              a.name(), size.size());
+  INGOT_CHECK(size.size() == 2, ValueError, "[{}] output_size must have 2 values, got {}", a.name(),
+              size.size());
   Shape s = x.sym_sizes();
   s[s.size() - 2] = size[0];
   s[s.size() - 1] = size[1];
@@ -244,7 +251,8 @@ std::vector<Tensor> nearest(const OpArgs& a) {
     // torch: src = floor(dst * in / out), computed here in integers.
     const Tensor dst = call1(kArange, {int64_t(0), Value(size[size_t(i)]), int64_t(1), DType::I64});
     const Tensor n_out = call1(kFull, {SymIntList{}, Value(size[size_t(i)]), DType::I64});
-    const Tensor src = call1(kDivMode, {call1(kMulS, {dst, Value(in)}), n_out, std::string("floor")});
+    const Tensor src =
+        call1(kDivMode, {call1(kMulS, {dst, Value(in)}), n_out, std::string("floor")});
     x = call1(kIndexSelect, {x, h + i, src});
   }
   return {x};

@@ -58,8 +58,10 @@ std::vector<OutputMeta> var_shape(const OpArgs& a) {
   Shape out;
   for (int64_t d = 0; d < x.dim(); ++d) {
     const bool reduced = std::find(v.dims.begin(), v.dims.end(), d) != v.dims.end();
-    if (!reduced) out.push_back(x.sym_size(d));
-    else if (v.keepdim) out.push_back(1);
+    if (!reduced)
+      out.push_back(x.sym_size(d));
+    else if (v.keepdim)
+      out.push_back(1);
   }
   return {{x.dtype(), std::move(out)}};
 }
@@ -74,7 +76,8 @@ Tensor variance(const OpArgs& a) {
   SymInt n = 1;
   for (int64_t d : v.dims) n = n * x.sym_size(d);
   if (v.correction == 0) return call1(kDivScalar, {squares, Value(n)});
-  if (auto c = n.maybe_int()) return call1(kDivScalar, {squares, Scalar(double(*c) - v.correction)});
+  if (auto c = n.maybe_int())
+    return call1(kDivScalar, {squares, Scalar(double(*c) - v.correction)});
   INGOT_CHECK(v.correction == double(int64_t(v.correction)), NotSupportedError,
               "[{}] a fractional correction ({}) with a symbolic element count ({}) is not "
               "supported",
@@ -110,7 +113,8 @@ const OpRegistrar kVarMean(
         })
         .decompose([](const OpArgs& a) {
           const VarArgs v = var_args(a);
-          return std::vector<Tensor>{variance(a), call1(kMeanDim, {a.tensor(0), v.dims, v.keepdim})};
+          return std::vector<Tensor>{variance(a),
+                                     call1(kMeanDim, {a.tensor(0), v.dims, v.keepdim})};
         }));
 
 // --- logsumexp(self, dim, keepdim) ---------------------------------------------------------
@@ -124,8 +128,10 @@ const OpRegistrar kLogsumexp(
           std::vector<bool> reduced(size_t(x.dim()), dims.empty());
           for (int64_t d : dims) reduced[size_t(wrap_dim(d, x.dim(), a.name()))] = true;
           for (int64_t d = 0; d < x.dim(); ++d) {
-            if (!reduced[size_t(d)]) out.push_back(x.sym_size(d));
-            else if (a.boolean(2)) out.push_back(1);
+            if (!reduced[size_t(d)])
+              out.push_back(x.sym_size(d));
+            else if (a.boolean(2))
+              out.push_back(1);
           }
           return std::vector<OutputMeta>{{is_floating(x.dtype()) ? x.dtype() : DType::F32, out}};
         })
@@ -157,8 +163,10 @@ OpDef extreme_dim_op(std::string_view schema) {
                     x.shape_string());
         Shape out;
         for (int64_t d = 0; d < x.dim(); ++d) {
-          if (d != dim) out.push_back(x.sym_size(d));
-          else if (a.boolean(2)) out.push_back(1);
+          if (d != dim)
+            out.push_back(x.sym_size(d));
+          else if (a.boolean(2))
+            out.push_back(1);
         }
         return std::vector<OutputMeta>{{x.dtype(), out}, {DType::I64, out}};
       })
@@ -174,10 +182,10 @@ OpDef extreme_dim_op(std::string_view schema) {
       });
 }
 
-const OpRegistrar kMaxDim(
-    extreme_dim_op<true>("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"));
-const OpRegistrar kMinDim(
-    extreme_dim_op<false>("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"));
+const OpRegistrar kMaxDim(extreme_dim_op<true>(
+    "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"));
+const OpRegistrar kMinDim(extreme_dim_op<false>(
+    "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"));
 
 }  // namespace
 }  // namespace ingot

@@ -14,11 +14,11 @@
 namespace ingot {
 namespace {
 
-const OpHandle kMul("mul.Tensor"), kUnsqueeze("unsqueeze"), kSelect("select.int"),
-    kClone("clone"), kIndexSelect("index_select"), kArange("arange.start_step"),
-    kSlice("slice.Tensor"), kCat("cat"), kReshape("reshape"), kExpand("expand"), kFull("full"),
-    kAbs("abs"), kSubS("sub.Scalar"), kAddS("add.Scalar"), kNeg("neg"), kClamp("clamp"),
-    kScatterAdd("scatter_add"), kMulS("mul.Scalar"), kToCopy("_to_copy");
+const OpHandle kMul("mul.Tensor"), kUnsqueeze("unsqueeze"), kSelect("select.int"), kClone("clone"),
+    kIndexSelect("index_select"), kArange("arange.start_step"), kSlice("slice.Tensor"), kCat("cat"),
+    kReshape("reshape"), kExpand("expand"), kFull("full"), kAbs("abs"), kSubS("sub.Scalar"),
+    kAddS("add.Scalar"), kNeg("neg"), kClamp("clamp"), kScatterAdd("scatter_add"),
+    kMulS("mul.Scalar"), kToCopy("_to_copy");
 
 Tensor call1(const OpHandle& op, std::vector<Value> values) {
   return op(std::move(values)).at(0);
@@ -26,21 +26,20 @@ Tensor call1(const OpHandle& op, std::vector<Value> values) {
 
 // --- outer(self [n], vec2 [m]) -> [n, m] ---------------------------------------------------
 
-const OpRegistrar kOuter(
-    define_op("outer(Tensor self, Tensor vec2) -> Tensor")
-        .shape([](const OpArgs& a) {
-          const Tensor &x = a.tensor(0), &y = a.tensor(1);
-          INGOT_CHECK(x.dim() == 1 && y.dim() == 1, ShapeError,
-                      "[{}] 'self' and 'vec2' must be 1-D, got {} and {}", a.name(),
-                      x.shape_string(), y.shape_string());
-          std::array<Value, 2> operands{x, y};
-          return std::vector<OutputMeta>{
-              {result_type(operands), Shape{x.sym_size(0), y.sym_size(0)}}};
-        })
-        .decompose([](const OpArgs& a) {
-          return kMul({call1(kUnsqueeze, {a.tensor(0), int64_t(1)}),
-                       call1(kUnsqueeze, {a.tensor(1), int64_t(0)})});
-        }));
+const OpRegistrar kOuter(define_op("outer(Tensor self, Tensor vec2) -> Tensor")
+                             .shape([](const OpArgs& a) {
+                               const Tensor &x = a.tensor(0), &y = a.tensor(1);
+                               INGOT_CHECK(x.dim() == 1 && y.dim() == 1, ShapeError,
+                                           "[{}] 'self' and 'vec2' must be 1-D, got {} and {}",
+                                           a.name(), x.shape_string(), y.shape_string());
+                               std::array<Value, 2> operands{x, y};
+                               return std::vector<OutputMeta>{
+                                   {result_type(operands), Shape{x.sym_size(0), y.sym_size(0)}}};
+                             })
+                             .decompose([](const OpArgs& a) {
+                               return kMul({call1(kUnsqueeze, {a.tensor(0), int64_t(1)}),
+                                            call1(kUnsqueeze, {a.tensor(1), int64_t(0)})});
+                             }));
 
 // --- unbind(self, dim) -> the slices along dim, as copies ---------------------------------
 
@@ -136,9 +135,10 @@ const OpRegistrar kRoll(
             if (n.maybe_int() == 0) continue;
             // Python's modulo: the start of the part that comes first.
             const SymInt start = n - ((shifts[k] % n + n) % n);
-            x = call1(kCat, {TensorList{call1(kSlice, {x, d, Value(start), Value(n), int64_t(1)}),
-                                        call1(kSlice, {x, d, int64_t(0), Value(start), int64_t(1)})},
-                             d});
+            x = call1(kCat,
+                      {TensorList{call1(kSlice, {x, d, Value(start), Value(n), int64_t(1)}),
+                                  call1(kSlice, {x, d, int64_t(0), Value(start), int64_t(1)})},
+                       d});
           }
           if (a.int_list(2).empty()) {
             x = call1(kReshape, {x, SymIntList(self.sym_sizes().begin(), self.sym_sizes().end())});
@@ -270,8 +270,8 @@ OpDef index_pad_op(std::string_view schema, size_t dims) {
         for (size_t k = 0; k < dims; ++k) {
           const int64_t d = x.dim() - 1 - int64_t(k);
           const SymInt n = x.sym_size(d), last = n - 1;
-          Tensor i = call1(kArange, {Value(-pad[2 * k]), Value(n + pad[2 * k + 1]), int64_t(1),
-                                     DType::I64});
+          Tensor i = call1(kArange,
+                           {Value(-pad[2 * k]), Value(n + pad[2 * k + 1]), int64_t(1), DType::I64});
           if (kReflect) {
             i = call1(kSubS, {call1(kAbs, {i}), Value(last)});
             i = call1(kAddS, {call1(kNeg, {call1(kAbs, {i})}), Value(last)});
@@ -284,12 +284,18 @@ OpDef index_pad_op(std::string_view schema, size_t dims) {
       });
 }
 
-const OpRegistrar kReflect1(index_pad_op<true>("reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 1));
-const OpRegistrar kReflect2(index_pad_op<true>("reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 2));
-const OpRegistrar kReflect3(index_pad_op<true>("reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 3));
-const OpRegistrar kReplicate1(index_pad_op<false>("replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 1));
-const OpRegistrar kReplicate2(index_pad_op<false>("replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 2));
-const OpRegistrar kReplicate3(index_pad_op<false>("replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 3));
+const OpRegistrar kReflect1(
+    index_pad_op<true>("reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 1));
+const OpRegistrar kReflect2(
+    index_pad_op<true>("reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 2));
+const OpRegistrar kReflect3(
+    index_pad_op<true>("reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 3));
+const OpRegistrar kReplicate1(
+    index_pad_op<false>("replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 1));
+const OpRegistrar kReplicate2(
+    index_pad_op<false>("replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 2));
+const OpRegistrar kReplicate3(
+    index_pad_op<false>("replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 3));
 
 // --- pad(self, pad, mode, value): F.pad in the training dialect -------------------------
 
@@ -325,8 +331,8 @@ const OpRegistrar kPad(
             const Value fill = a[3].is_none() ? Value(Scalar(int64_t(0))) : Value(Scalar(a.f64(3)));
             return kConstantPadOp({a[0], a[1], fill});
           }
-          const std::string op = fmt::format("{}_pad{}d", mode == "reflect" ? "reflection" : "replication",
-                                             pad.size() / 2);
+          const std::string op = fmt::format(
+              "{}_pad{}d", mode == "reflect" ? "reflection" : "replication", pad.size() / 2);
           return call_op(OpRegistry::instance().get(op), {a[0], a[1]});
         }));
 
@@ -353,8 +359,10 @@ const OpRegistrar kRepeatInterleave(
           Tensor x = a.tensor(0);
           const SymInt& r = a.sym_int(1);
           int64_t d = 0;
-          if (a[2].is_none()) x = call1(kReshape, {x, SymIntList{SymInt(-1)}});
-          else d = wrap_dim(a.int_(2), std::max<int64_t>(x.dim(), 1), a.name());
+          if (a[2].is_none())
+            x = call1(kReshape, {x, SymIntList{SymInt(-1)}});
+          else
+            d = wrap_dim(a.int_(2), std::max<int64_t>(x.dim(), 1), a.name());
           if (x.dim() == 0) x = call1(kReshape, {x, SymIntList{SymInt(1)}});
           const Shape& s = x.sym_sizes();
           SymIntList expanded(s.begin(), s.end()), merged(s.begin(), s.end());
@@ -373,7 +381,8 @@ const OpRegistrar kIndexAdd(
         .shape([](const OpArgs& a) {
           const Tensor &x = a.tensor(0), &index = a.tensor(2), &src = a.tensor(3);
           const int64_t d = wrap_dim(a.int_(1), std::max<int64_t>(x.dim(), 1), a.name());
-          INGOT_CHECK(index.dim() <= 1 && src.dim() == x.dim() && src.dtype() == x.dtype(), ShapeError,
+          INGOT_CHECK(index.dim() <= 1 && src.dim() == x.dim() && src.dtype() == x.dtype(),
+                      ShapeError,
                       "[{}] index must be 1-D and source of self's rank and dtype, got index {}, "
                       "source {} {}, self {} {}",
                       a.name(), index.shape_string(), src.shape_string(), src.dtype(),
@@ -400,17 +409,16 @@ const OpRegistrar kIndexAdd(
 
 // --- fill.Scalar(self, value): a tensor of self's shape and dtype holding value -----------
 
-const OpRegistrar kFill(
-    define_op("fill.Scalar(Tensor self, Scalar value) -> Tensor")
-        .shape([](const OpArgs& a) {
-          const Tensor& x = a.tensor(0);
-          return std::vector<OutputMeta>{{x.dtype(), x.sym_sizes()}};
-        })
-        .decompose([](const OpArgs& a) {
-          const Tensor& x = a.tensor(0);
-          const Shape& s = x.sym_sizes();
-          return kFull({SymIntList(s.begin(), s.end()), a[1], x.dtype()});
-        }));
+const OpRegistrar kFill(define_op("fill.Scalar(Tensor self, Scalar value) -> Tensor")
+                            .shape([](const OpArgs& a) {
+                              const Tensor& x = a.tensor(0);
+                              return std::vector<OutputMeta>{{x.dtype(), x.sym_sizes()}};
+                            })
+                            .decompose([](const OpArgs& a) {
+                              const Tensor& x = a.tensor(0);
+                              const Shape& s = x.sym_sizes();
+                              return kFull({SymIntList(s.begin(), s.end()), a[1], x.dtype()});
+                            }));
 
 }  // namespace
 }  // namespace ingot

@@ -1,5 +1,5 @@
-// cumsum / cumprod: inclusive prefix sum / product along one dim. Integer and bool inputs give int64 (torch
-// promotes them); a dtype argument converts the input first. Sums run in float for
+// cumsum / cumprod: inclusive prefix sum / product along one dim. Integer and bool inputs give
+// int64 (torch promotes them); a dtype argument converts the input first. Sums run in float for
 // 16-bit floats, double for float32/float64 (torch's CPU accumulation types).
 #include "ingot/ops/registry.h"
 #include "ingot/core/thread_pool.h"
@@ -56,7 +56,8 @@ void cumsum_loop(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
 std::vector<OutputMeta> cumulative_shape(const OpArgs& a) {
   const Tensor& x = a.tensor(0);
   wrap_dim(a.int_(1), x.dim(), a.name());
-  const DType t = a.optional_dtype(2).value_or(is_integral(x.dtype(), true) ? DType::I64 : x.dtype());
+  const DType t =
+      a.optional_dtype(2).value_or(is_integral(x.dtype(), true) ? DType::I64 : x.dtype());
   return {{t, x.sym_sizes()}};
 }
 
@@ -69,9 +70,12 @@ void cumulative_kernel(const OpArgs& a, std::span<const Tensor> out) {
   const IntShape sizes = x.sizes();
   int64_t outer = 1, n = 1, inner = 1;
   for (int64_t d = 0; d < int64_t(sizes.size()); ++d) {
-    if (d < dim) outer *= sizes[size_t(d)];
-    else if (d == dim) n = sizes[size_t(d)];
-    else inner *= sizes[size_t(d)];
+    if (d < dim)
+      outer *= sizes[size_t(d)];
+    else if (d == dim)
+      n = sizes[size_t(d)];
+    else
+      inner *= sizes[size_t(d)];
   }
   INGOT_DISPATCH_ALL_TYPES(x.dtype(), a.name(), [&]<typename T>() {
     cumsum_loop<T, kProd>(x.data<T>(), out[0].data<T>(), outer, n, inner);

@@ -101,8 +101,10 @@ struct ProdReducer {
   acc_t step(acc_t a, T v, int64_t) const { return a * acc_t(v); }
   acc_t merge(acc_t a, acc_t b) const { return a * b; }
   Out finish(acc_t a) const {
-    if constexpr (std::is_same_v<Out, bool>) return a != acc_t(0);
-    else return Out(a);
+    if constexpr (std::is_same_v<Out, bool>)
+      return a != acc_t(0);
+    else
+      return Out(a);
   }
 };
 
@@ -220,8 +222,10 @@ void prod_kernel(const OpArgs& a, std::span<const Tensor> out) {
   const bool widen = t == DType::I64 && is_integral(x.dtype(), true);
   const Tensor src = widen ? x : to(x, t);
   INGOT_DISPATCH_ALL_TYPES(src.dtype(), a.name(), [&]<typename T>() {
-    if (widen) cpu::reduce<T, int64_t>(out[0], src, mask, ProdReducer<T, int64_t>{});
-    else cpu::reduce<T, T>(out[0], src, mask, ProdReducer<T, T>{});
+    if (widen)
+      cpu::reduce<T, int64_t>(out[0], src, mask, ProdReducer<T, int64_t>{});
+    else
+      cpu::reduce<T, T>(out[0], src, mask, ProdReducer<T, T>{});
   });
 }
 
@@ -299,11 +303,10 @@ const OpRegistrar kSumDim(
 const OpRegistrar kProd(define_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor")
                             .shape(sum_shape)
                             .cpu(prod_kernel));
-const OpRegistrar kProdDim(
-    define_op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
-              "ScalarType? dtype=None) -> Tensor")
-        .shape(sum_shape)
-        .cpu(prod_kernel));
+const OpRegistrar kProdDim(define_op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+                                     "ScalarType? dtype=None) -> Tensor")
+                               .shape(sum_shape)
+                               .cpu(prod_kernel));
 const OpRegistrar kMean(define_op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor")
                             .shape(mean_shape)
                             .cpu(mean_kernel));

@@ -54,7 +54,8 @@ IntShape contiguous_strides(const IntShape& sizes) {
   return s;
 }
 
-void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r, bool include_self) {
+void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
+                         bool include_self) {
   const Tensor& self = a.tensor(0);
   const int64_t rank = std::max<int64_t>(self.dim(), 1);
   const int64_t dim = wrap_dim(a.int_(1), rank, a.name());
@@ -64,8 +65,10 @@ void scatter_reduce_impl(const OpArgs& a, std::span<const Tensor> out, Reduce r,
   if (self_sizes.empty()) self_sizes = {1};
   if (index_sizes.empty()) index_sizes = {1};
   if (src_sizes.empty()) src_sizes = {1};
-  const std::vector<int64_t> idx = read_indices(index, self_sizes[size_t(dim)], dim, a.name(), false);
-  const IntShape out_strides = contiguous_strides(self_sizes), src_strides = contiguous_strides(src_sizes);
+  const std::vector<int64_t> idx =
+      read_indices(index, self_sizes[size_t(dim)], dim, a.name(), false);
+  const IntShape out_strides = contiguous_strides(self_sizes),
+                 src_strides = contiguous_strides(src_sizes);
   const Tensor self_c = contiguous(self);
   INGOT_DISPATCH_ALL_TYPES(self.dtype(), a.name(), [&]<typename T>() {
     using M = std::conditional_t<std::is_same_v<T, bool>, bool, opmath_t<T>>;

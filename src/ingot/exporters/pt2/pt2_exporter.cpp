@@ -32,11 +32,13 @@ models::ModelInputs Pt2Exporter::example_inputs(const models::PretrainedModel& m
               "[pt2 export] 'inputs' must contain input_ids, got [{}]", fmt::join(wanted, ", "));
   const int64_t batch = in.input_ids.size(0), seq = in.input_ids.size(1);
   if (!takes("attention_mask")) in.attention_mask = Tensor();
-  if (!takes("token_type_ids")) in.token_type_ids = Tensor();
-  else if (!in.token_type_ids.defined()) in.token_type_ids = zeros({batch, seq}, DType::I64);
+  if (!takes("token_type_ids"))
+    in.token_type_ids = Tensor();
+  else if (!in.token_type_ids.defined())
+    in.token_type_ids = zeros({batch, seq}, DType::I64);
   if (takes("position_ids"))
-    in.position_ids =
-        contiguous(expand(unsqueeze(arange(Scalar(seq), DType::I64), 0), SymIntList{SymInt(batch), SymInt(seq)}));
+    in.position_ids = contiguous(expand(unsqueeze(arange(Scalar(seq), DType::I64), 0),
+                                        SymIntList{SymInt(batch), SymInt(seq)}));
   return in;
 }
 
@@ -58,21 +60,21 @@ std::unique_ptr<ExportArtifact> Pt2Exporter::finish(ExportedProgram program,
 namespace {
 const bool kRegistered = [] {
   register_config_format(
-      "pt2", {{"inputs"},
-              [] { return std::make_unique<Pt2Config>(); },
-              [](const nlohmann::ordered_json& j, NativeExportConfig& config,
-                 const std::string& origin) {
-                auto& c = static_cast<Pt2Config&>(config);
-                read_config_key(j, "inputs", c.inputs, origin);
-                for (const std::string& name : c.inputs) {
-                  INGOT_CHECK(std::find(std::begin(kModelInputs), std::end(kModelInputs), name) !=
-                                  std::end(kModelInputs),
-                              ValueError,
-                              "[AutoExportConfig] {}: 'inputs' names '{}'; the model inputs are "
-                              "input_ids, attention_mask, position_ids, token_type_ids",
-                              origin, name);
-                }
-              }});
+      "pt2",
+      {{"inputs"},
+       [] { return std::make_unique<Pt2Config>(); },
+       [](const nlohmann::ordered_json& j, NativeExportConfig& config, const std::string& origin) {
+         auto& c = static_cast<Pt2Config&>(config);
+         read_config_key(j, "inputs", c.inputs, origin);
+         for (const std::string& name : c.inputs) {
+           INGOT_CHECK(std::find(std::begin(kModelInputs), std::end(kModelInputs), name) !=
+                           std::end(kModelInputs),
+                       ValueError,
+                       "[AutoExportConfig] {}: 'inputs' names '{}'; the model inputs are "
+                       "input_ids, attention_mask, position_ids, token_type_ids",
+                       origin, name);
+         }
+       }});
   register_exporter("pt2", [] { return std::make_unique<Pt2Exporter>(); });
   return true;
 }();

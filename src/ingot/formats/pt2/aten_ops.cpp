@@ -151,7 +151,8 @@ std::vector<PValue> call_registry(const OpDef& def, const Args& a) {
     // has no .Scalar form: 5 becomes a 0-d tensor below).
     const OpDef* s = OpRegistry::instance().find(def.schema.name + ".Scalar");
     for (size_t i = 0; s && i < params.size(); ++i) {
-      if (params[i].type.base != BaseType::Tensor || params[i].type.is_list || !is_number(values[i]))
+      if (params[i].type.base != BaseType::Tensor || params[i].type.is_list ||
+          !is_number(values[i]))
         continue;
       if (i >= s->schema.arguments.size() || s->schema.arguments[i].type.base == BaseType::Tensor)
         s = nullptr;
@@ -319,8 +320,8 @@ std::vector<PValue> adapter_native_layer_norm(const Args& a) {
 // The Python operators on tensors: the bitwise registry ops (logical on bool).
 std::vector<PValue> adapter_bitwise(const Args& a, const char* op) {
   const Value& other = a.get("other");
-  const std::string name = std::string("bitwise_") + op +
-                           (other.is(Value::Kind::Tensor) ? ".Tensor" : ".Scalar");
+  const std::string name =
+      std::string("bitwise_") + op + (other.is(Value::Kind::Tensor) ? ".Tensor" : ".Scalar");
   return one(op1(name.c_str(), {a.tensor("self"), other}));
 }
 
@@ -405,7 +406,9 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
       {"__or__.Scalar", [](const Args& a) { return adapter_bitwise(a, "or"); }},
       {"__xor__.Scalar", [](const Args& a) { return adapter_bitwise(a, "xor"); }},
       {"logical_and_",
-       [](const Args& a) { return one(op1("logical_and", {a.tensor("self"), a.tensor("other")})); }},
+       [](const Args& a) {
+         return one(op1("logical_and", {a.tensor("self"), a.tensor("other")}));
+       }},
       {"any.dim", adapter_any_dim},
       {"any.dims", adapter_any_dim},
       {"new_ones", [](const Args& a) { return adapter_new_filled(a, 1); }},
@@ -485,8 +488,10 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
        [](const Args& a) {
          const Tensor& x = a.tensor("self");
          if (x.dim() == 0) return one(op1("reshape", {x, SymIntList{SymInt(1)}}));
-         const int64_t start = x.wrap_dim(a.get_or("start_dim", Value(int64_t(0))).sym_int().expect_int());
-         const int64_t end = x.wrap_dim(a.get_or("end_dim", Value(int64_t(-1))).sym_int().expect_int());
+         const int64_t start =
+             x.wrap_dim(a.get_or("start_dim", Value(int64_t(0))).sym_int().expect_int());
+         const int64_t end =
+             x.wrap_dim(a.get_or("end_dim", Value(int64_t(-1))).sym_int().expect_int());
          if (start > end) a.fail("start_dim must not come after end_dim");
          SymIntList sizes(x.sym_sizes().begin(), x.sym_sizes().begin() + start);
          SymInt merged = 1;
