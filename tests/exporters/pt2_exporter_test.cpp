@@ -9,6 +9,8 @@
 
 #include "../models/fixture_path.h"
 #include "../ops/op_test_util.h"
+#include "../runtime/pt2_torch_check.h"
+#include "ingot/formats/npy.h"
 #include "ingot/formats/pt2/reader.h"
 #include "ingot/runtime/executor/program_module.h"
 
@@ -100,6 +102,40 @@ TEST(Pt2Exporter, TakesOnlyInputIdsAndAttentionMaskByDefault) {
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("'inputs' names 'pixels'"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace ingot::exporters
+
+namespace ingot::exporters {
+namespace {
+
+// In torch: the BERT archive (token_type_ids left out) loads with torch.export.load and
+// its module(input_ids=..., attention_mask=...) gives ingot's outputs (within 1e-5).
+TEST(Pt2ExporterTorch, BertArchiveIsCalledWithInputIdsAndAttentionMask) {
+  if (!testing::pt2::have_torch())
+    GTEST_SKIP() << "no reference venv with torch at " << testing::pt2::ref_python()
+                 << " (tools/reference/setup-venv)";
+  auto model = models::from_pretrained(testing::fixture_path("models/bert"));
+  Pt2Config config;
+  config.dynamic = true;
+  std::unique_ptr<ExportArtifact> a = AutoExporter::from_config(config)->export_(*model, config);
+  testing::pt2::Scratch dir("bert_kwargs");
+  const fs::path archive = dir.path() / "bert.pt2";
+  a->save(archive.string());
+  const fs::path c = dir.path() / "case";
+  fs::create_directories(c / "in");
+  fs::create_directories(c / "want");
+  const Tensor ids = Tensor::from_vector(std::vector<int64_t>{3, 17, 42, 5, 9, 1}, {2, 3});
+  const Tensor mask = Tensor::from_vector(std::vector<int64_t>{1, 1, 1, 1, 1, 0}, {2, 3});
+  formats::save_npy((c / "in" / "kw_input_ids.npy").string(), ids);
+  formats::save_npy((c / "in" / "kw_attention_mask.npy").string(), mask);
+  const auto want = runtime::ProgramModule(a->program).run({ids, mask});
+  for (size_t j = 0; j < want.size(); ++j)
+    formats::save_npy((c / "want" / (std::to_string(j) + ".npy")).string(), want[j]);
+  const testing::pt2::ToolRun r = testing::pt2::check_pt2({{archive, c}}, 1e-5);
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_TRUE(r.summary.value("ok", false)) << r.log;
 }
 
 }  // namespace
