@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import sys
+import zlib
 
 import numpy as np
 import torch
@@ -230,8 +231,11 @@ def r(*shape, lo=-3.0, hi=3.0, g=None):
 
 
 def families():
-    """name -> (module, input names, list of input tuples, dynamic_shapes or None)."""
-    g = torch.Generator().manual_seed(0)
+    """name -> (module, input names, list of input tuples, dynamic_shapes or None).
+
+    Each family draws from the generator seeded by its name (crc32), so adding a family
+    leaves the others' committed inputs unchanged."""
+    g = torch.Generator()
     seq = torch.export.Dim("seq", min=2, max=32)
     wide = torch.export.Dim("wide", min=3, max=32)  # shapes: slices up to 2 columns deep
 
@@ -250,37 +254,42 @@ def families():
         t[:, 1] = t[:, 0]  # a duplicate in every row
         return t
 
-    return {
-        "remainder": (Remainder(), ["x", "y", "i", "j"],
+    entries = {
+        "remainder": lambda: (Remainder(), ["x", "y", "i", "j"],
                       [(r(4, 5, g=g) * 3, r(5, g=g), ints(4, 5), nonzero_ints(5))],
                       None),
-        "bitwise": (Bitwise(), ["i", "j", "m", "n", "u"],
+        "bitwise": lambda: (Bitwise(), ["i", "j", "m", "n", "u"],
                     [(ints(3, 4), ints(3, 4).to(torch.int32), ints(3, 4) > 0, ints(3, 4) > 0,
                       torch.randint(0, 255, (3, 4), generator=g).to(torch.uint8))],
                     None),
-        "unary_float": (UnaryFloat(), ["x", "h", "i"],
+        "unary_float": lambda: (UnaryFloat(), ["x", "h", "i"],
                         [(r(3, n, lo=-0.95, hi=0.95, g=g), halves(3, n), ints(3, n)) for n in (6, 9)],
                         ({1: seq}, {1: seq}, {1: seq})),
-        "binary_float": (BinaryFloat(), ["x", "y", "i", "m"],
+        "binary_float": lambda: (BinaryFloat(), ["x", "y", "i", "m"],
                          [(r(4, n, lo=-1, hi=1, g=g), r(4, n, g=g), ints(4, n), ints(4, n) > 0) for n in (5, 8)],
                          ({1: seq}, {1: seq}, {1: seq}, {1: seq})),
-        "reductions": (Reductions(), ["x", "i", "m"],
+        "reductions": lambda: (Reductions(), ["x", "i", "m"],
                        [(r(4, n, lo=0.5, hi=1.5, g=g), torch.tensor([[1, 3, 3, 0, 2, 3, 1, -2, 4][:n]] * 3),
                          ints(4, n) > -7) for n in (5, 9)],
                        (({1: seq}, {1: seq}, {1: seq}))),
-        "scatter": (Scatter(), ["x", "idx", "src", "i"],
+        "scatter": lambda: (Scatter(), ["x", "idx", "src", "i"],
                     [(r(3, 6, g=g), idx(3, 4, 6), r(3, 4, g=g), ints(3, 6))],
                     None),
-        "extras": (Extras(), ["x", "i", "idx", "src"],
+        "extras": lambda: (Extras(), ["x", "i", "idx", "src"],
                    [(r(3, 4, lo=-2, hi=2, g=g), ints(3, 4, lo=-3, hi=4), torch.tensor([2, 0, 2]),
                      r(3, 4, g=g))], None),
-        "pooling": (Pooling(), ["x"], [(r(2, 3, 6, 8, g=g),)], None),
-        "vision": (Vision(), ["x", "s"],
+        "pooling": lambda: (Pooling(), ["x"], [(r(2, 3, 6, 8, g=g),)], None),
+        "vision": lambda: (Vision(), ["x", "s"],
                    [(r(2, 4, 3, 5, g=g), r(2, 3, 6, g=g))], None),
-        "shapes": (Shapes(), ["x", "v", "w", "i"],
+        "shapes": lambda: (Shapes(), ["x", "v", "w", "i"],
                    [(r(4, n, g=g), r(4, g=g), r(3, g=g), ints(4, 3)) for n in (5, 7)],
                    ({1: wide}, None, None, None)),
     }
+    out = {}
+    for name, make in entries.items():
+        g.manual_seed(zlib.crc32(name.encode()))
+        out[name] = make()
+    return out
 
 
 def aten_ops(ep):
