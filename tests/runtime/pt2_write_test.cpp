@@ -63,6 +63,27 @@ std::vector<std::string> writable() {
           "qwen3",           "mixtral_moe", "qwen3_moe_small"};
 }
 
+// An HF export's optional inputs the trace left out (None in the program) are not
+// written as keyword arguments: the archive's signature is transformers' (input_ids,
+// attention_mask), which torch matches exactly against the keywords a caller passes.
+TEST(Pt2Write, NoneKeywordInputsAreLeftOut) {
+  auto model = models::from_pretrained((kFixtures / "models" / "llama").string());
+  exporters::PretrainedExportOptions o;
+  o.dynamic = true;
+  const ExportedProgram ep = exporters::export_pretrained(*model, o);
+  ASSERT_EQ(ep.in_spec.children.at(0).keys.size(), 4u) << "ingot's tree keeps every field";
+  const std::string bytes = pt2::save_pt2_to_bytes(ep);
+  const ExportedProgram back = pt2::load_pt2_from_bytes(
+      reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), nullptr, "llama written");
+  // Read back, torch's keyword arguments are the program's named top-level inputs.
+  EXPECT_EQ(back.input_names, (std::vector<std::string>{"input_ids", "attention_mask"}));
+  const Tensor ids = Tensor::from_vector(std::vector<int64_t>{3, 17, 42, 5}, {1, 4});
+  const Tensor mask = Tensor::from_vector(std::vector<int64_t>{1, 1, 1, 1}, {1, 4});
+  EXPECT_LE(max_diff(runtime::ProgramModule(back).run({ids, mask}).at(0),
+                     runtime::ProgramModule(ep).run({ids, mask}).at(0)),
+            1e-6);
+}
+
 TEST(Pt2Write, FixturesRoundTripThroughTheWriter) {
   for (const std::string& name : writable()) {
     for (const char* archive : {"model.pt2", "model_aten.pt2"}) {
@@ -123,14 +144,12 @@ TEST(Pt2WriteTorch, ArchitecturesEqualTransformersInTorch) {
     const fs::path c = dir.path() / name;
     fs::create_directories(c / "in");
     fs::create_directories(c / "want");
-    // transformers' keyword arguments; the ones the export left static are None.
+    // Called as transformers' own export is: module(input_ids=..., attention_mask=...);
+    // the inputs the export left out (position_ids, token_type_ids: None in the program)
+    // are not keyword arguments of the archive.
     ASSERT_EQ(ep.in_spec.children.size(), 1u);
-    for (const std::string& key : ep.in_spec.children[0].keys) {
-      if (fs::exists(folder / (key + ".npy")) && (key == "input_ids" || key == "attention_mask"))
-        fs::copy_file(folder / (key + ".npy"), c / "in" / ("kw_" + key + ".npy"));
-      else
-        std::ofstream(c / "in" / ("kw_" + key + ".json")) << "null";
-    }
+    for (const std::string key : {"input_ids", "attention_mask"})
+      fs::copy_file(folder / (key + ".npy"), c / "in" / ("kw_" + key + ".npy"));
     fs::copy_file(folder / "logits.npy", c / "want" / "0.npy");
     // Compared where the attention mask is 1: a padded query whose every key is masked
     // (sliding windows) has no defined value, and ATen's CPU attention gives 0 there.

@@ -12,6 +12,12 @@ namespace ingot {
 
 namespace {
 
+// An op decompose_to_core replaces: it has a decomposition and is not kept. Composite
+// ops (a decomposition and no kernel: outer, unbind, flip, ...) always qualify.
+bool decomposable(const OpDef* op, const std::string& target, const std::set<std::string>& keep) {
+  return op && op->decomposition_fn && !op->compute_fn && !keep.contains(target);
+}
+
 class Retracer {
  public:
   Retracer(sym::ShapeEnv& env, ir::Tracer& tracer, const std::set<std::string>& keep)
@@ -92,7 +98,7 @@ class Retracer {
       for (const ir::Argument& a : n.args) vals.push_back(to_value(a, values));
       // A decomposition calls other ops, which the active tracer records as they are;
       // decompose_to_core repeats until no composite op is left.
-      outs = op.decomposition_fn && op.cpu_kernel && !keep_.contains(n.target)
+      outs = decomposable(&op, n.target, keep_)
                  ? op.decomposition_fn(normalize_args(op, std::move(vals)))
                  : call_op(op, std::move(vals));
     }
@@ -107,7 +113,7 @@ class Retracer {
 bool has_decomposable_node(const ir::Graph& g, const std::set<std::string>& keep) {
   for (const ir::Node& n : g.nodes()) {
     const OpDef* op = OpRegistry::instance().find(n.target);
-    if (op && op->decomposition_fn && op->cpu_kernel && !keep.contains(n.target)) return true;
+    if (decomposable(op, n.target, keep)) return true;
     for (const auto& s : n.subgraphs) {
       if (has_decomposable_node(*s, keep)) return true;
     }

@@ -136,10 +136,14 @@ std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model
                     pretrained_options(config, inputs));
 }
 
+models::ModelInputs Exporter::example_inputs(const models::PretrainedModel& model,
+                                             const NativeExportConfig& config) const {
+  return example_model_inputs(model, config.example_batch, config.example_seq);
+}
+
 std::unique_ptr<ExportArtifact> Exporter::export_(models::PretrainedModel& model,
                                                   const NativeExportConfig& config) {
-  return export_(model, example_model_inputs(model, config.example_batch, config.example_seq),
-                 config);
+  return export_(model, example_inputs(model, config), config);
 }
 
 std::unique_ptr<ExportArtifact> Exporter::lower(ExportedProgram program,

@@ -133,6 +133,10 @@ class Exporter {
   // GenerationExportOptions::mask_and_position_inputs is unset (seed 003's ExecuTorch
   // decode layout); false: the cache derives them.
   virtual bool generation_takes_mask_and_positions() const { return false; }
+  // The example inputs export_(model, config) traces on, from example_model_inputs: a
+  // backend may leave optional ones out, which the model then computes in the graph.
+  virtual models::ModelInputs example_inputs(const models::PretrainedModel& model,
+                                             const NativeExportConfig& config) const;
 
   // Traces model.forward on `inputs` (HF-named: input_ids, attention_mask, ...) through
   // the tracing stages and lowers it. Outputs are named like transformers' (logits,

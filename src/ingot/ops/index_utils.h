@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ingot/core/tensor.h"
+#include "ingot/ops/registry.h"
 
 namespace ingot {
 
@@ -23,6 +24,11 @@ void check_index_dtype(const Tensor& index, std::string_view op, std::string_vie
 // ValueError naming op, the index value, the dim and its size.
 std::vector<int64_t> read_indices(const Tensor& index, int64_t size, int64_t dim,
                                   std::string_view op, bool wrap);
+
+// gather / scatter (arguments self, dim, index at 0, 1, 2): index has self's rank and fits
+// inside self in every dim but `dim` (and inside src in every dim, and src has self's
+// dtype, when src is given). Returns the wrapped dim; throws naming the op.
+int64_t check_gather_scatter(const OpArgs& a, const Tensor* src);
 
 // Calls fn.template operator()<U>() with U an unsigned type of `item` bytes: kernels that
 // only move elements need not instantiate per dtype.

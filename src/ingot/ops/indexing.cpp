@@ -122,8 +122,8 @@ const OpRegistrar kIndexSelect(
 
 // --- gather / scatter ---------------------------------------------------------------------
 
-// gather and scatter: index has self's rank, and fits inside self in every dim but `dim`
-// (and inside src in every dim, for scatter.src).
+}  // namespace
+
 int64_t check_gather_scatter(const OpArgs& a, const Tensor* src) {
   const Tensor& self = a.tensor(0);
   const Tensor& index = a.tensor(2);
@@ -153,6 +153,8 @@ int64_t check_gather_scatter(const OpArgs& a, const Tensor* src) {
   }
   return dim;
 }
+
+namespace {
 
 void gather_kernel(const OpArgs& a, std::span<const Tensor> out) {
   const Tensor self = as_1d(a.tensor(0));

@@ -1,4 +1,4 @@
-// Reductions: sum, mean, amax, amin, argmax, argmin. Shapes and dtypes follow ATen; the
+// Reductions: sum, prod, mean, amax, amin, argmax, argmin. Shapes and dtypes follow ATen; the
 // loops are in cpu/reduce.h, the per-op arithmetic in the Reducer policies below.
 #include <cmath>
 #include <limits>
@@ -90,6 +90,21 @@ struct SumReducer {
   Out finish(acc_t a) const {
     if constexpr (std::is_same_v<Out, bool>) return a != acc_t(0);
     else return Out(a);
+  }
+};
+
+// Products: the same accumulators as sums (integers and bool in int64).
+template <typename T, typename Out>
+struct ProdReducer {
+  using acc_t = sum_acc_t<T>;
+  acc_t init() const { return acc_t(1); }
+  acc_t step(acc_t a, T v, int64_t) const { return a * acc_t(v); }
+  acc_t merge(acc_t a, acc_t b) const { return a * b; }
+  Out finish(acc_t a) const {
+    if constexpr (std::is_same_v<Out, bool>)
+      return a != acc_t(0);
+    else
+      return Out(a);
   }
 };
 
@@ -199,6 +214,21 @@ void sum_kernel(const OpArgs& a, std::span<const Tensor> out) {
   });
 }
 
+// prod: sum's dtypes (integers and bool give int64) and loops, multiplying.
+void prod_kernel(const OpArgs& a, std::span<const Tensor> out) {
+  const Tensor& x = a.tensor(0);
+  const auto mask = reduced_dims(reduce_args(a), x.dim(), a.name());
+  const DType t = out[0].dtype();
+  const bool widen = t == DType::I64 && is_integral(x.dtype(), true);
+  const Tensor src = widen ? x : to(x, t);
+  INGOT_DISPATCH_ALL_TYPES(src.dtype(), a.name(), [&]<typename T>() {
+    if (widen)
+      cpu::reduce<T, int64_t>(out[0], src, mask, ProdReducer<T, int64_t>{});
+    else
+      cpu::reduce<T, T>(out[0], src, mask, ProdReducer<T, T>{});
+  });
+}
+
 std::vector<OutputMeta> mean_shape(const OpArgs& a) {
   const Tensor& x = a.tensor(0);
   const ReduceArgs r = reduce_args(a);
@@ -270,6 +300,13 @@ const OpRegistrar kSumDim(
               "ScalarType? dtype=None) -> Tensor")
         .shape(sum_shape)
         .cpu(sum_kernel));
+const OpRegistrar kProd(define_op("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor")
+                            .shape(sum_shape)
+                            .cpu(prod_kernel));
+const OpRegistrar kProdDim(define_op("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+                                     "ScalarType? dtype=None) -> Tensor")
+                               .shape(sum_shape)
+                               .cpu(prod_kernel));
 const OpRegistrar kMean(define_op("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor")
                             .shape(mean_shape)
                             .cpu(mean_kernel));

@@ -209,7 +209,12 @@ std::vector<Tensor> eager_call(const OpArgs& args, const OutputAllocator* alloca
   const OpDef& op = args.op();
   if (op.view_fn) return op.view_fn(args);
   if (op.compute_fn) return op.compute_fn(args);
-  if (!op.cpu_kernel) return op.decomposition_fn(args);
+  if (!op.cpu_kernel) {
+    // A composite: its shape function checks the arguments (the error names this op, not
+    // an op of its decomposition), as it does when the call is traced.
+    op.shape_fn(args);
+    return op.decomposition_fn(args);
+  }
   std::vector<OutputMeta> metas = op.shape_fn(args);
   INGOT_CHECK(metas.size() == op.return_aliases.size() || op.schema.returns.at(0).type.is_list,
               InternalError, "[{}] shape function returned {} outputs, schema has {}",

@@ -62,6 +62,32 @@ void translate_logical_not(TranslationContext& cx) {
   cx.set_output(0, cx.op("Not", {as(cx, 0, DType::Bool)}));
 }
 
+// A unary op computed in float for 16-bit outputs (ONNX Runtime lacks f16 kernels of
+// the inverse trigonometric ops).
+Translation unary_opmath(const char* onnx_op) {
+  return [onnx_op](TranslationContext& cx) {
+    const DType t = opmath(cx.out_dtype());
+    cx.set_output(0, cx.cast(cx.op(onnx_op, {as(cx, 0, t)}), t, cx.out_dtype()));
+  };
+}
+
+// ceil / floor / round: ONNX's take floats; integers are already whole (identity).
+Translation rounding(const char* onnx_op) {
+  return [onnx_op](TranslationContext& cx) {
+    if (!is_floating(cx.out_dtype())) return cx.set_output(0, cx.op("Identity", {cx.in(0)}));
+    unary_opmath(onnx_op)(cx);
+  };
+}
+
+// isinf / isnan: ONNX's take floats; integer and bool inputs are tested as float32
+// (every one finite, so all false).
+Translation float_test(const char* onnx_op) {
+  return [onnx_op](TranslationContext& cx) {
+    const DType t = is_floating(cx.in_dtype(0)) ? opmath(cx.in_dtype(0)) : DType::F32;
+    cx.set_output(0, cx.op(onnx_op, {as(cx, 0, t)}));
+  };
+}
+
 // --- binary arithmetic -------------------------------------------------------------------
 
 // other (tensor arg 1 or Scalar arg 1) as the output dtype, times alpha (arg 2) when != 1.
@@ -209,6 +235,22 @@ INGOT_ONNX_TRANSLATION(rsqrt, "rsqrt", translate_rsqrt);
 INGOT_ONNX_TRANSLATION(silu, "silu", translate_silu);
 INGOT_ONNX_TRANSLATION(gelu, "gelu", translate_gelu);
 INGOT_ONNX_TRANSLATION(logical_not, "logical_not", translate_logical_not);
+INGOT_ONNX_TRANSLATION(tan, "tan", unary_opmath("Tan"));
+INGOT_ONNX_TRANSLATION(asin, "asin", unary_opmath("Asin"));
+INGOT_ONNX_TRANSLATION(acos, "acos", unary_opmath("Acos"));
+INGOT_ONNX_TRANSLATION(atan, "atan", unary_opmath("Atan"));
+INGOT_ONNX_TRANSLATION(sinh, "sinh", unary_opmath("Sinh"));
+INGOT_ONNX_TRANSLATION(cosh, "cosh", unary_opmath("Cosh"));
+INGOT_ONNX_TRANSLATION(asinh, "asinh", unary_opmath("Asinh"));
+INGOT_ONNX_TRANSLATION(acosh, "acosh", unary_opmath("Acosh"));
+INGOT_ONNX_TRANSLATION(atanh, "atanh", unary_opmath("Atanh"));
+INGOT_ONNX_TRANSLATION(erf, "erf", unary_opmath("Erf"));
+INGOT_ONNX_TRANSLATION(ceil, "ceil", rounding("Ceil"));
+INGOT_ONNX_TRANSLATION(floor, "floor", rounding("Floor"));
+INGOT_ONNX_TRANSLATION(round, "round", rounding("Round"));  // half to even, as torch
+INGOT_ONNX_TRANSLATION(sign, "sign", unary("Sign"));
+INGOT_ONNX_TRANSLATION(isinf, "isinf", float_test("IsInf"));
+INGOT_ONNX_TRANSLATION(isnan, "isnan", float_test("IsNaN"));
 
 INGOT_ONNX_TRANSLATION(add_tensor, "add.Tensor", add_sub("Add", true));
 INGOT_ONNX_TRANSLATION(add_scalar, "add.Scalar", add_sub("Add", false));

@@ -141,6 +141,18 @@ std::string_view op_version(std::string_view type) {
       {"MVN", "opset6"},
       {"Gelu", "opset7"},
       {"IsNaN", "opset10"},
+      {"IsInf", "opset10"},
+      {"Tan", "opset1"},
+      {"Asin", "opset1"},
+      {"Acos", "opset1"},
+      {"Atan", "opset1"},
+      {"Sinh", "opset1"},
+      {"Cosh", "opset1"},
+      {"Asinh", "opset4"},
+      {"Acosh", "opset4"},
+      {"Atanh", "opset4"},
+      {"Ceiling", "opset1"},
+      {"Round", "opset5"},
   };
   auto it = versions.find(type);
   INGOT_CHECK(it != versions.end(), InternalError,
@@ -229,7 +241,7 @@ Value Graph::scalar(double value, DType type) {
 std::vector<DType> Graph::infer_types(std::string_view type, const std::vector<Value>& inputs,
                                       const Attributes& attrs, size_t num_outputs) const {
   DType t = inputs.empty() ? DType::F32 : this->type(inputs[0]);
-  if (is_comparison(type) || type == "IsNaN") t = DType::Bool;
+  if (is_comparison(type) || type == "IsNaN" || type == "IsInf") t = DType::Bool;
   if (type == "ShapeOf" || type == "NonZero" || type == "Range" || type == "Convert") {
     std::string key = type == "Convert" ? "destination_type" : "output_type";
     t = dtype_of_element_type(attr_value(attrs, key));

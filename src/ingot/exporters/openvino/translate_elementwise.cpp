@@ -50,6 +50,23 @@ void translate_logical_not(TranslationContext& cx) {
   cx.set_output(0, cx.op("LogicalNot", {cx.as(0, DType::Bool)}));
 }
 
+// ceil / floor / round on floats; integers are already whole (an Identity node: a Result
+// fed straight by a Parameter would take over the input's tensor name).
+Translation rounding(const char* type, Attributes attrs = {}) {
+  return [type, attrs](TranslationContext& cx) {
+    if (!is_floating(cx.out_dtype())) return cx.set_output(0, cx.op("Identity", {cx.in(0)}));
+    unary_opmath(type, attrs)(cx);
+  };
+}
+
+// isinf / isnan: integer and bool inputs are tested as float32 (all finite: false).
+Translation float_test(const char* type) {
+  return [type](TranslationContext& cx) {
+    const DType t = is_floating(cx.in_dtype(0)) ? opmath(cx.in_dtype(0)) : DType::F32;
+    cx.set_output(0, cx.op(type, {cx.as(0, t)}));
+  };
+}
+
 // --- binary arithmetic -------------------------------------------------------------------
 
 // other (tensor arg 1 or Scalar arg 1) as the output dtype, times alpha (arg 2) when != 1.
@@ -83,6 +100,10 @@ void translate_div_mode(TranslationContext& cx) {
   if (*mode != "floor" && *mode != "trunc") cx.unsupported("rounding_mode '" + *mode + "'");
   const bool floor = *mode == "floor";
   if (!is_floating(t)) {
+    // Floor: (a - FloorMod(a, b)) / b, an exact division. OpenVINO's CPU plugin truncates
+    // an integer Divide even with m_pythondiv (remainder fixtures with negative operands,
+    // openvino 2026.4).
+    if (floor) a = cx.binary("Subtract", a, cx.binary("FloorMod", a, b));
     cx.set_output(0, cx.op("Divide", {a, b}, {{"m_pythondiv", floor ? "true" : "false"}}));
     return;
   }
@@ -184,6 +205,22 @@ INGOT_OPENVINO_TRANSLATION(rsqrt, "rsqrt", translate_rsqrt);
 INGOT_OPENVINO_TRANSLATION(silu, "silu", unary_opmath("Swish"));  // Swish without beta = x σ(x)
 INGOT_OPENVINO_TRANSLATION(gelu, "gelu", translate_gelu);
 INGOT_OPENVINO_TRANSLATION(logical_not, "logical_not", translate_logical_not);
+INGOT_OPENVINO_TRANSLATION(tan, "tan", unary_opmath("Tan"));
+INGOT_OPENVINO_TRANSLATION(asin, "asin", unary_opmath("Asin"));
+INGOT_OPENVINO_TRANSLATION(acos, "acos", unary_opmath("Acos"));
+INGOT_OPENVINO_TRANSLATION(atan, "atan", unary_opmath("Atan"));
+INGOT_OPENVINO_TRANSLATION(sinh, "sinh", unary_opmath("Sinh"));
+INGOT_OPENVINO_TRANSLATION(cosh, "cosh", unary_opmath("Cosh"));
+INGOT_OPENVINO_TRANSLATION(asinh, "asinh", unary_opmath("Asinh"));
+INGOT_OPENVINO_TRANSLATION(acosh, "acosh", unary_opmath("Acosh"));
+INGOT_OPENVINO_TRANSLATION(atanh, "atanh", unary_opmath("Atanh"));
+INGOT_OPENVINO_TRANSLATION(erf, "erf", unary_opmath("Erf"));
+INGOT_OPENVINO_TRANSLATION(ceil, "ceil", rounding("Ceiling"));
+INGOT_OPENVINO_TRANSLATION(floor, "floor", rounding("Floor"));
+INGOT_OPENVINO_TRANSLATION(round, "round", rounding("Round", {{"mode", "half_to_even"}}));
+INGOT_OPENVINO_TRANSLATION(sign, "sign", unary("Sign"));
+INGOT_OPENVINO_TRANSLATION(isinf, "isinf", float_test("IsInf"));
+INGOT_OPENVINO_TRANSLATION(isnan, "isnan", float_test("IsNaN"));
 
 INGOT_OPENVINO_TRANSLATION(add_tensor, "add.Tensor", arithmetic("Add", true, true));
 INGOT_OPENVINO_TRANSLATION(add_scalar, "add.Scalar", arithmetic("Add", false, true));

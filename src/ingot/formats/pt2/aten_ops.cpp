@@ -147,7 +147,17 @@ std::vector<PValue> call_registry(const OpDef& def, const Args& a) {
   }
   const OpDef* target = &def;
   if (numbers && def.schema.overload == "Tensor") {
-    if (const OpDef* s = OpRegistry::instance().find(def.schema.name + ".Scalar")) {
+    // Only when the .Scalar overload takes each number as a Scalar (sub.Tensor(5, x)
+    // has no .Scalar form: 5 becomes a 0-d tensor below).
+    const OpDef* s = OpRegistry::instance().find(def.schema.name + ".Scalar");
+    for (size_t i = 0; s && i < params.size(); ++i) {
+      if (params[i].type.base != BaseType::Tensor || params[i].type.is_list ||
+          !is_number(values[i]))
+        continue;
+      if (i >= s->schema.arguments.size() || s->schema.arguments[i].type.base == BaseType::Tensor)
+        s = nullptr;
+    }
+    if (s) {
       target = s;
       values = bind(*s, a);
     }
@@ -307,15 +317,12 @@ std::vector<PValue> adapter_native_layer_norm(const Args& a) {
   return {PValue{Value(y), {}, {}}, PValue{Value(mean), {}, {}}, PValue{Value(rstd), {}, {}}};
 }
 
-std::vector<PValue> adapter_bool_and(const Args& a) {
-  const Tensor& x = a.tensor("self");
+// The Python operators on tensors: the bitwise registry ops (logical on bool).
+std::vector<PValue> adapter_bitwise(const Args& a, const char* op) {
   const Value& other = a.get("other");
-  Tensor y = other.is(Value::Kind::Tensor) ? other.tensor()
-                                           : Tensor::scalar<bool>(to_scalar(other).to_int() != 0);
-  if (x.dtype() != DType::Bool || y.dtype() != DType::Bool)
-    throw NotSupportedError(fmt::format("[pt2] {}: only bool tensors are supported (got {} and {})",
-                                        a.op().display, x.dtype(), y.dtype()));
-  return one(op1("logical_and", {x, y}));
+  const std::string name =
+      std::string("bitwise_") + op + (other.is(Value::Kind::Tensor) ? ".Tensor" : ".Scalar");
+  return one(op1(name.c_str(), {a.tensor("self"), other}));
 }
 
 std::vector<PValue> adapter_any_dim(const Args& a) {
@@ -348,6 +355,15 @@ std::vector<PValue> adapter_floor_divide(const Args& a) {
                                        : Tensor::scalar<float>(float(s.to_double()));
   }
   return one(op1("div.Tensor_mode", {a.tensor("self"), o, std::string("floor")}));
+}
+
+// upsample_bilinear2d.vec with its output size (F.interpolate(size=...)); scale factors
+// come as a float list, which the reader does not take (docs/pt2.md, Not covered).
+std::vector<PValue> adapter_upsample_bilinear_vec(const Args& a) {
+  const Value size = a.get_or("output_size", Value());
+  if (size.is_none()) a.fail("needs output_size (scale_factors are not supported)");
+  return one(op1("upsample_bilinear2d",
+                 {a.tensor("input"), size_list(size), a.flag("align_corners", false)}));
 }
 
 // item() / _local_scalar_dense: an integer tensor's value as a SymInt (under export an
@@ -383,9 +399,16 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
       {"diff", adapter_diff},
       {"index.Tensor", adapter_index},
       {"native_layer_norm", adapter_native_layer_norm},
-      {"__and__.Tensor", adapter_bool_and},
-      {"bitwise_and.Tensor", adapter_bool_and},
-      {"logical_and_", adapter_bool_and},
+      {"__and__.Tensor", [](const Args& a) { return adapter_bitwise(a, "and"); }},
+      {"__or__.Tensor", [](const Args& a) { return adapter_bitwise(a, "or"); }},
+      {"__xor__.Tensor", [](const Args& a) { return adapter_bitwise(a, "xor"); }},
+      {"__and__.Scalar", [](const Args& a) { return adapter_bitwise(a, "and"); }},
+      {"__or__.Scalar", [](const Args& a) { return adapter_bitwise(a, "or"); }},
+      {"__xor__.Scalar", [](const Args& a) { return adapter_bitwise(a, "xor"); }},
+      {"logical_and_",
+       [](const Args& a) {
+         return one(op1("logical_and", {a.tensor("self"), a.tensor("other")}));
+       }},
       {"any.dim", adapter_any_dim},
       {"any.dims", adapter_any_dim},
       {"new_ones", [](const Args& a) { return adapter_new_filled(a, 1); }},
@@ -447,6 +470,35 @@ const std::map<std::string, Adapter, std::less<>>& adapters() {
          const SymIntList& size = a.get("size").int_list();
          return one(full_of(Shape(size.begin(), size.end()), Value(int64_t(0)),
                             a.dtype("dtype").value_or(DType::F32)));
+       }},
+      {"upsample_bilinear2d.vec", adapter_upsample_bilinear_vec},
+      {"upsample_nearest2d.vec",
+       [](const Args& a) {
+         const Value size = a.get_or("output_size", Value());
+         if (size.is_none()) a.fail("needs output_size (scale_factors are not supported)");
+         return one(op1("upsample_nearest2d", {a.tensor("input"), size_list(size)}));
+       }},
+      // Views of the training dialect: the registry's view ops.
+      {"expand_as",
+       [](const Args& a) {
+         const Shape& s = a.tensor("other").sym_sizes();
+         return one(op1("expand", {a.tensor("self"), SymIntList(s.begin(), s.end())}));
+       }},
+      {"flatten.using_ints",
+       [](const Args& a) {
+         const Tensor& x = a.tensor("self");
+         if (x.dim() == 0) return one(op1("reshape", {x, SymIntList{SymInt(1)}}));
+         const int64_t start =
+             x.wrap_dim(a.get_or("start_dim", Value(int64_t(0))).sym_int().expect_int());
+         const int64_t end =
+             x.wrap_dim(a.get_or("end_dim", Value(int64_t(-1))).sym_int().expect_int());
+         if (start > end) a.fail("start_dim must not come after end_dim");
+         SymIntList sizes(x.sym_sizes().begin(), x.sym_sizes().begin() + start);
+         SymInt merged = 1;
+         for (int64_t d = start; d <= end; ++d) merged = merged * x.sym_size(d);
+         sizes.push_back(merged);
+         sizes.insert(sizes.end(), x.sym_sizes().begin() + end + 1, x.sym_sizes().end());
+         return one(op1("reshape", {x, sizes}));
        }},
       {"floor_divide", adapter_floor_divide},
       {"floor_divide.Scalar", adapter_floor_divide},

@@ -14,8 +14,12 @@
 //    op's `.Scalar` overload, or a 0-d tensor of the number when there is none;
 //  * ops ingot has no registry entry for are adapters written with registry ops:
 //    `to.*`, `alias`, `dropout` (eval), `diff`, `new_ones` / `new_zeros`, `full_like`,
-//    `scalar_tensor`, `index.Tensor` (integer indices), `any.dim`, `bitwise_and` /
-//    `__and__` on bool, `native_layer_norm`, `_assert_tensor_metadata` (no-op);
+//    `scalar_tensor`, `index.Tensor` (integer indices), `any.dim`, `__and__` / `__or__` /
+//    `__xor__` (the bitwise registry ops), `native_layer_norm`, `upsample_*2d.vec` with an
+//    output size, `expand_as` / `flatten.using_ints` (registry views),
+//    `_assert_tensor_metadata` (no-op);
+//  * a number as `self` of a `.Tensor` op (`sub.Tensor(5, x)`) is a 0-d tensor: the
+//    `.Scalar` overload is used only when it takes every number given as a Scalar;
 //  * SymInt arithmetic (`_operator.add`, `aten.sym_size.int`, ...) and `_assert_scalar`
 //    work on ingot SymInt / SymBool.
 //

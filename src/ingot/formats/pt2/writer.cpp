@@ -150,6 +150,24 @@ TreeSpec torchify(const TreeSpec& s) {
   return t;
 }
 
+// Keyword arguments that are None in the program (an optional input the export left out,
+// such as transformers' position_ids / token_type_ids, which the graph computes itself)
+// are not written: torch matches the keywords a caller passes against the archive's
+// exactly, so module(input_ids=..., attention_mask=...) works as with transformers' own
+// export. The graph never reads them.
+void drop_none_kwargs(TreeSpec& kwargs) {
+  TreeSpec kept = kwargs;
+  kept.keys.clear();
+  kept.children.clear();
+  for (size_t i = 0; i < kwargs.children.size(); ++i) {
+    const TreeSpec& c = kwargs.children[i];
+    if (c.type == "static" && std::holds_alternative<std::monostate>(c.value)) continue;
+    kept.keys.push_back(kwargs.keys[i]);
+    kept.children.push_back(c);
+  }
+  kwargs = std::move(kept);
+}
+
 // torch's TreeSpec text for an ingot tree (after torchify).
 Json torch_treespec(const TreeSpec& s) {
   if (s.is_leaf())
@@ -764,9 +782,10 @@ std::string Writer::write() {
     for (const TreeSpec& c : s.children) collect(c);
   };
   // One top-level dict / user type (transformers' inputs) becomes torch's kwargs.
-  const TreeSpec torch_in = torchify(ep_.in_spec);
+  TreeSpec torch_in = torchify(ep_.in_spec);
   const bool as_kwargs = torch_in.children.size() == 1 && !torch_in.children[0].keys.empty() &&
                          !torch_in.children[0].is_leaf();
+  if (as_kwargs) drop_none_kwargs(torch_in.children[0]);
   collect(torch_in);
   const std::vector<std::string> paths = torch_in.leaf_paths("", ep_.input_names);
   std::vector<size_t> user_inputs;
