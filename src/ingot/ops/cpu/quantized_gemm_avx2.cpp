@@ -45,16 +45,7 @@ void quantize_panel_ymm(const float* x, int64_t ldx, int64_t P, int32_t corr_fac
 
 void quantize_activation_panels_ymm(const float* x, int64_t ldx, int64_t m, const PackedWeight& w,
                                     PanelActivations& a) {
-  a.m = m;
-  a.k = w.k;
-  a.lanes = kLanes;
-  a.blocks = (w.k + kBlock - 1) / kBlock;
-  a.panels = (m + kLanes - 1) / kLanes;
-  a.even_odd = w.bits == 4;
-  a.q.resize(size_t(a.panels * a.panel_bytes()));
-  a.scales.resize(size_t(a.panels * a.blocks * kLanes));
-  a.corr.resize(size_t(a.panels * a.blocks * kLanes));
-  const int32_t factor = w.zeros ? -1 : -(1 << (w.bits - 1));
+  const int32_t factor = a.resize(m, w, kLanes);
   parallel_for(0, a.panels, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) quantize_panel_ymm(x, ldx, p, factor, a);
   });

@@ -107,6 +107,20 @@ struct PanelActivations {
   std::vector<int32_t> corr;
   int64_t steps() const { return 8 * blocks; }
   int64_t panel_bytes() const { return steps() * lanes * 4; }
+  // Sizes the layout for m x rows of `lanes` per panel against weights `w`; returns the
+  // factor of corr (-2^(bits-1) for the fixed zero point, -1 with zero points).
+  int32_t resize(int64_t rows, const PackedWeight& w, int panel_lanes) {
+    m = rows;
+    k = w.k;
+    lanes = panel_lanes;
+    blocks = (w.k + 31) / 32;  // 32-element activation blocks
+    panels = (rows + lanes - 1) / lanes;
+    even_odd = w.bits == 4;
+    q.resize(size_t(panels * panel_bytes()));
+    scales.resize(size_t(panels * blocks * lanes));
+    corr.resize(size_t(panels * blocks * lanes));
+    return w.zeros ? -1 : -(1 << (w.bits - 1));
+  }
 };
 
 // Quantises x rows (ldx apart) into the panel layout for weights `w` (its bits and whether
