@@ -6,7 +6,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
+#include "ingot/core/huge_page_arena.h"
 #include "ingot/core/huge_pages.h"
 #include "ingot/core/tensor.h"
 
@@ -102,6 +105,48 @@ TEST(Storage, LargeBuffersAreZeroedHugePageMappings) {
   }
   EXPECT_EQ(Storage::live_owned_bytes(), before);
   EXPECT_FALSE(Storage::allocate(kHugePageBytes - 64)->on_huge_pages());  // heap
+}
+
+// A HugePageArena cuts one mapping into 64-byte aligned, zeroed, writable storages laid
+// side by side; the mapping (whole huge pages) outlives the arena while a storage holds
+// it; what does not fit is an error naming the sizes.
+TEST(HugePageArena, CutsOneHugePageMappingIntoAlignedStorages) {
+  const std::vector<size_t> sizes = {100, 576 * 4, 1, 300 * 1024};
+  size_t capacity = 0;
+  for (size_t n : sizes) capacity += HugePageArena::footprint(n);
+  EXPECT_EQ(HugePageArena::footprint(100), 128u);
+  std::vector<std::shared_ptr<Storage>> parts;
+  {
+    HugePageArena arena(capacity);
+    EXPECT_EQ(arena.capacity(), kHugePageBytes) << "rounded up to whole huge pages";
+    for (size_t n : sizes) parts.push_back(arena.allocate(n));
+    EXPECT_EQ(arena.used(), capacity);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(parts[0]->data()) % kHugePageBytes, 0u);
+    try {
+      arena.allocate(kHugePageBytes);
+      ADD_FAILURE() << "an allocation past the capacity was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::to_string(kHugePageBytes)), std::string::npos)
+          << e.what();
+    }
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto* bytes = static_cast<uint8_t*>(parts[i]->data());
+    EXPECT_EQ(parts[i]->nbytes(), sizes[i]);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(bytes) % 64, 0u);
+    EXPECT_TRUE(parts[i]->writable());
+    EXPECT_TRUE(parts[i]->on_huge_pages());
+    EXPECT_EQ(bytes[sizes[i] - 1], 0);
+    if (i > 0)
+      EXPECT_EQ(bytes, static_cast<uint8_t*>(parts[i - 1]->data()) +
+                           HugePageArena::footprint(sizes[i - 1]))
+          << "side by side";
+  }
+  // The arena is gone; its storages still write and read their memory.
+  std::memset(parts[3]->data(), 5, sizes[3]);
+  EXPECT_EQ(static_cast<uint8_t*>(parts[3]->data())[sizes[3] - 1], 5);
+  if (kernel_grants_huge_pages() && huge_pages_enabled())
+    EXPECT_GE(anon_huge_kb_at(parts[0]->data()), 2048) << "no huge page backs the arena";
 }
 
 }  // namespace

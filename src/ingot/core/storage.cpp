@@ -100,6 +100,13 @@ std::shared_ptr<Storage> Storage::from_external(void* data, size_t nbytes,
   return s;
 }
 
+std::shared_ptr<Storage> Storage::from_huge_page_region(void* data, size_t nbytes,
+                                                        std::shared_ptr<void> mapping) {
+  std::shared_ptr<Storage> s = from_external(data, nbytes, std::move(mapping), /*writable=*/true);
+  s->in_huge_page_region_ = true;
+  return s;
+}
+
 Storage::~Storage() {
   if (owned_) {
     if (huge_mapped_) {

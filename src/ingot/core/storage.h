@@ -45,6 +45,10 @@ class Storage {
   // External memory kept alive by `owner`.
   static std::shared_ptr<Storage> from_external(void* data, size_t nbytes,
                                                 std::shared_ptr<void> owner, bool writable);
+  // Writable memory inside a huge-page mapping (map_huge_pages) kept alive by `mapping`:
+  // a piece of a HugePageArena (core/huge_page_arena.h); on_huge_pages() is true.
+  static std::shared_ptr<Storage> from_huge_page_region(void* data, size_t nbytes,
+                                                        std::shared_ptr<void> mapping);
 
   ~Storage();
   Storage(const Storage&) = delete;
@@ -54,8 +58,9 @@ class Storage {
   size_t nbytes() const { return nbytes_; }
   bool writable() const { return writable_; }
   bool is_mapped() const { return mapped_ != nullptr; }
-  // Owned memory from map_huge_pages (huge_pages.h) rather than the heap.
-  bool on_huge_pages() const { return huge_mapped_; }
+  // Memory from map_huge_pages (huge_pages.h), owned or a HugePageArena's, rather than
+  // the heap or a file.
+  bool on_huge_pages() const { return huge_mapped_ || in_huge_page_region_; }
 
   // Bytes currently held by owned storages in this process (for memory tests).
   static int64_t live_owned_bytes();
@@ -72,6 +77,7 @@ class Storage {
   bool writable_ = true;
   bool owned_ = false;
   bool huge_mapped_ = false;  // owned memory from map_huge_pages, not the heap
+  bool in_huge_page_region_ = false;  // borrowed from a huge-page mapping (owner_ keeps it)
   std::shared_ptr<MappedFile> mapped_;
   std::shared_ptr<void> owner_;
 };

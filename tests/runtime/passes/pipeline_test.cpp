@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "ingot/core/error.h"
+#include "ingot/core/huge_pages.h"
 #include "ingot/exporters/generation_export.h"
 #include "ingot/models/model.h"
 #include "ingot/runtime/generator/generator.h"
@@ -37,7 +38,8 @@ TEST(PassPipeline, NamesAreTheDocumentedOrder) {
       runtime::load_pass_names(),
       (std::vector<std::string>{"huge_page_weights", "last_position_logits", "fuse_sibling_linears",
                                 "fuse_silu_mul", "int8_embedding_tables", "bf16_embedding_tables",
-                                "packed_linear_weights", "fuse_sibling_float_linears"}));
+                                "packed_linear_weights", "fuse_sibling_float_linears",
+                                "small_weights_arena"}));
 }
 
 TEST(PassPipeline, EnvironmentDisablesPassesByName) {
@@ -68,6 +70,10 @@ TEST(PassPipeline, GeneratorReportsEachComponentAndDisabledPassesChangeNothing) 
   EXPECT_GT(report.changes("prefill", "fuse_silu_mul"), 0);
   EXPECT_EQ(report.changes("prefill", "last_position_logits"), 1);
   EXPECT_EQ(report.changes("decode", "last_position_logits"), 0);  // a decode step keeps its head
+  if (huge_pages_enabled()) {
+    // Every small weight moves once; the prefill's are the decode's (one copy).
+    EXPECT_GT(report.changes("decode", "small_weights_arena"), 0);
+  }
   const std::string text = report.str();
   EXPECT_NE(text.find("decode: "), std::string::npos) << text;
   EXPECT_NE(text.find("prefill: "), std::string::npos) << text;

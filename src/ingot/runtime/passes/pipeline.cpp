@@ -12,6 +12,7 @@
 #include "ingot/runtime/passes/int8_embedding_tables.h"
 #include "ingot/runtime/passes/last_position_logits.h"
 #include "ingot/runtime/passes/packed_linear_weights.h"
+#include "ingot/runtime/passes/small_weights_arena.h"
 
 namespace ingot::runtime {
 
@@ -32,7 +33,8 @@ PassEntry entry(const char* name) {
 // sibling linears fuse before silu * mul (both read the MLP); tables and panels last
 // (they replace weights the fusions leave in place), a table with int8 rows beside it
 // before the bf16 one would hold it in bf16; float sibling linears after the panels (the
-// f32 weights one table packs stay packed linears, the rest fuse).
+// f32 weights one table packs stay packed linears, the rest fuse); the small weights
+// onto huge pages last, once every pass has made the ones the programs keep.
 const std::vector<PassEntry>& pass_list() {
   static const std::vector<PassEntry> list = {
       entry<HugePageWeightsPass>("huge_page_weights"),
@@ -43,6 +45,7 @@ const std::vector<PassEntry>& pass_list() {
       entry<Bf16EmbeddingTablesPass>("bf16_embedding_tables"),
       entry<PackedLinearWeightsPass>("packed_linear_weights"),
       entry<FuseSiblingFloatLinearsPass>("fuse_sibling_float_linears"),
+      entry<SmallWeightsArenaPass>("small_weights_arena"),
   };
   return list;
 }

@@ -10,6 +10,8 @@
 //   int8_embedding_tables  f32 embedding tables read from the lm_head's int8 rows
 //   bf16_embedding_tables  f32 embedding tables held in bf16 where that is exact
 //   packed_linear_weights  f32 linear weights held as the GEMM's panels
+//   fuse_sibling_float_linears  float linears on one input computed in one pass
+//   small_weights_arena    weights under 2 MiB gathered into one huge-page mapping
 #pragma once
 
 #include <memory>
