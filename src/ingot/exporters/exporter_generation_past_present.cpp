@@ -74,8 +74,8 @@ GenerationPlan past_present_decoder_plan(models::PretrainedModel& model,
   std::map<std::string, Tensor> cache;
   for (int64_t l = 0; l < spec->num_layers; ++l)
     for (const std::string& name : {past_key_name(size_t(l)), past_value_name(size_t(l))})
-      cache.emplace(name, example_values({batch, spec->num_kv_heads, past, spec->head_dim},
-                                         spec->dtype));
+      cache.emplace(name,
+                    example_values({batch, spec->num_kv_heads, past, spec->head_dim}, spec->dtype));
 
   // Stage 3: tokens, past and the mask's length are symbols; the mask's length equals
   // past + tokens, which the model's broadcast asserts (a runtime assert: ONNX drops it).
@@ -83,7 +83,8 @@ GenerationPlan past_present_decoder_plan(models::PretrainedModel& model,
   const Dim past_dim("past_sequence_length", 0, g.max_cache_len);
   const Dim total_dim("total_sequence_length", 1, g.max_cache_len);
   std::map<std::string, DynamicShapes> per_tensor;
-  for (const auto& [name, t] : cache) per_tensor.emplace(name, DynamicShapes::tensor({{2, past_dim}}));
+  for (const auto& [name, t] : cache)
+    per_tensor.emplace(name, DynamicShapes::tensor({{2, past_dim}}));
   ExportOptions options = plan_options(
       {"input_ids", "attention_mask", "position_ids", ""},
       {DynamicShapes::tensor({{1, tokens_dim}}), DynamicShapes::tensor({{1, total_dim}}),
@@ -99,7 +100,9 @@ GenerationPlan past_present_decoder_plan(models::PretrainedModel& model,
     return ingot::export_(&model, with_patches(patches, step),
                           std::tuple{input_ids, mask, position_ids, cache}, opts);
   };
-  return {{"decode", std::move(trace), std::move(options),
+  return {{"decode",
+           std::move(trace),
+           std::move(options),
            {generation::InputRole::kInputIds, generation::InputRole::kPaddingMask,
             generation::InputRole::kPositionIds}}};
 }

@@ -101,8 +101,9 @@ generation::StepInput state_input(const std::string& name) {
     if (int64_t layer = layer_after(name, prefix); layer >= 0) return {name, role, layer};
   }
   // The growing cache's inputs (past_present_names.h): past_key_values.N.key / .value.
-  for (const auto& [suffix, role] : {std::pair<std::string_view, InputRole>{".key", InputRole::kPastKey},
-                                     {".value", InputRole::kPastValue}}) {
+  for (const auto& [suffix, role] :
+       {std::pair<std::string_view, InputRole>{".key", InputRole::kPastKey},
+        {".value", InputRole::kPastValue}}) {
     if (!name.ends_with(suffix)) continue;
     const std::string head = name.substr(0, name.size() - suffix.size());
     if (int64_t layer = layer_after(head, kPastPrefix); layer >= 0) return {name, role, layer};

@@ -1,10 +1,9 @@
 #include "ingot/exporters/onnx/genai_config.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "ingot/exporters/past_present_names.h"
@@ -20,8 +19,8 @@ namespace {
 // model-type table). A Hugging Face model_type outside them is refused here rather than
 // at GenAI's load; gpt2 is left out because GenAI's gpt2 type drives a combined K/V cache.
 constexpr std::array<std::string_view, 15> kGenaiDecoderTypes{
-    "ernie4_5", "gemma", "gemma2",   "gemma3_text", "granite", "internlm2", "llama", "mistral",
-    "nemotron", "olmo",  "phi",      "phi3",        "qwen2",   "qwen3",     "smollm3"};
+    "ernie4_5", "gemma", "gemma2", "gemma3_text", "granite", "internlm2", "llama",  "mistral",
+    "nemotron", "olmo",  "phi",    "phi3",        "qwen2",   "qwen3",     "smollm3"};
 
 }  // namespace
 
@@ -67,8 +66,8 @@ std::string genai_config_json(const models::PretrainedModel& model, const GenaiC
   m["bos_token_id"] = gen.bos_token_id.value_or(eos.front());
   m["context_length"] = o.context_length;
   m["decoder"] = decoder;
-  m["eos_token_id"] = eos.size() == 1 ? nlohmann::ordered_json(eos.front())
-                                      : nlohmann::ordered_json(eos);
+  m["eos_token_id"] =
+      eos.size() == 1 ? nlohmann::ordered_json(eos.front()) : nlohmann::ordered_json(eos);
   m["pad_token_id"] = gen.pad_token_id.value_or(eos.front());
   m["type"] = type;
   m["vocab_size"] = config.get_int("vocab_size");

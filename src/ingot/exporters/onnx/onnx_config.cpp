@@ -45,11 +45,10 @@ void read_onnx_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
 }
 
 const bool kRegistered = [] {
-  register_config_format(
-      "onnx", {{"opset", "external_data", "external_threshold", "optimize", "output_path",
-                "quantized_matmul", "genai"},
-               [] { return std::make_unique<OnnxConfig>(); },
-               read_onnx_keys});
+  register_config_format("onnx", {{"opset", "external_data", "external_threshold", "optimize",
+                                   "output_path", "quantized_matmul", "genai"},
+                                  [] { return std::make_unique<OnnxConfig>(); },
+                                  read_onnx_keys});
   return true;
 }();
 
