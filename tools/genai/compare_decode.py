@@ -39,8 +39,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     # SmolLM2's tokens of "Once upon a time, in a small village": no eos in the first 64
-    # greedy steps (genai_decode.py keeps stepping after an eos, which GenAI refuses on a
-    # growing-cache graph: its attention mask stops growing).
+    # greedy steps (genai_decode.py keeps stepping after an eos; on ingot's growing-cache
+    # graph GenAI's next step then fails: its mask is one slot shorter than past + tokens).
     ap.add_argument("--ids", default="6403,1980,253,655,28,281,253,1165,6560", help="prompt ids")
     ap.add_argument("dirs", nargs="+", help="NAME=DIR")
     a = ap.parse_args()
