@@ -1,6 +1,6 @@
 // `ingot export FOLDER -o OUT [--format native|onnx|openvino|executorch|pt2|gguf] [--dynamic |
 //  --dynamic-shapes spec.json] [--config config.json] [--task forward|generation]
-//  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never]
+//  [--max-cache-len N] [--opset N] [--optimize] [--external-data auto|always|never] [--genai]
 //  [--compress-to-fp16] [--backend portable|xnnpack] [--dtype bfloat16]
 //  [--quantize int8|int4|q4_k_m|q4_k_s|q6_k|q8_0|q4_0 [--group-size N] [--exclude PATTERN]
 //   [--quantize-lm-head] [--method rtn|scale-search|gptq] [--dataset FILE [--num-samples N] [--seq-len L]]
@@ -13,7 +13,9 @@
 // reads the auto-config JSON
 // ({"export_format": "onnx", "dynamic": true, ...}); the other flags override it.
 // --task generation writes a generation directory OUT (exporters/generation_export.h):
-// "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode.
+// "prefill" + "decode" components, or one multi-token "decode" with --multi-token-decode;
+// --format onnx --genai: ONNX Runtime GenAI's directory (genai_config.json + decode.onnx
+// with a growing past/present cache, onnx/genai_config.h).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -48,7 +50,8 @@ int run_export(int argc, char** argv) {
   std::string folder, output, spec_file, config_file, task = "forward", dtype;
   std::optional<std::string> format, external_data, backend;
   std::optional<int64_t> opset, max_cache_len;
-  bool dynamic = false, optimize = false, multi_token_decode = false, compress_to_fp16 = false;
+  bool dynamic = false, optimize = false, multi_token_decode = false, compress_to_fp16 = false,
+       genai = false;
   CLI::App app{
       "Traces a Hugging Face model folder through an exporter and writes the artifact: an .ingot "
       "archive (native), an .onnx model, an OpenVINO IR, an ExecuTorch .pte, a .pt2 or a GGUF "
@@ -76,6 +79,9 @@ int run_export(int argc, char** argv) {
       "generation: one decode graph for the prompt and every step (else prefill + decode)");
   app.add_option("--opset", opset, "onnx: opset 17..28 (18)");
   app.add_flag("--optimize", optimize, "onnx: fold shape computations, merge constants");
+  app.add_flag("--genai", genai,
+               "onnx, --task generation: ONNX Runtime GenAI's directory (genai_config.json, a "
+               "growing past/present KV cache)");
   app.add_option("--external-data", external_data,
                  "onnx: auto|always|never (weights in <file>.data)");
   app.add_flag("--compress-to-fp16", compress_to_fp16,
@@ -145,9 +151,14 @@ int run_export(int argc, char** argv) {
     (void)config->dynamic_shapes();  // validates it, naming the file
   }
   auto* onnx_config = dynamic_cast<exporters::OnnxConfig*>(config.get());
-  INGOT_CHECK(onnx_config || (!opset && !optimize && !external_data), ValueError,
-              "[ingot export] --opset, --optimize and --external-data apply to --format onnx");
+  INGOT_CHECK(onnx_config || (!opset && !optimize && !external_data && !genai), ValueError,
+              "[ingot export] --opset, --optimize, --external-data and --genai apply to --format "
+              "onnx");
+  INGOT_CHECK(!genai || task == "generation", ValueError,
+              "[ingot export] --genai writes ONNX Runtime GenAI's generation directory: it needs "
+              "--task generation");
   if (onnx_config) {
+    if (genai) onnx_config->genai = true;
     if (opset) onnx_config->opset = *opset;
     if (optimize) onnx_config->optimize = true;
     if (external_data) onnx_config->external_data = *external_data;

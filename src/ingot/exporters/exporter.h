@@ -102,6 +102,9 @@ class GenerationExport {
 
   generation::GenerationManifest manifest;
   Components components;
+  // Text files a backend's own runtime client reads, by file name (ONNX Runtime GenAI's
+  // genai_config.json); save() writes them next to the components.
+  std::map<std::string, std::string> client_files;
 
   // Map-like access to the components.
   std::unique_ptr<ExportArtifact>& at(const std::string& name);
@@ -195,7 +198,8 @@ class Exporter {
  protected:
   // Backend policy of export_for_generation. The options this backend's generation
   // directory needs (OpenVINO: one stateful openvino_model.xml, so a multi-token decode).
-  virtual void adjust_generation_options(GenerationExportOptions&) const {}
+  // `configs` are the components' configs (ONNX: `genai` picks the past/present layout).
+  virtual void adjust_generation_options(const ComponentConfigs&, GenerationExportOptions&) const {}
   // Components for the backend's own runtime client, added after the traced ones
   // (ExecuTorch: llm_runner.pte for TextLLMRunner).
   virtual void add_generation_components(models::PretrainedModel&, const ComponentConfigs&,

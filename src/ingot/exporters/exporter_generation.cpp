@@ -77,10 +77,18 @@ GenerationExport Exporter::export_for_generation(models::PretrainedModel& model,
               "[export_for_generation] max_cache_len must be >= 8 and batch >= 1 (got {} and {})",
               options.max_cache_len, options.batch);
   GenerationExportOptions g = options;
-  adjust_generation_options(g);
+  adjust_generation_options(configs, g);
   GenerationPlan plan;
   std::map<std::string, CapturedCall> calls;  // the decoder plan's examples
-  if (auto* encdec = dynamic_cast<models::EncoderDecoderModel*>(&model)) {
+  if (g.cache_layout == CacheLayout::kPastPresent) {
+    INGOT_CHECK(!dynamic_cast<models::EncoderDecoderModel*>(&model), NotSupportedError,
+                "[export_for_generation] {}: the growing past/present cache layout is for "
+                "decoders; an encoder-decoder model's components need the static layout",
+                model.architecture());
+    g.multi_token_decode = true;  // one graph: the prompt (past 0) and every step
+    g.dynamic_cache_len = false;
+    plan = past_present_decoder_plan(model, g);
+  } else if (auto* encdec = dynamic_cast<models::EncoderDecoderModel*>(&model)) {
     // Its decode serves the decoder prompt and single tokens: always multi-token.
     g.multi_token_decode = true;
     plan = encoder_decoder_plan(*encdec, g);
@@ -116,6 +124,9 @@ GenerationExport Exporter::export_captured(models::PretrainedModel& model,
                                            const std::map<std::string, CapturedCall>& calls,
                                            const ComponentConfigs& configs,
                                            const GenerationExportOptions& g) {
+  INGOT_CHECK(g.cache_layout == CacheLayout::kStatic, ValueError,
+              "[export_captured] captured calls are traced over a StaticCache: the past/present "
+              "layout is export_for_generation's (options.cache_layout)");
   const bool mask_and_positions =
       g.mask_and_position_inputs.value_or(generation_takes_mask_and_positions());
   GenerationExport out;

@@ -17,6 +17,20 @@
 
 namespace ingot::exporters {
 
+// How a decoder's generation components hold the KV cache.
+enum class CacheLayout {
+  // A StaticCache of max_cache_len slots, its tensors (key_cache.N, value_cache.N,
+  // cache_position) mutated in place (ONNX: input.<name> / output.<name> pairs).
+  kStatic,
+  // A growing cache, nothing in place (ONNX Runtime GenAI's layout with
+  // past_present_share_buffer false): one multi-token "decode" over (input_ids [batch,
+  // tokens], attention_mask [batch, past + tokens] int64 0/1, position_ids [batch, tokens],
+  // past_key_values.N.key / .value [batch, kv_heads, past, head_dim]) -> logits and
+  // present.N.key / .value [batch, kv_heads, past + tokens, head_dim] (past_present_names.h).
+  // past may be 0 (the prompt); max_cache_len bounds past + tokens. Decoders only.
+  kPastPresent,
+};
+
 // What export_for_generation makes (seed 003's generation_config + multi_token_decode).
 struct GenerationExportOptions {
   int64_t max_cache_len = 256;  // the StaticCache's slots
@@ -36,6 +50,10 @@ struct GenerationExportOptions {
   // cache still tracks where the new tokens are written. Unset: the backend's default
   // (Exporter::generation_takes_mask_and_positions: ExecuTorch true, others false).
   std::optional<bool> mask_and_position_inputs;
+  // Static in-place cache (default) or the growing past/present layout; kPastPresent
+  // implies one multi-token decode and ignores mask_and_position_inputs (it always takes
+  // the mask and positions) and dynamic_cache_len (the past length is always a symbol).
+  CacheLayout cache_layout = CacheLayout::kStatic;
   // The model's folder, when it has one: an encoder-decoder's decoder prompt comes from
   // its generation_config.json there (as transformers' generate); empty: the model's
   // decoder_start_token_id alone.

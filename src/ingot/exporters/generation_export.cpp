@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 
+#include "ingot/exporters/past_present_names.h"
 #include "ingot/models/encdec/encoder_decoder.h"
 #include "ingot/models/vision/vision_language.h"
 #include "ingot/runtime/generator/generator.h"
@@ -60,6 +62,12 @@ void GenerationExport::save(const std::string& dir, const std::string& model_fol
         fs::copy_file(src, fs::path(dir) / f, fs::copy_options::overwrite_existing);
     }
   }
+  for (const auto& [file, text] : client_files) {
+    std::ofstream out(fs::path(dir) / file, std::ios::binary);
+    out << text;
+    INGOT_CHECK(out.good(), IoError, "[GenerationExport] cannot write '{}'",
+                (fs::path(dir) / file).string());
+  }
   std::map<std::string, std::vector<WeightReport>> quantization;
   for (const auto& [name, artifact] : components)
     if (!artifact->quantization.empty()) quantization[name] = artifact->quantization;
@@ -91,6 +99,14 @@ generation::StepInput state_input(const std::string& name) {
       {"cross_value_cache.", InputRole::kCrossValue}};
   for (const auto& [prefix, role] : per_layer) {
     if (int64_t layer = layer_after(name, prefix); layer >= 0) return {name, role, layer};
+  }
+  // The growing cache's inputs (past_present_names.h): past_key_values.N.key / .value.
+  for (const auto& [suffix, role] :
+       {std::pair<std::string_view, InputRole>{".key", InputRole::kPastKey},
+        {".value", InputRole::kPastValue}}) {
+    if (!name.ends_with(suffix)) continue;
+    const std::string head = name.substr(0, name.size() - suffix.size());
+    if (int64_t layer = layer_after(head, kPastPrefix); layer >= 0) return {name, role, layer};
   }
   INGOT_THROW(InternalError,
               "[export_for_generation] input '{}' is neither a leading input nor a cache or "

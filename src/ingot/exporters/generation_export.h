@@ -6,6 +6,7 @@
 //                         manifest is complete)
 //   DIR/<component><ext>  each artifact as its backend saves it (.ingot, .onnx [+ .data],
 //                         openvino_model.xml + .bin, .pte)
+//   DIR/genai_config.json etc. GenerationExport::client_files (a backend's own client's files)
 //   DIR/tokenizer.json, tokenizer_config.json, generation_config.json, config.json,
 //   chat_template.jinja, chat_template.json, preprocessor_config.json,
 //   processor_config.json   copied from the model folder when present

@@ -6,6 +6,8 @@
 // through its backend's stages (Exporter::trace_plan), so it names no model family.
 //
 //   decoder_plan           decode, or prefill + decode        exporter_generation.cpp
+//   past_present_decoder_  decode (growing cache)             exporter_generation_past_present.cpp
+//   plan
 //   vision_language_plan   image_encoder [+ multi_modal_      exporter_generation_vlm.cpp
 //                          projector], language_model, lm_head
 //   encoder_decoder_plan   encoder, cross_kv, decode          exporter_generation_encdec.cpp
@@ -37,6 +39,11 @@ struct ComponentPlan {
 GenerationPlan decoder_plan(models::PretrainedModel& model,
                             const std::map<std::string, CapturedCall>& calls,
                             const GenerationExportOptions& g, bool mask_and_positions);
+// A text decoder's one "decode" in the growing past/present cache layout
+// (CacheLayout::kPastPresent; exporter_generation_past_present.cpp). NotSupportedError
+// for a vision-language model or a model without a KV cache.
+GenerationPlan past_present_decoder_plan(models::PretrainedModel& model,
+                                         const GenerationExportOptions& g);
 // A vision-language model's multimodal components (batch 1); `backend` bounds the
 // patch encoder's image tokens (ExecuTorch plans memory for the bound).
 GenerationPlan vision_language_plan(models::VisionLanguageModel& model,

@@ -7,7 +7,7 @@ namespace ingot::generation {
 
 namespace {
 
-constexpr std::array<std::pair<InputRole, std::string_view>, 17> kRoleNames{{
+constexpr std::array<std::pair<InputRole, std::string_view>, 20> kRoleNames{{
     {InputRole::kInputIds, "input_ids"},
     {InputRole::kInputsEmbeds, "inputs_embeds"},
     {InputRole::kAttentionMask, "attention_mask"},
@@ -25,6 +25,9 @@ constexpr std::array<std::pair<InputRole, std::string_view>, 17> kRoleNames{{
     {InputRole::kVisionSegmentIds, "vision_segment_ids"},
     {InputRole::kImageFeatures, "image_features"},
     {InputRole::kHiddenStates, "hidden_states"},
+    {InputRole::kPaddingMask, "padding_mask"},
+    {InputRole::kPastKey, "past_key"},
+    {InputRole::kPastValue, "past_value"},
 }};
 
 }  // namespace

@@ -7,6 +7,8 @@
 //   seed 003's decode layout: input_ids, attention_mask, position_ids, <cache>
 //   M-RoPE decode (Qwen2-VL): input_ids, rope_deltas, <cache>
 //   encoder-decoder decode:   input_ids, cross_key_cache.N, cross_value_cache.N, <cache>
+//   growing (past/present):   input_ids, attention_mask, position_ids,
+//                             past_key_values.N.key, past_key_values.N.value (ONNX GenAI)
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,10 @@ enum class InputRole {
   kVisionSegmentIds,     // a patch encoder's [image tokens] image index
   kImageFeatures,        // the projector's input
   kHiddenStates,         // lm_head's input
+  kPaddingMask,          // [batch, past + tokens] int64 0/1 (the growing-cache layout)
+  kPastKey,              // [batch, kv_heads, past, head_dim] keys of layer `layer`; the
+                         // component returns them grown by its tokens (present.N.key)
+  kPastValue,            // likewise values
 };
 
 std::string_view role_name(InputRole role);

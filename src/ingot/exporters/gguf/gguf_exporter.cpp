@@ -28,7 +28,8 @@ std::vector<std::string> GgufArtifact::write(const std::string& path) const {
   return notes;
 }
 
-void GgufExporter::adjust_generation_options(GenerationExportOptions&) const {
+void GgufExporter::adjust_generation_options(const ComponentConfigs&,
+                                             GenerationExportOptions&) const {
   INGOT_THROW(NotSupportedError,
               "[gguf] a GGUF holds the weights and llama.cpp builds the decode graph itself: "
               "export it with --task forward (the default)");

@@ -61,7 +61,7 @@ class GgufExporter final : public Exporter {
   std::string backend() const override { return "gguf"; }
 
  protected:
-  void adjust_generation_options(GenerationExportOptions&) const override;
+  void adjust_generation_options(const ComponentConfigs&, GenerationExportOptions&) const override;
   std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,
                                          const NativeExportConfig& config) override;
 };

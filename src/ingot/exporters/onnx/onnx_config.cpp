@@ -12,6 +12,7 @@ std::string OnnxConfig::to_json() const {
   j["external_threshold"] = external_threshold;
   j["optimize"] = optimize;
   j["quantized_matmul"] = quantized_matmul;
+  j["genai"] = genai;
   j["output_path"] = output_path;
   return j.dump(2);
 }
@@ -27,6 +28,7 @@ void read_onnx_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
   read_config_key(j, "optimize", c.optimize, origin);
   read_config_key(j, "output_path", c.output_path, origin);
   read_config_key(j, "quantized_matmul", c.quantized_matmul, origin);
+  read_config_key(j, "genai", c.genai, origin);
   INGOT_CHECK(c.quantized_matmul == "matmul_nbits" || c.quantized_matmul == "dequantize_linear",
               ValueError,
               "[AutoExportConfig] {}: quantized_matmul is \"matmul_nbits\" or "
@@ -43,11 +45,10 @@ void read_onnx_keys(const nlohmann::ordered_json& j, NativeExportConfig& config,
 }
 
 const bool kRegistered = [] {
-  register_config_format(
-      "onnx", {{"opset", "external_data", "external_threshold", "optimize", "output_path",
-                "quantized_matmul"},
-               [] { return std::make_unique<OnnxConfig>(); },
-               read_onnx_keys});
+  register_config_format("onnx", {{"opset", "external_data", "external_threshold", "optimize",
+                                   "output_path", "quantized_matmul", "genai"},
+                                  [] { return std::make_unique<OnnxConfig>(); },
+                                  read_onnx_keys});
   return true;
 }();
 

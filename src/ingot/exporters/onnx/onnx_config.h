@@ -30,6 +30,10 @@ struct OnnxConfig : NativeExportConfig {
   // MatMulNBits ("matmul_nbits") or standard DequantizeLinear + MatMul
   // ("dequantize_linear"; int4 needs opset >= 21 for uint4 blocked dequantisation).
   std::string quantized_matmul = "matmul_nbits";
+  // Generation: ONNX Runtime GenAI's directory (genai_config.json next to the decoder):
+  // the decode step in the growing past/present cache layout (CacheLayout::kPastPresent)
+  // instead of the static in-place cache. No effect on a forward export.
+  bool genai = false;
   // Where save() writes by default (the CLI's -o); may be empty.
   std::string output_path;
 };

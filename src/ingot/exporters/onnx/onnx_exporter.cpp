@@ -7,6 +7,8 @@
 
 #include "ingot/export/passes.h"
 #include "ingot/exporters/fixes.h"
+#include "ingot/exporters/generation_capture.h"
+#include "ingot/exporters/onnx/genai_config.h"
 #include "ingot/exporters/onnx/ir_fixes.h"
 #include "ingot/exporters/onnx/lowering.h"
 #include "ingot/exporters/onnx/optimize.h"
@@ -103,5 +105,33 @@ const bool kRegistered = [] {
   return true;
 }();
 }  // namespace
+
+namespace {
+
+bool wants_genai(const ComponentConfigs& configs) {
+  const auto* c = dynamic_cast<const OnnxConfig*>(&configs.at("decode"));
+  return c && c->genai;
+}
+
+}  // namespace
+
+void OnnxExporter::adjust_generation_options(const ComponentConfigs& configs,
+                                             GenerationExportOptions& g) const {
+  if (!wants_genai(configs)) return;
+  g.cache_layout = CacheLayout::kPastPresent;
+  g.multi_token_decode = true;
+}
+
+void OnnxExporter::add_generation_components(models::PretrainedModel& model,
+                                             const ComponentConfigs& configs,
+                                             const GenerationExportOptions& g,
+                                             GenerationExport& out) {
+  if (!wants_genai(configs)) return;
+  INGOT_CHECK(!g.model_folder.empty(), ValueError,
+              "[onnx genai] genai_config.json is made from the model folder's config.json and "
+              "generation_config.json: set GenerationExportOptions::model_folder");
+  out.client_files["genai_config.json"] = onnx::genai_config_json(
+      model, {g.model_folder, out.manifest.components.at("decode").file, g.max_cache_len});
+}
 
 }  // namespace ingot::exporters

@@ -10,6 +10,8 @@
 //
 // A mutated user input (the static KV cache of a decode graph) becomes the pair
 // input.<name> / output.<name> (OnnxProgram::inplace_pairs) for ONNX Runtime IO binding.
+// With OnnxConfig::genai a generation export is ONNX Runtime GenAI's directory instead:
+// a growing past/present decode step and genai_config.json.
 #pragma once
 
 #include "ingot/exporters/exporter.h"
@@ -41,6 +43,13 @@ class OnnxExporter final : public Exporter {
   std::string backend() const override { return "onnx"; }
 
  protected:
+  // OnnxConfig::genai: the decode component in the growing past/present cache layout
+  // (ONNX Runtime GenAI's, past_present_share_buffer false) ...
+  void adjust_generation_options(const ComponentConfigs& configs,
+                                 GenerationExportOptions& g) const override;
+  // ... and genai_config.json next to it (onnx/genai_config.h); needs g.model_folder.
+  void add_generation_components(models::PretrainedModel& model, const ComponentConfigs& configs,
+                                 const GenerationExportOptions& g, GenerationExport& out) override;
   std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,
                                          const NativeExportConfig& config) override;
 };

@@ -41,7 +41,8 @@ class OpenVINOExporter final : public Exporter {
  protected:
   // A generation directory holds one stateful openvino_model.xml (OpenVINO GenAI's
   // layout): the decode is multi-token.
-  void adjust_generation_options(GenerationExportOptions& g) const override {
+  void adjust_generation_options(const ComponentConfigs&,
+                                 GenerationExportOptions& g) const override {
     g.multi_token_decode = true;
   }
   std::unique_ptr<ExportArtifact> finish(ExportedProgram program, std::vector<std::string> notes,
