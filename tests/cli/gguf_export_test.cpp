@@ -242,7 +242,11 @@ TEST_P(CliGgufQuantised, BlocksHoldIngotsQuantisedWeights) {
   // The lm_head (tied or not) is int8 per channel: Q8_0.
   EXPECT_EQ(formats::ggml_type_name(f.tensor_info("output.weight").type), std::string("Q8_0"));
 
-  auto back = models::from_pretrained(out)->state_dict();
+  // Read back through the float path (the reader's dequantisation, compared with ingot's
+  // values); PackedQ4_0AndQ8_0BlocksAreWrittenBackByteForByte covers the packed path.
+  models::LoadOptions float_path;
+  float_path.gguf_packed = false;
+  auto back = models::from_pretrained(out, float_path)->state_dict();
   int packed = 0;
   for (const exporters::WeightReport& w : artifact->quantization) {
     if (w.bits == 0) continue;

@@ -12,6 +12,7 @@
 #include "ingot/exporters/exporter.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
+#include "ingot/ops/functional.h"
 #include "ingot/runtime/executor/program_module.h"
 
 namespace ingot::exporters {

@@ -38,10 +38,12 @@ namespace {
 
 using ingot::testing::fixture_path;
 
-// Int8 activations (llama.cpp's Q8_0 rounding of each 32-block of x) differ from f32
-// arithmetic by at most sum |W| * s_x / 2 per output and layer; through these random-weight
-// fixtures (hidden 64, one or two layers) that measured up to TODO of the largest logit.
-constexpr double kInt8ActivationTolerance = 0.05;
+// Int8 activations (the default: llama.cpp's Q8_0 rounding of each 32-block of x) differ
+// from f32 arithmetic by at most sum |W| * s_x / 2 per output and layer. Through these
+// random-weight fixtures (hidden 64, one or two layers) that measured 0.15% (gemma3) to
+// 0.83% (qwen3moe) of the largest logit; 2% leaves room for another CPU's kernel table
+// without hiding a wrong layout (a wrong nibble order or scale is tens of percent).
+constexpr double kInt8ActivationTolerance = 0.02;
 
 double relative_diff(const Tensor& a, const Tensor& b) {
   auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
