@@ -146,6 +146,28 @@ TEST_F(CliGgufExport, AGgufReadAndWrittenAgainHoldsTheSameModel) {
     EXPECT_EQ(ta.encode(s, true), tb.encode(s, true)) << s;
 }
 
+// The Q4_0 / Q8_0 matrices a GGUF's reader kept packed (formats/gguf_packed.h) are written
+// back as the very blocks they were read from: same type, same bytes (q / k rows permuted
+// back for llama.cpp's rope).
+TEST_F(CliGgufExport, PackedQ4_0AndQ8_0BlocksAreWrittenBackByteForByte) {
+  const std::string src = fixture_path("gguf/models/llama/llama.gguf");
+  const std::string out = (tmp_ / "again.gguf").string();
+  ASSERT_EQ(captured(run_export, {src, "--format", "gguf", "-o", out}).first, 0);
+  formats::GgufFile f = formats::GgufFile::open(out), g = formats::GgufFile::open(src);
+  int packed = 0;
+  for (const formats::GgufTensorInfo& info : g.tensors()) {
+    if (info.type != formats::GgmlType::Q4_0 && info.type != formats::GgmlType::Q8_0) continue;
+    if (info.name == "token_embd.weight") continue;  // an embedding: read as float
+    SCOPED_TRACE(info.name);
+    ++packed;
+    const formats::GgufTensorInfo& back = f.tensor_info(info.name);
+    ASSERT_EQ(back.type, info.type);
+    ASSERT_EQ(back.nbytes, info.nbytes);
+    EXPECT_EQ(std::memcmp(f.tensor_data(back), g.tensor_data(info), info.nbytes), 0);
+  }
+  EXPECT_EQ(packed, 5);  // attn_q, attn_k, ffn_down (Q8_0); ffn_gate, output (Q4_0)
+}
+
 // ingot's value of packed weight `base` of `state`, [N, K] f32, its scales rounded to f16
 // when the GGUF stores it in blocks (K a multiple of 32).
 Tensor ingot_dequantised(const std::map<std::string, Tensor>& state, const std::string& base,
@@ -220,7 +242,11 @@ TEST_P(CliGgufQuantised, BlocksHoldIngotsQuantisedWeights) {
   // The lm_head (tied or not) is int8 per channel: Q8_0.
   EXPECT_EQ(formats::ggml_type_name(f.tensor_info("output.weight").type), std::string("Q8_0"));
 
-  auto back = models::from_pretrained(out)->state_dict();
+  // Read back through the float path (the reader's dequantisation, compared with ingot's
+  // values); PackedQ4_0AndQ8_0BlocksAreWrittenBackByteForByte covers the packed path.
+  models::LoadOptions float_path;
+  float_path.gguf_packed = false;
+  auto back = models::from_pretrained(out, float_path)->state_dict();
   int packed = 0;
   for (const exporters::WeightReport& w : artifact->quantization) {
     if (w.bits == 0) continue;

@@ -12,6 +12,7 @@
 #include "cli_call.h"
 #include "ingot/cli/commands.h"
 #include "ingot/formats/npy.h"
+#include "ingot/ops/cpu/quantized_gemv.h"
 
 namespace ingot::cli {
 namespace {
@@ -34,6 +35,9 @@ class CliGguf : public ::testing::Test {
     fs::remove_all(tmp_);
   }
   fs::path tmp_;
+  // The fixture's Q4_0 / Q8_0 layers are kept packed; transformers' reference is f32
+  // arithmetic on the dequantised weights, which the kernels give with f32 activations.
+  cpu::ScopedQuantActivations exact_{cpu::QuantActivations::Float};
   const std::string dir_ = testing::fixture_path("gguf/models/llama");
   const std::string gguf_ = dir_ + "/llama.gguf";
 };

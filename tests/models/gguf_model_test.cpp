@@ -1,6 +1,8 @@
 // Loading GGUF files as models: the tiny llama / qwen2 / qwen3 GGUFs of
 // tools/reference/make_gguf_model_fixtures.py give transformers' logits (its GGUF loader
-// read the same files; max |diff| <= 1e-4 relative to the largest logit), the rope
+// read the same files; max |diff| <= 1e-4 relative to the largest logit; the Q4_0 / Q8_0
+// layers, kept packed, run with f32 activations here, as transformers' f32 arithmetic on the
+// dequantised weights does: gguf_packed_model_test.cpp has the int8-activation default), the rope
 // permutation is undone, unknown architectures name themselves, and a folder holding one
 // .gguf loads like the file.
 #include <gtest/gtest.h>
@@ -19,6 +21,7 @@
 #include "ingot/models/gguf_tokenizer.h"
 #include "ingot/models/gguf_weights.h"
 #include "ingot/models/model.h"
+#include "ingot/ops/cpu/quantized_gemv.h"
 #include "ingot/ops/functional.h"
 
 namespace ingot::models {
@@ -44,6 +47,7 @@ class GgufModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GgufModel, LogitsEqualTransformersReadingTheSameFile) {
   const std::string dir = fixture_path("gguf/models/" + GetParam());
+  const cpu::ScopedQuantActivations exact(cpu::QuantActivations::Float);  // as transformers
   auto model = from_pretrained(dir + "/" + GetParam() + ".gguf");
   ModelInputs in;
   in.input_ids = formats::load_npy(dir + "/input_ids.npy");
@@ -135,6 +139,7 @@ TEST(GgufModelLoad, AFolderWithOneGgufAndNoConfigLoadsLikeTheFile) {
   const std::string src = fixture_path("gguf/models/qwen2/qwen2.gguf");
   fs::copy_file(src, tmp.path / "m.gguf");
   EXPECT_EQ(gguf_source(tmp.path.string()), (tmp.path / "m.gguf").string());
+  const cpu::ScopedQuantActivations exact(cpu::QuantActivations::Float);  // as transformers
   auto model = from_pretrained(tmp.path.string());
   ModelInputs in;
   in.input_ids = formats::load_npy(fixture_path("gguf/models/qwen2/input_ids.npy"));
@@ -154,6 +159,7 @@ TEST(GgufModelLoad, TheMaterialisedFolderHasAConfigAndLoadsTheWeightsThroughTheL
   unsetenv("XDG_CACHE_HOME");
   EXPECT_TRUE(fs::exists(fs::path(folder) / "config.json"));
   EXPECT_TRUE(fs::is_symlink(fs::path(folder) / "model.gguf"));
+  const cpu::ScopedQuantActivations exact(cpu::QuantActivations::Float);  // as transformers
   auto model = from_pretrained(folder);
   ModelInputs in;
   in.input_ids = formats::load_npy(fixture_path("gguf/models/llama/input_ids.npy"));

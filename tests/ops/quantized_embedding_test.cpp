@@ -42,9 +42,10 @@ TEST(QuantizedEmbedding, BadInputsNameTheOp) {
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("quantized_embedding"), std::string::npos) << e.what();
   }
-  const Tensor per_group = Tensor::empty({10, 2}, DType::F32, /*zero_fill=*/true);
+  // Per-group scales must divide the row (8 values): 3 groups do not.
+  const Tensor uneven = Tensor::empty({10, 3}, DType::F32, /*zero_fill=*/true);
   EXPECT_THROW(
-      quantized_embedding(p.qweight, per_group, Tensor::from_vector(std::vector<int64_t>{1}, {1})),
+      quantized_embedding(p.qweight, uneven, Tensor::from_vector(std::vector<int64_t>{1}, {1})),
       ShapeError);
 }
 

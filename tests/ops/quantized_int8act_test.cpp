@@ -187,7 +187,12 @@ INSTANTIATE_TEST_SUITE_P(
                           // longer G 32 rows: two runs of four decode steps,
                           // then one step (576); with zero points and a
                           // short last step (544)
-                          Case{4, 32, false, 576}, Case{4, 32, true, 544}),
+                          Case{4, 32, false, 576}, Case{4, 32, true, 544},
+                          // int8 in groups (a GGUF's Q8_0 is G 32): whole 64-weight zmm
+                          // chunks (576), a 32-weight last chunk (224), G 64 (one group
+                          // per chunk), G 96 (groups across chunks)
+                          Case{8, 32, false, 576}, Case{8, 32, false, 224}, Case{8, 64, false, 320},
+                          Case{8, 96, false, 288}),
         // zmm: m < 5 the per-row kernel, from 5 the panel GEMM (one panel up
         // to 16 rows, pairs of panels and a padded last panel beyond); ymm:
         // m < 7 the row kernels, from 7 the 8-row panel GEMM
@@ -232,8 +237,8 @@ TEST(Int8ActivationsTables, KernelPerTable) {
 // short last one (int8 k 2100; int4 g32 / g128 k 1152), against the portable kernel.
 TEST(Int8ActivationsPanel, ThreadedMatchesPortable) {
   if (!has_vnni()) GTEST_SKIP() << "this CPU has no AVX512-VNNI";
-  for (const Case& c :
-       {Case{8, 0, false, 2100}, Case{4, 32, true, 1152}, Case{4, 128, false, 1152}})
+  for (const Case& c : {Case{8, 0, false, 2100}, Case{8, 32, false, 1152}, Case{4, 32, true, 1152},
+                        Case{4, 128, false, 1152}})
     for (int64_t m : {int64_t(6), int64_t(16), int64_t(48)}) {
       const Problem pr = make(c, m, uint32_t(m), 301);
       const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
@@ -339,7 +344,7 @@ TEST(Int8ActivationsYmmPanel, MatchesPortableAcrossPanelBoundaries) {
     const int64_t before = set_quant_ymm_panel_min_rows(1);
     for (const Case& c : {Case{8, 0, false, 200}, Case{8, 0, false, 30}, Case{8, 0, false, 1024},
                           Case{4, 32, false, 224}, Case{4, 32, true, 544}, Case{4, 64, true, 192},
-                          Case{4, 128, false, 384}})
+                          Case{4, 128, false, 384}, Case{8, 32, false, 224}})
       for (int64_t m : {1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40}) {
         const Problem pr = make(c, m, uint32_t(c.k * 3 + m));
         const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
@@ -365,8 +370,8 @@ TEST(Int8ActivationsYmmPanel, MatchesPortableAcrossPanelBoundaries) {
 // kernel.
 TEST(Int8ActivationsYmmPanel, ThreadedMatchesPortable) {
   if (!quant_isa_supported(QuantIsa::Avx2)) GTEST_SKIP() << "this CPU has no AVX2";
-  for (const Case& c :
-       {Case{8, 0, false, 2100}, Case{4, 32, true, 1152}, Case{4, 128, false, 1152}})
+  for (const Case& c : {Case{8, 0, false, 2100}, Case{8, 32, false, 1152}, Case{4, 32, true, 1152},
+                        Case{4, 128, false, 1152}})
     for (int64_t m : {int64_t(7), int64_t(16), int64_t(41)}) {
       const Problem pr = make(c, m, uint32_t(m), 301);
       const std::vector<float> scalar = run(pr, QuantActivations::Int8, QuantIsa::Scalar);
@@ -436,21 +441,21 @@ TEST(Int8ActivationsQuantizer, Avx2EqualsScalar) {
   }
 }
 
-// Layouts the int8 kernels do not cover (8-bit with zero points or several groups per
-// row) run the exact path in Int8 mode: bit-identical to Float mode.
+// Layouts the int8 kernels do not cover (8-bit with zero points, or groups that are not
+// whole 32-blocks) run the exact path in Int8 mode: bit-identical to Float mode.
 TEST(Int8ActivationsFallback, UncoveredLayoutsRunExact) {
   Problem pr = make(Case{8, 0, false, 128}, 2, 5);
   std::vector<uint8_t> zeros(size_t(pr.n * 2), 128);
-  std::vector<float> scales(size_t(pr.n * 2));
+  std::vector<float> scales(size_t(pr.n * 8));
   for (int64_t r = 0; r < pr.n; ++r)
-    scales[size_t(2 * r)] = scales[size_t(2 * r + 1)] = pr.p.scales[size_t(r)];
+    for (int64_t g = 0; g < 8; ++g) scales[size_t(8 * r + g)] = pr.p.scales[size_t(r)];
   pr.pw.zeros = zeros.data();
   EXPECT_FALSE(int8_activations_apply(pr.pw));
   EXPECT_EQ(run(pr, QuantActivations::Int8, QuantIsa::Avx512),
             run(pr, QuantActivations::Float, QuantIsa::Avx512));
   pr.pw.zeros = nullptr;
   pr.pw.scales = scales.data();
-  pr.pw.group = 64;  // two groups per row
+  pr.pw.group = 16;  // eight groups per row, two per 32-block of x
   EXPECT_FALSE(int8_activations_apply(pr.pw));
   EXPECT_EQ(run(pr, QuantActivations::Int8, QuantIsa::Avx512),
             run(pr, QuantActivations::Float, QuantIsa::Avx512));

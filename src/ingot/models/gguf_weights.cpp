@@ -141,12 +141,21 @@ Tensor unpermute_rope_rows(const Tensor& t, int64_t n_head) {
   return move_rope_rows(t, n_head, /*to_gguf=*/false);
 }
 
-std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
-                                              const GgufArchitecture& arch) {
+GgufWeights gguf_weights(const formats::GgufFile& file, const GgufArchitecture& arch,
+                         const MayPack& may_pack) {
   const std::string a = arch.gguf_name + ".";
   const int64_t n_head = file.get_int(a + "attention.head_count");
   const int64_t n_kv_head = file.get_optional_int(a + "attention.head_count_kv").value_or(n_head);
-  std::map<std::string, Tensor> out;
+  // The rope permutation of q / k rows, where the architecture has one (rows move whole,
+  // so a packed weight's qweight and scales move alike).
+  auto unpermuted = [&](const std::string& hf, Tensor t) {
+    if (!arch.unpermute_qk) return t;
+    if (hf.find(".self_attn.q_proj.") != std::string::npos) return unpermute_rope_rows(t, n_head);
+    if (hf.find(".self_attn.k_proj.") != std::string::npos)
+      return unpermute_rope_rows(t, n_kv_head);
+    return t;
+  };
+  GgufWeights out;
   static const std::regex experts(R"(blk\.(\d+)\.ffn_(gate|up|down)_exps\.weight)");
   for (const formats::GgufTensorInfo& info : file.tensors()) {
     std::smatch m;
@@ -157,7 +166,7 @@ std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
                   "[gguf] '{}': tensor '{}' should be [experts, out, in], is {}", file.path(),
                   info.name, all.shape_string());
       for (int64_t e = 0; e < all.size(0); ++e) {
-        out.emplace(
+        out.state.emplace(
             fmt::format("model.layers.{}.mlp.experts.{}.{}_proj.weight", m[1].str(), e, m[2].str()),
             select(all, 0, e));
       }
@@ -165,17 +174,27 @@ std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
     }
     const std::string hf = gguf_to_hf_name(info.name, arch.gguf_name, file.path());
     if (hf.empty()) continue;
-    Tensor t = formats::gguf_tensor(file, info);
-    if (arch.unpermute_qk) {
-      if (hf.find(".self_attn.q_proj.") != std::string::npos) t = unpermute_rope_rows(t, n_head);
-      if (hf.find(".self_attn.k_proj.") != std::string::npos) t = unpermute_rope_rows(t, n_kv_head);
+    if (may_pack && formats::gguf_keeps_packed(info) && hf.ends_with(".weight") &&
+        may_pack(hf, *formats::gguf_packed_layout(info.type))) {
+      formats::GgufPackedTensor p = formats::gguf_packed_tensor(file, info);
+      const std::string base = hf.substr(0, hf.size() - std::string(".weight").size());
+      out.state.emplace(base + ".qweight", unpermuted(hf, p.qweight));
+      out.state.emplace(base + ".scales", unpermuted(hf, p.scales));
+      out.packed.emplace(base, p.layout);
+      continue;
     }
+    Tensor t = unpermuted(hf, formats::gguf_tensor(file, info));
     if ((arch.gguf_name == "gemma2" || arch.gguf_name == "gemma3") &&
         info.name.ends_with("norm.weight"))
       t = minus_one(t);
-    out.emplace(hf, std::move(t));
+    out.state.emplace(hf, std::move(t));
   }
   return out;
+}
+
+std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
+                                              const GgufArchitecture& arch) {
+  return gguf_weights(file, arch, nullptr).state;
 }
 
 }  // namespace ingot::models

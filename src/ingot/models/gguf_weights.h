@@ -25,11 +25,13 @@
 // 2 * d rows, GGUF row 2i + j is Hugging Face row j * d + i (j in {0, 1}).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
 #include "ingot/core/tensor.h"
 #include "ingot/formats/gguf.h"
+#include "ingot/formats/gguf_packed.h"
 #include "ingot/models/gguf_config.h"
 
 namespace ingot::models {
@@ -57,5 +59,20 @@ Tensor permute_rope_rows(const Tensor& t, int64_t n_head);
 // permutation applies, block types dequantised to float32.
 std::map<std::string, Tensor> gguf_state_dict(const formats::GgufFile& file,
                                               const GgufArchitecture& arch);
+
+// A GGUF's tensors with some matrices kept packed (formats/gguf_packed.h).
+struct GgufWeights {
+  // By Hugging Face name; a packed "<m>.weight" is "<m>.qweight" uint8 + "<m>.scales" f32
+  // (rows unpermuted like the float weight would be: rows move whole).
+  std::map<std::string, Tensor> state;
+  std::map<std::string, formats::PackedLayout> packed;  // module "<m>" -> its layout
+};
+
+// As gguf_state_dict, but a 2-D Q4_0 / Q8_0 tensor that `may_pack` accepts (given its
+// Hugging Face name and the layout it would have) stays packed (no float copy). Expert
+// stacks are always dequantised.
+using MayPack = std::function<bool(const std::string& hf_name, const formats::PackedLayout&)>;
+GgufWeights gguf_weights(const formats::GgufFile& file, const GgufArchitecture& arch,
+                         const MayPack& may_pack);
 
 }  // namespace ingot::models

@@ -7,6 +7,7 @@
 
 #include "ingot/models/checkpoint.h"
 #include "ingot/models/gguf_folder.h"
+#include "ingot/models/gguf_packed_linears.h"
 #include "ingot/models/gguf_weights.h"
 #include "ingot/ops/functional.h"
 
@@ -171,7 +172,8 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& path,
     ConfigReader config = ConfigReader::from_json_text(gguf_config_json(file), *gguf);
     std::shared_ptr<PretrainedModel> model = build(config, options, *gguf);
     model->name_or_path_ = path;
-    auto state = std::make_shared<std::map<std::string, Tensor>>(gguf_state_dict(file, arch));
+    auto state = std::make_shared<std::map<std::string, Tensor>>(
+        gguf_model_weights(*model, file, arch, options.gguf_packed).state);
     load_weights(*model, state_source(state), *gguf);
     return model;
   }
@@ -185,7 +187,7 @@ std::shared_ptr<PretrainedModel> from_pretrained(const std::string& path,
     if (std::optional<std::string> gguf = gguf_in_folder(folder)) {
       formats::GgufFile file = formats::GgufFile::open(*gguf);
       auto state = std::make_shared<std::map<std::string, Tensor>>(
-          gguf_state_dict(file, gguf_architecture(file)));
+          gguf_model_weights(*model, file, gguf_architecture(file), options.gguf_packed).state);
       load_weights(*model, state_source(state), *gguf);
       return model;
     }

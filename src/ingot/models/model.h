@@ -70,6 +70,10 @@ struct ModelOutputs {
 
 struct LoadOptions {
   DType compute_dtype = DType::F32;  // f32 (default) or bf16
+  // A GGUF's Q4_0 / Q8_0 linear weights stay packed (int4 / int8, group 32) and run
+  // ingot's quantised kernels (models/gguf_packed_linears.h); false dequantises them to
+  // float like every other block type.
+  bool gguf_packed = true;
 };
 
 class PretrainedModel : public nn::Module {

@@ -1,6 +1,7 @@
 #include "ingot/nn/layers.h"
 
 #include "ingot/ops/functional.h"
+#include "ingot/ops/functional/quantized.h"
 
 namespace ingot::nn {
 
@@ -15,14 +16,68 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias, DType dtype
 }
 
 Tensor Linear::forward(const Tensor& x) const {
+  if (is_packed())
+    return quantized_linear(x, *qweight_, *scales_, Tensor(), bias_ ? *bias_ : Tensor(), bits_,
+                            group_);
   return linear(x, *weight_, bias_ ? *bias_ : Tensor());
 }
 
-Embedding::Embedding(int64_t num_embeddings, int64_t dim, DType dtype) : Module("Embedding") {
+Tensor& Linear::weight() const {
+  INGOT_CHECK(!is_packed(), NotSupportedError,
+              "[Linear] the {} -> {} layer holds packed int{} weights (qweight, scales; group "
+              "{}), not a float weight: call forward(), or load it unpacked",
+              in_, out_, bits_, group_);
+  return *weight_;
+}
+
+void Linear::use_packed_weight(int bits, int64_t group) {
+  INGOT_CHECK(!is_packed(), ValueError, "[Linear] the {} -> {} layer is already packed", in_, out_);
+  INGOT_CHECK(
+      (bits == 8 || bits == 4) && group > 0 && in_ % group == 0 && (bits == 8 || group % 32 == 0),
+      ValueError,
+      "[Linear] cannot pack the {} -> {} layer as int{} with group {} (bits 8 or 4; the "
+      "group must divide in_features, and be a multiple of 32 for bits 4)",
+      in_, out_, bits, group);
+  remove_slot("weight");
+  weight_ = nullptr;
+  qweight_ = register_parameter("qweight", placeholder({out_, in_ * bits / 8}, DType::U8));
+  scales_ = register_parameter("scales", placeholder({out_, in_ / group}, DType::F32));
+  bits_ = bits;
+  group_ = group;
+}
+
+Embedding::Embedding(int64_t num_embeddings, int64_t dim, DType dtype)
+    : Module("Embedding"), num_(num_embeddings), dim_(dim), dtype_(dtype) {
   weight_ = register_parameter("weight", placeholder({num_embeddings, dim}, dtype));
 }
 
-Tensor Embedding::forward(const Tensor& ids) const { return embedding(*weight_, ids); }
+Tensor Embedding::forward(const Tensor& ids) const {
+  if (!is_packed()) return embedding(*weight_, ids);
+  Tensor rows = quantized_embedding(*qweight_, *scales_, ids);  // f32 [..., dim]
+  return dtype_ == DType::F32 ? rows : to(rows, dtype_);
+}
+
+Tensor& Embedding::weight() const {
+  INGOT_CHECK(!is_packed(), NotSupportedError,
+              "[Embedding] the {} x {} table holds packed int8 rows (qweight, scales; group "
+              "{}), not a float weight: call forward(), or load it unpacked",
+              num_, dim_, group_);
+  return *weight_;
+}
+
+void Embedding::use_packed_weight(int64_t group) {
+  INGOT_CHECK(!is_packed(), ValueError, "[Embedding] the {} x {} table is already packed", num_,
+              dim_);
+  INGOT_CHECK(group > 0 && dim_ % group == 0, ValueError,
+              "[Embedding] cannot pack the {} x {} table in groups of {} (the group must divide "
+              "the row)",
+              num_, dim_, group);
+  remove_slot("weight");
+  weight_ = nullptr;
+  qweight_ = register_parameter("qweight", placeholder({num_, dim_}, DType::U8));
+  scales_ = register_parameter("scales", placeholder({num_, dim_ / group}, DType::F32));
+  group_ = group;
+}
 
 LayerNorm::LayerNorm(int64_t dim, double eps, bool bias, DType dtype)
     : Normalization("LayerNorm"), dim_(dim), eps_(eps) {

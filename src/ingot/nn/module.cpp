@@ -33,6 +33,16 @@ Tensor* Module::register_buffer(const std::string& name, Tensor value, bool pers
   return add_slot(name, std::move(value), SlotKind::Buffer, persistent);
 }
 
+void Module::remove_slot(const std::string& name) {
+  for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+    if ((*it)->name == name) {
+      slots_.erase(it);
+      return;
+    }
+  }
+  INGOT_THROW(ValueError, "[{}] has no parameter or buffer named '{}'", type_name_, name);
+}
+
 void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
   check_new_name(name);
   INGOT_CHECK(m != nullptr, ValueError, "[{}] child '{}' is null", type_name_, name);

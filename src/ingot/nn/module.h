@@ -89,6 +89,9 @@ class Module {
   // Registration; returns the stable slot address of the tensor.
   Tensor* register_parameter(const std::string& name, Tensor value);
   Tensor* register_buffer(const std::string& name, Tensor value, bool persistent = true);
+  // Removes a parameter or buffer (a layer changing its storage form, e.g. a Linear taking
+  // packed weights); pointers to its slot dangle afterwards. ValueError when absent.
+  void remove_slot(const std::string& name);
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {
     add_child(name, m);

@@ -103,6 +103,36 @@ GgmlType float_type(const std::string& outtype) {
   INGOT_THROW(ValueError, "[gguf] outtype '{}' is not f32, f16 or bf16", outtype);
 }
 
+// bits and group of every packed weight an `ingot::quantized_linear` or
+// `ingot::quantized_embedding` node of the program reads, by its `.qweight` state name: how
+// weights the quantize report does not name (a model loaded packed, e.g. from a GGUF's
+// Q4_0 / Q8_0 blocks) are written.
+std::map<std::string, std::pair<int, int64_t>> packed_layouts(const ExportedProgram& program) {
+  const ir::Graph& g = *program.graph;
+  std::map<ir::ValueId, std::string> targets;
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    targets[g.inputs[i]] = program.signature.inputs[i].target;
+  std::map<std::string, std::pair<int, int64_t>> out;
+  for (const ir::Node& n : g.nodes()) {
+    const auto* q = n.args.empty() ? nullptr : std::get_if<ir::TensorRef>(&n.args[0]);
+    const auto* s = n.args.size() < 2 ? nullptr : std::get_if<ir::TensorRef>(&n.args[1]);
+    if (n.target == "ingot::quantized_embedding" && q && s && targets.contains(q->id)) {
+      auto dim = g.value(q->id).sizes.at(1).maybe_value();
+      auto groups = g.value(s->id).sizes.at(1).maybe_value();
+      if (dim && groups) out[targets.at(q->id)] = {8, *dim / *groups};
+      continue;
+    }
+    if (n.target != "ingot::quantized_linear" || n.args.size() != 7) continue;
+    q = std::get_if<ir::TensorRef>(&n.args[1]);
+    const auto* bits = std::get_if<sym::Expr>(&n.args[5]);
+    const auto* group = std::get_if<sym::Expr>(&n.args[6]);
+    if (!q || !bits || !group || !targets.contains(q->id)) continue;
+    if (auto b = bits->maybe_value(), gs = group->maybe_value(); b && gs)
+      out[targets.at(q->id)] = {int(*b), *gs};
+  }
+  return out;
+}
+
 }  // namespace
 
 formats::GgufWriter gguf_from_program(const ExportedProgram& program,
@@ -121,6 +151,7 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
   const std::string& arch = meta.arch.gguf_name;
   std::map<std::string, const WeightReport*> reports;
   for (const WeightReport& w : quantization) reports[w.name] = &w;
+  const std::map<std::string, std::pair<int, int64_t>> loaded = packed_layouts(program);
 
   // The GGUF name of HF weight `hf`; NotSupportedError naming it when llama.cpp has none.
   auto gguf_name = [&](const std::string& hf) {
@@ -148,9 +179,12 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
     if (k == arch + ".block_count") layers = int(std::get<uint64_t>(v.value));
   }
   // llama.cpp's tied embedding: no output.weight, token_embd.weight is the output matrix.
+  // A table the quantize stage packed as the lm_head is written as output.weight (beside
+  // the float table); one loaded packed (a GGUF's Q8_0 token_embd) is token_embd itself.
+  const bool head_packed_by_stage = reports.contains("model.embed_tokens.weight") &&
+                                    reports.at("model.embed_tokens.weight")->bits != 0;
   const bool tied = !program.state.contains("lm_head.weight") &&
-                    !program.state.contains("lm_head.qweight") &&
-                    !program.state.contains("model.embed_tokens.qweight");
+                    !program.state.contains("lm_head.qweight") && !head_packed_by_stage;
   std::map<std::string, int64_t> kquant_types;  // file type: matrices per ggml type
   std::vector<std::string> fallbacks;           // file type: rows the type's block does not divide
   int64_t calibrated = 0;
@@ -162,20 +196,30 @@ formats::GgufWriter gguf_from_program(const ExportedProgram& program,
       const std::string base = name.substr(0, name.size() - 8);
       const std::string hf = base + ".weight";
       auto it = reports.find(hf);
-      INGOT_CHECK(it != reports.end() && it->second->bits != 0, InternalError,
-                  "[gguf] '{}' is packed but the quantize report does not name it", name);
-      const WeightReport& rep = *it->second;
+      WeightReport rep;
+      if (it != reports.end() && it->second->bits != 0) {
+        rep = *it->second;
+      } else if (auto l = loaded.find(name); l != loaded.end()) {
+        rep.bits = l->second.first;  // loaded packed: the layout its node reads it with
+        rep.group = l->second.second;
+      } else {
+        INGOT_THROW(InternalError,
+                    "[gguf] '{}' is packed but neither the quantize report nor a "
+                    "quantized_linear node names its layout",
+                    name);
+      }
       Packed p;
       p.bits = rep.bits;
       p.qweight = contiguous(permuted(hf, t));
       p.scales = as_f32(permuted(hf, program.state.at(base + ".scales")));
       if (program.state.contains(base + ".qzeros"))
         p.zeros = contiguous(permuted(hf, program.state.at(base + ".qzeros")));
-      p.group = rep.bits == 8 ? p.cols() : rep.group;
+      p.group = rep.bits == 8 && rep.group == 0 ? p.cols() : rep.group;
       check_f16_scales(p, hf);
       // A tied lm_head packed by the quantize stage: its own output.weight.
-      const bool tied_head = hf == "model.embed_tokens.weight";
+      const bool tied_head = hf == "model.embed_tokens.weight" && head_packed_by_stage;
       const std::string g = tied_head ? "output.weight" : gguf_name(hf);
+      if (g == "token_embd.weight") vocab_rows = p.rows();
       GgmlType type = p.bits == 8 ? GgmlType::Q8_0
                       : p.zeros.defined() ? GgmlType::Q4_1
                                           : GgmlType::Q4_0;

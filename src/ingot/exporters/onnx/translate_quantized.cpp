@@ -83,7 +83,7 @@ void translate_matmul_nbits(TranslationContext& cx, int64_t bits, int64_t group)
   const int64_t n = q.size(0), k = bits == 4 ? q.size(1) * 2 : q.size(1);
   int64_t block = group;
   Tensor scales = s;
-  if (bits == 8) {
+  if (bits == 8 && group == k) {  // per channel (group < k: a GGUF's Q8_0, one scale per block)
     block = 0;
     for (int64_t b : {128, 64, 32, 16})
       if (k % b == 0) {
@@ -123,6 +123,12 @@ void translate_dequantize_linear(TranslationContext& cx, int64_t bits, int64_t g
   const Tensor zeros = cx.is_none(3) ? Tensor() : state_of(cx, 3);
   const int64_t n = q.size(0), k = bits == 4 ? q.size(1) * 2 : q.size(1);
   std::string w;
+  if (bits == 8 && group != k)
+    cx.unsupported(
+        fmt::format("int8 DequantizeLinear is written per output channel; this weight "
+                    "has groups of {} (a GGUF's Q8_0): export with quantized_matmul "
+                    "\"matmul_nbits\"",
+                    group));
   if (bits == 8) {
     // Per-axis: scale [N], zero point uint8 [N] (128).
     const std::string scale = relabelled(cx, target_of(cx, 2) + "_axis", s, {n});

@@ -2,6 +2,7 @@
 
 #include "ingot/core/half.h"
 #include "ingot/ops/functional.h"
+#include "ingot/ops/functional/quantized.h"
 
 namespace ingot::models {
 
@@ -166,7 +167,7 @@ DecoderLM::DecoderLM(const DecoderConfig& c, DType dtype)
 std::optional<nn::CacheSpec> DecoderLM::cache_spec() const {
   // k and v carry the activations' dtype: the embedding's (the compute dtype).
   return nn::CacheSpec{config_.num_layers, config_.num_kv_heads, config_.head_dim,
-                       embed_tokens_->weight().dtype()};
+                       embed_tokens_->dtype()};
 }
 
 namespace {
@@ -283,7 +284,16 @@ Tensor DecoderLM::hidden_from_embeds(const Tensor& inputs_embeds, const Tensor& 
 }
 
 Tensor DecoderLM::logits(const Tensor& hidden) const {
-  Tensor logits = linear(hidden, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
+  // A packed lm_head (a GGUF's Q8_0 / Q4_0 output.weight) runs its own quantized_linear; a
+  // tied head on a packed table (a GGUF's Q8_0 token_embd) multiplies with the table's rows.
+  Tensor logits;
+  if (lm_head_ && lm_head_->is_packed())
+    logits = lm_head_->forward(hidden);
+  else if (!lm_head_ && embed_tokens_->is_packed())
+    logits = quantized_linear(hidden, embed_tokens_->qweight(), embed_tokens_->scales(), Tensor(),
+                              Tensor(), 8, embed_tokens_->packed_group());
+  else
+    logits = linear(hidden, lm_head_ ? lm_head_->weight() : embed_tokens_->weight());
   if (config_.logits_divisor != 1.0) logits = div(logits, config_.logits_divisor);
   if (config_.final_softcap) logits = softcap(logits, *config_.final_softcap);
   return logits;

@@ -40,9 +40,10 @@ constexpr int64_t kBlockRows = 32;  // W rows unpacked per buffer fill (a multip
 // partial sums go to a per-thread buffer, not y (whose rows are 4 KB+ apart).
 constexpr int64_t kChunkBlocks = 32;
 
-// How the weight's scale and zero point enter: int8 per row with the fixed zero 128;
-// int4 per group with the fixed zero 8; int4 per group with zero points.
-enum class Mode { Int8, Int4, Int4Zeros };
+// How the weight's scale and zero point enter: int8 per row with the fixed zero 128; int8
+// per group (a multiple of 32) with the fixed zero 128 (scaled per block, as int4); int4
+// per group with the fixed zero 8; int4 per group with zero points.
+enum class Mode { Int8, Int8Groups, Int4, Int4Zeros };
 
 // One 32-block of one x row: 32 quantised values (zeros past k) into `q`, returns the
 // scale. Bit for bit quantize_row_scalar's values: d = max|x| / 127, q = round-to-nearest-even
@@ -303,8 +304,10 @@ void quantize_activation_panels(const float* x, int64_t ldx, int64_t m, const Pa
 }
 
 void int8act_gemm_vnni(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy) {
-  if (w.bits == 8)
+  if (w.bits == 8 && w.group == w.k)
     gemm_mode<Mode::Int8>(a, w, y, ldy);
+  else if (w.bits == 8)
+    gemm_mode<Mode::Int8Groups>(a, w, y, ldy);
   else if (w.zeros)
     gemm_mode<Mode::Int4Zeros>(a, w, y, ldy);
   else

@@ -22,10 +22,10 @@
 //    0x80); vpmaddubsw multiplies |w - 128| (0..128) with x carrying w's sign (vpsignb), a
 //    pair at most 2 * 128 * 127 < 2^15: the lane sums (w - 128) * q_x directly, so corr is
 //    not used.
-// Per 32-block each lane's int32 is converted to f32 and scaled (x's block scale; int4: times
-// the group's scale; int8's per-row scale at the end) in the same order in both compiles,
-// so they give the same bits; against int8act_rows_scalar the integer sums are the same
-// and only the f32 summation order differs.
+// Per 32-block each lane's int32 is converted to f32 and scaled (x's block scale; int4 and
+// grouped int8: times the group's scale; per-channel int8's row scale at the end) in the same order
+// in both compiles, so they give the same bits; against int8act_rows_scalar the integer sums are
+// the same and only the f32 summation order differs.
 //
 // The including file defines, before the include:
 //   INGOT_GEMM_YMM_TARGET  the target attribute string ("avx2,fma,f16c"[",avxvnni"])
@@ -76,9 +76,10 @@ constexpr int64_t kBlockRows = (32 / NR) * NR;
 // panel's (8 KB) stay near the core while all tiles use them.
 constexpr int64_t kChunkBlocks = 32;
 
-// How the weight's scale and zero point enter: int8 per row with the fixed zero 128;
-// int4 per group with the fixed zero 8; int4 per group with zero points.
-enum class Mode { Int8, Int4, Int4Zeros };
+// How the weight's scale and zero point enter: int8 per row with the fixed zero 128; int8
+// per group (a multiple of 32) with the fixed zero 128 (scaled per block, as int4); int4
+// per group with the fixed zero 8; int4 per group with zero points.
+enum class Mode { Int8, Int8Groups, Int4, Int4Zeros };
 
 // An int4 row as one byte per weight, each 32-block as [its 16 low nibbles, its 16 high
 // nibbles] (weights 32b + 0, 2, .., 30, then 32b + 1, 3, .., 31): the order of the panels'
@@ -135,7 +136,7 @@ INGOT_GEMM_YMM_KERNEL void tile(const PanelActivations& a, int64_t p0, int64_t b
         _mm256_storeu_ps(acc_out + p * ldp + n * kLanes, _mm256_setzero_ps());
   }
   // maddubs, bits 4: the block's products in int16 (dp), widened at its end.
-  constexpr bool kInt16 = !kVnni && kMode != Mode::Int8;
+  constexpr bool kInt16 = !kVnni && (kMode == Mode::Int4 || kMode == Mode::Int4Zeros);
   const __m256i ones = _mm256_set1_epi16(1);
   for (int64_t b = b0; b < b1; ++b) {
     __m256i dp[NR][MP];
@@ -291,7 +292,7 @@ INGOT_GEMM_YMM_KERNEL void gemm_rows(const PanelActivations& a, const PackedWeig
 // AVX-VNNI CPU here; its registers are those of the int4 maddubs case).
 template <Mode kMode>
 void gemm_mode(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy) {
-  constexpr bool kSignTrick = !kVnni && kMode == Mode::Int8;
+  constexpr bool kSignTrick = !kVnni && (kMode == Mode::Int8 || kMode == Mode::Int8Groups);
   parallel_for(0, w.n, 32, [&](int64_t r0, int64_t r1) {
     if (a.panels == 1)
       gemm_rows<4, 1, kMode>(a, w, r0, r1, y, ldy);
@@ -303,8 +304,10 @@ void gemm_mode(const PanelActivations& a, const PackedWeight& w, float* y, int64
 }
 
 void gemm_ymm(const PanelActivations& a, const PackedWeight& w, float* y, int64_t ldy) {
-  if (w.bits == 8)
+  if (w.bits == 8 && w.group == w.k)
     gemm_mode<Mode::Int8>(a, w, y, ldy);
+  else if (w.bits == 8)
+    gemm_mode<Mode::Int8Groups>(a, w, y, ldy);
   else if (w.zeros)
     gemm_mode<Mode::Int4Zeros>(a, w, y, ldy);
   else

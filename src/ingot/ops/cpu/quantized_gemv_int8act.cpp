@@ -73,7 +73,8 @@ void lane_layout_row(Int8Activations& a, int64_t i) {
 }  // namespace
 
 bool int8_activation_layout(const PackedWeight& w) {
-  if (w.bits == 8) return w.zeros == nullptr && w.group == w.k;
+  // 8-bit: per channel, or groups of whole 32-blocks (a GGUF's Q8_0 is groups of 32).
+  if (w.bits == 8) return w.zeros == nullptr && (w.group == w.k || w.group % 32 == 0);
   return w.group == 32 || w.group == 64 || w.group % 128 == 0;
 }
 

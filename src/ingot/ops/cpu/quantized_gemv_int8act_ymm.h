@@ -92,11 +92,11 @@ INGOT_YMM_STEP __m256i dot_u8s8(__m256i acc, __m256i u, __m256i s) {
 // independent chains already.
 
 // One 32-block t (8 lanes) of 8-bit weights wv: acc[m] += the block's lane sums for x row
-// i0 + m times its activation scales. The padding of a short block: weight bytes 128,
-// activations 0.
-template <int M>
+// i0 + m times its activation scales (kGroups: times the block's weight group scale ws too).
+// The padding of a short block: weight bytes 128, activations 0.
+template <int M, bool kGroups = false>
 INGOT_YMM_STEP void block_int8(const Int8Activations& a, int64_t i0, int64_t t, __m256i wv,
-                               __m256* acc) {
+                               __m256* acc, float ws = 1.0f) {
   __m256i sw, aw;
   if constexpr (!kVnni) {
     sw = _mm256_xor_si256(wv, _mm256_set1_epi8(char(0x80)));  // w - 128, signed
@@ -104,7 +104,8 @@ INGOT_YMM_STEP void block_int8(const Int8Activations& a, int64_t i0, int64_t t, 
   }
   for (int m = 0; m < M; ++m) {
     const __m256i xv = load32(a.packed.data() + (i0 + m) * a.kp + 32 * t);
-    const __m256 sv = _mm256_loadu_ps(a.lane_scales.data() + (i0 + m) * a.lanes + 8 * t);
+    __m256 sv = _mm256_loadu_ps(a.lane_scales.data() + (i0 + m) * a.lanes + 8 * t);
+    if constexpr (kGroups) sv = _mm256_mul_ps(sv, _mm256_set1_ps(ws));
     __m256i dot;
     if constexpr (kVnni)
       dot = dot_u8s8(load32(a.lane_init.data() + (i0 + m) * a.lanes + 8 * t), wv, xv);
@@ -115,11 +116,16 @@ INGOT_YMM_STEP void block_int8(const Int8Activations& a, int64_t i0, int64_t t, 
   }
 }
 
-// 8-bit weights, one scale per row, fixed zero 128.
-template <int M, int U>
+// 8-bit weights, fixed zero 128: one scale per row (applied at the end), or with kGroups
+// one per group of w.group weights (a multiple of 32, so each 32-block lies in one group;
+// applied per block).
+template <int M, int U, bool kGroups = false>
 INGOT_YMM_KERNEL void row_int8(const Int8Activations& a, int64_t i0, const PackedWeight& w,
                                int64_t r, float* out) {
   const uint8_t* row = w.q + r * w.k;
+  const float* sc = w.scales + r * w.groups();
+  const int64_t per_group = w.group / 32;  // 32-blocks per group (kGroups)
+  const auto ws = [&](int64_t t) { return kGroups ? sc[t / per_group] : 1.0f; };
   __m256 acc[U][M];
   for (int u = 0; u < U; ++u)
     for (int m = 0; m < M; ++m) acc[u][m] = _mm256_setzero_ps();
@@ -130,14 +136,16 @@ INGOT_YMM_KERNEL void row_int8(const Int8Activations& a, int64_t i0, const Packe
       _mm_prefetch(reinterpret_cast<const char*>(row + 32 * t + kPrefetchAhead), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(row + 32 * t + 64 + kPrefetchAhead), _MM_HINT_T0);
     }
-    for (int u = 0; u < U; ++u) block_int8<M>(a, i0, t + u, load32(row + 32 * (t + u)), acc[u]);
+    for (int u = 0; u < U; ++u)
+      block_int8<M, kGroups>(a, i0, t + u, load32(row + 32 * (t + u)), acc[u], ws(t + u));
   }
-  for (; t < full; ++t) block_int8<M>(a, i0, t, load32(row + 32 * t), acc[0]);
-  // x is zero-padded; the weights' padding is 128 (zero after the flip)
+  for (; t < full; ++t) block_int8<M, kGroups>(a, i0, t, load32(row + 32 * t), acc[0], ws(t));
+  // x is zero-padded; the weights' padding is 128 (zero after the flip). (Per channel only:
+  // with groups k is a multiple of 32.)
   if (tail) block_int8<M>(a, i0, full, load_partial(row + 32 * full, tail, 0x80), acc[0]);
   for (int m = 0; m < M; ++m) {
     for (int u = 1; u < U; ++u) acc[0][m] = _mm256_add_ps(acc[0][m], acc[u][m]);
-    out[m] = w.scales[r] * hsum256(acc[0][m]);
+    out[m] = kGroups ? hsum256(acc[0][m]) : w.scales[r] * hsum256(acc[0][m]);
   }
 }
 
@@ -335,8 +343,10 @@ template <int M, int U>
 INGOT_YMM_KERNEL void row(const Int8Activations& a, int64_t i0, const PackedWeight& w, int64_t r,
                           float* out) {
   const bool g32 = w.group == 32;
-  if (w.bits == 8)
+  if (w.bits == 8 && w.group == w.k)
     row_int8<M, U>(a, i0, w, r, out);
+  else if (w.bits == 8)
+    row_int8<M, U, true>(a, i0, w, r, out);
   else if (w.zeros)
     g32 ? row_int4<M, U, true, true>(a, i0, w, r, out)
         : row_int4<M, U, false, true>(a, i0, w, r, out);

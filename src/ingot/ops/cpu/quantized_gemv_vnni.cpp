@@ -4,10 +4,9 @@
 // and adds groups of 4 products into 16 int32 lanes; each accumulation starts from the
 // lane's zero-point correction (-z * sum of its activations), so a lane holds the exact
 // sum of (w - z) * q_x. Per chunk, the lanes are converted to f32 and scaled by their
-// activation block's scale (and, for 4-bit, the weight group's scale). Four rows of W
-// share each activation load: one row
-// from each quarter of the range, so each thread reads four long sequential streams. Only reached
-// after the run-time CPU check.
+// activation block's scale (and, for 4-bit or grouped 8-bit weights, the weight group's). Four rows
+// of W share each activation load: one row from each quarter of the range, so each thread reads
+// four long sequential streams. Only reached after the run-time CPU check.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -33,8 +32,30 @@ namespace {
 // held the int4 GEMV to 18 GB/s; prefetched, 38 (int8: 43).
 constexpr int64_t kPrefetchAhead = 1024;
 
-// 8-bit weights, one scale per row, fixed zero 128: rows r[0 .. R).
-template <int R>
+// The weight scales of the 16 lanes of 64-weight chunk t of a row with groups of G (a
+// multiple of 32; lane l covers weights 64t + 4l .. + 3): G 32: lanes 0-7 group 2t, 8-15
+// group 2t + 1 (absent past the row's end: scale 0 against zero activations); G a multiple
+// of 64: one group; otherwise lane by lane.
+INGOT_TARGET_AVX512_VNNI __m512 chunk_group_scales(const float* sc, int64_t t,
+                                                   const PackedWeight& w) {
+  if (w.group == 32) {
+    const __mmask16 two = 2 * t + 1 < w.groups() ? __mmask16(3) : __mmask16(1);
+    const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    return _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(two, sc + 2 * t));
+  }
+  if (w.group % 64 == 0) return _mm512_set1_ps(sc[64 * t / w.group]);
+  alignas(64) float lanes[16];
+  for (int l = 0; l < 16; ++l) {
+    const int64_t c = 64 * t + 4 * l;
+    lanes[l] = c < w.k ? sc[c / w.group] : 0.0f;
+  }
+  return _mm512_load_ps(lanes);
+}
+
+// 8-bit weights, fixed zero 128: rows r[0 .. R). kGroups: one scale per group of
+// w.group weights (a multiple of 32: a 32-block of x lies in one group), applied per lane
+// with x's block scale; else one scale per row, applied once at the end.
+template <int R, bool kGroups>
 INGOT_TARGET_AVX512_VNNI void rows_int8(const Int8Activations& a, int64_t i, const PackedWeight& w,
                                         const int64_t* r, float* y) {
   const int8_t* xq = a.packed.data() + i * a.kp;
@@ -57,10 +78,18 @@ INGOT_TARGET_AVX512_VNNI void rows_int8(const Int8Activations& a, int64_t i, con
       _mm_prefetch(reinterpret_cast<const char*>(row[j] + 64 * t + kPrefetchAhead), _MM_HINT_T0);
       const __m512i wv = _mm512_maskz_loadu_epi8(mask, row[j] + 64 * t);
       const __m512i dp = _mm512_dpbusd_epi32(iv, wv, xv);
-      acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), sv, acc[j]);
+      if constexpr (kGroups) {
+        const float* sc = w.scales + r[j] * w.groups();
+        _mm_prefetch(reinterpret_cast<const char*>(sc + 2 * t + kPrefetchAhead / 32), _MM_HINT_T0);
+        const __m512 s = _mm512_mul_ps(chunk_group_scales(sc, t, w), sv);
+        acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), s, acc[j]);
+      } else {
+        acc[j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), sv, acc[j]);
+      }
     }
   }
-  for (int j = 0; j < R; ++j) y[r[j]] = w.scales[r[j]] * _mm512_reduce_add_ps(acc[j]);
+  for (int j = 0; j < R; ++j)
+    y[r[j]] = (kGroups ? 1.0f : w.scales[r[j]]) * _mm512_reduce_add_ps(acc[j]);
 }
 
 // 4-bit weights: chunks of 128 weights (64 bytes): the low nibbles meet the chunk's even
@@ -129,8 +158,10 @@ INGOT_TARGET_AVX512_VNNI void rows_int4(const Int8Activations& a, int64_t i, con
 template <int R>
 INGOT_TARGET_AVX512_VNNI void rows(const Int8Activations& a, int64_t i, const PackedWeight& w,
                                    const int64_t* r, float* y) {
-  if (w.bits == 8)
-    rows_int8<R>(a, i, w, r, y);
+  if (w.bits == 8 && w.group == w.k)
+    rows_int8<R, false>(a, i, w, r, y);
+  else if (w.bits == 8)
+    rows_int8<R, true>(a, i, w, r, y);
   else if (w.zeros)
     rows_int4<R, true>(a, i, w, r, y);
   else

@@ -28,12 +28,13 @@ struct PackedLinearWeight {
 PackedLinearWeight quantize_linear_weight(const Tensor& weight, int64_t bits, int64_t group_size,
                                           bool zero_point);
 
-// Rows of an int8 table packed per row (bits 8, group = embedding_dim, no zero points:
-// what an int8 lm_head tied to the embedding is):
+// Rows of an int8 table packed per row or per group (bits 8, no zero points: what an int8
+// lm_head tied to the embedding is, G = dim; a GGUF's Q8_0 table, G = 32):
 //   quantized_embedding(qweight, scales, indices)
-//     == embedding(dequantize_weight(qweight, scales, {}, 8, dim), indices)
-// qweight uint8 [num_embeddings, dim], scales f32 [num_embeddings, 1]; -> f32 [..., dim].
-// Only the runtime's own rewrite writes it (runtime/passes/int8_embedding_tables.h).
+//     == embedding(dequantize_weight(qweight, scales, {}, 8, G), indices)
+// qweight uint8 [num_embeddings, dim], scales f32 [num_embeddings, dim / G]; -> f32
+// [..., dim]. Written by the runtime's rewrite (runtime/passes/int8_embedding_tables.h)
+// and by an nn::Embedding in packed form (a GGUF's Q8_0 token_embd).
 Tensor quantized_embedding(const Tensor& qweight, const Tensor& scales, const Tensor& indices,
                            std::source_location where = std::source_location::current());
 
