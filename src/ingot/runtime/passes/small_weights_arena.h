@@ -4,9 +4,12 @@
 // huge_page_weights puts each large weight on huge pages, but a storage under
 // kHugePageBytes can only go to the heap (4 KiB pages), and the later passes make new
 // ones there too (packed panels, fused sibling weights). A decode step streams all of
-// them. Measured on SmolLM2-135M-Instruct (AMD EPYC Zen 4, 2 threads, interleaved A/B,
-// both orders): decode 1.28x on f32 and 1.27x on bf16 with its q / k / v / o projections
-// (576 x 576 and 192 x 576) in huge pages, prefill unchanged.
+// them. On SmolLM2-135M-Instruct in bf16 that is every weight but the embedding table:
+// q / o 576 x 576, k / v 192 x 576, gate / up / down 1536 x 576 (1.77 MB each), 212 MB in
+// all. Measured there (AMD EPYC Zen 4, 2 threads, interleaved A/B with the pass disabled,
+// four runs in both process orders): bf16 decode 1.12-1.27x; f32 (whose MLP panels are
+// large) no effect the VM's spread resolves (0.87-1.15); prefill unchanged; peak RSS of
+// `ingot generate` unchanged.
 //
 // Which tensors: state and constants whose storage is smaller than kHugePageBytes and not
 // on huge pages yet, except buffers the program mutates (their storage may be the
@@ -18,8 +21,8 @@
 // Generator is built), then freed where nothing else holds it (the runtime's own copies
 // of a mapped file's weights, the packed and fused weights). A caller that keeps small
 // weights in heap memory of its own (an in-memory model whose weights were converted on
-// load) keeps its copy: those bytes are held twice (for SmolLM2-135M at most the small
-// weights' ~X MiB). INGOT_HUGE_PAGES=0 turns the pass off with the other huge-page advice.
+// load) keeps its copy: those bytes are held twice (at most the small weights' bytes).
+// INGOT_HUGE_PAGES=0 turns the pass off with the other huge-page advice.
 #pragma once
 
 #include <map>
