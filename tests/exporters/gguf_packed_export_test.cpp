@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../models/fixture_path.h"
+#include "../models/relative_diff.h"
 #include "ingot/exporters/exporter.h"
 #include "ingot/models/model.h"
 #include "ingot/ops/cpu/quantized_gemv.h"
@@ -35,15 +36,7 @@ std::unique_ptr<ExportArtifact> export_gguf(bool packed, const QuantizerConfig& 
   return NativeExporter().export_(*model, c);
 }
 
-double relative_diff(const Tensor& a, const Tensor& b) {
-  const Tensor x = contiguous(a), y = contiguous(b);
-  double err = 0, ref = 0;
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    err = std::max(err, double(std::fabs(x.data<float>()[i] - y.data<float>()[i])));
-    ref = std::max(ref, double(std::fabs(y.data<float>()[i])));
-  }
-  return err / ref;
-}
+using ingot::testing::relative_diff;
 
 TEST(GgufPackedExport, PackedLayersAreQuantizedLinearNodesWithoutAQuantizer) {
   auto packed = export_gguf(true), plain = export_gguf(false);

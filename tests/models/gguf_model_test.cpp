@@ -13,6 +13,7 @@
 #include "../error_of.h"
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
+#include "relative_diff.h"
 #include "ingot/formats/gguf.h"
 #include "ingot/formats/npy.h"
 #include "ingot/models/config.h"
@@ -31,17 +32,7 @@ namespace fs = std::filesystem;
 using ingot::testing::error_of;
 using ingot::testing::fixture_path;
 
-// max |a - b| / max |b|.
-double relative_diff(const Tensor& a, const Tensor& b) {
-  auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
-  EXPECT_EQ(va.size(), vb.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) {
-    diff = std::max(diff, std::abs(va[i] - vb[i]));
-    scale = std::max(scale, std::abs(vb[i]));
-  }
-  return diff / std::max(scale, 1e-30);
-}
+using ingot::testing::relative_diff;
 
 class GgufModel : public ::testing::TestWithParam<std::string> {};
 

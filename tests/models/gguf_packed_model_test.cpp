@@ -20,6 +20,7 @@
 
 #include "../ops/op_test_util.h"
 #include "fixture_path.h"
+#include "relative_diff.h"
 #include "ingot/formats/ggml_quantize.h"
 #include "ingot/formats/gguf.h"
 #include "ingot/formats/gguf_tensor.h"
@@ -45,16 +46,7 @@ using ingot::testing::fixture_path;
 // without hiding a wrong layout (a wrong nibble order or scale is tens of percent).
 constexpr double kInt8ActivationTolerance = 0.02;
 
-double relative_diff(const Tensor& a, const Tensor& b) {
-  auto va = ingot::testing::values(a), vb = ingot::testing::values(b);
-  EXPECT_EQ(va.size(), vb.size());
-  double diff = 0, scale = 0;
-  for (size_t i = 0; i < std::min(va.size(), vb.size()); ++i) {
-    diff = std::max(diff, std::abs(va[i] - vb[i]));
-    scale = std::max(scale, std::abs(vb[i]));
-  }
-  return diff / std::max(scale, 1e-30);
-}
+using ingot::testing::relative_diff;
 
 int64_t state_bytes(PretrainedModel& m) {
   int64_t n = 0;
